@@ -1,0 +1,385 @@
+"""Fast line scanner for buffer-assignment, values, live-range and memory-report files.
+
+Sections are recognised by their header lines wherever they appear; the state is
+the section (and, inside `Used values`, the part of a value block) the line is in.
+Each line kind is read by one regular expression that mirrors its rule in
+grammar/buffer_assignment.lark or grammar/memory_report.lark; when a line does not
+match, the grammar parses it to say exactly where it goes wrong
+(see `parsing.syntax_errors`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from hlo_lsp.parsing import hlo_scanner
+from hlo_lsp.parsing.line_scan import (
+    LineProblem,
+    LineScan,
+    Ref,
+    RefCollector,
+    Role,
+    State,
+    bracket_balance,
+    line_problem,
+    make_ref,
+)
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+_INDEX = r"\{[0-9,]*\}"
+_VALUE_REF = rf"(<([0-9]+) ({_NAME})({_INDEX})?( \(phi\))?(?: @([0-9]+))?>)"
+_HUMAN = r"[0-9]+(?:\.[0-9]+)?(?:B|KiB|MiB|GiB|TiB|PiB|EiB)"
+
+_ALLOCATION = re.compile(r"allocation ([0-9]+): size ([0-9]+)(.*):[ \t]*$")
+_ALLOCATION_PROPERTY = re.compile(
+    r", (?:color ([0-9]+)|page ([0-9]+)|parameter ([0-9]+), shape \|([^|]*)\| at ShapeIndex (\{[0-9,]*\})"
+    r"|output shape is \|([^|]*)\||(constant)|(thread-local)|(maybe-live-out)|(preallocated-temp))"
+)
+_VALUE_LINE = re.compile(rf"[ \t]*value: {_VALUE_REF} \(size=([0-9]+),offset=([0-9]+)\): (.+?)[ \t]*$")
+_REUSED_VALUE = re.compile(rf"[ \t]*value: {_VALUE_REF} \(color=([0-9]+)\)[ \t]*$")
+_TOTALS = re.compile(rf"Total bytes used: ([0-9]+) \(({_HUMAN})\)[ \t]*$")
+_USED_VALUE = re.compile(rf"{_VALUE_REF}[ \t]*$")
+_POSITION = re.compile(rf"[ \t]+({_NAME})(?: ({_INDEX}))?[ \t]*$")
+_USE = re.compile(rf"[ \t]+({_NAME}), operand ([0-9]+)(?: ({_INDEX}))?[ \t]*$")
+_FROM_INSTRUCTION = re.compile(r"[ \t]*from instruction:[ \t]*")
+_LIVE_RANGE_HEADER = re.compile(r"HloLiveRange \(max ([0-9]+)\):[ \t]*$")
+_SEQUENCE_ENTRY = re.compile(rf"[ \t]*([0-9]+):({_NAME})[ \t]*$")
+_LIVE_RANGE = re.compile(rf"[ \t]*({_NAME})({_INDEX}):([0-9]+)-([0-9]+)[ \t]*$")
+_PEAK_HEADER = re.compile(r"[ \t]*Live ranges at ([0-9]+) \(peak\):[ \t]*$")
+_OLD_PEAK = re.compile(rf"[ \t]*({_NAME}): ([0-9]+) bytes[ \t]*$")
+_NEW_PEAK = re.compile(rf"[ \t]*({_NAME})({_INDEX}): ([0-9]+) bytes \(cumulative: ([0-9]+) bytes\)[ \t]*$")
+_BREAKDOWN_HEADER = re.compile(r"[ \t]*Stack trace breakdown for peak usage: ([0-9 ]+) bytes[ \t]*$")
+_BREAKDOWN_FRAME = re.compile(
+    r"([ \t]*)((?:[│ ]   )*(?:[├└]── )?)(.+) \(([0-9.]+)%, total: ([0-9 ]+) bytes, "
+    r"current: ([0-9 ]+) bytes, remaining: ([0-9 ]+) bytes\)[ \t]*$"
+)
+_STATS_LINE = re.compile(rf"[ \t]*([a-z_ ]+ (?:allocation|fragmentation)):[ \t]+({_HUMAN})(?: \(([0-9.]+)%\))?[ \t]*$")
+_REPORT_ROW = re.compile(rf"[ \t]*({_HUMAN})\([ 0-9.]+%\); +({_HUMAN}); (.*)$")
+_REPORT_ALLOCATION = re.compile(rf"allocation ([0-9]+): size ({_HUMAN})(.*):[ \t]*$")
+_MEMORY_SPACE = re.compile(rf"Memory Space: ({_NAME}) \(color=([0-9]+)\)[ \t]*$")
+_MEMORY_SPACE_TOTAL = re.compile(rf"Total bytes: ([0-9]+) \(({_HUMAN})\)[ \t]*$")
+_PROTO_LINE = re.compile(rf"[ \t]*(?:{_NAME}(?:: .+| \{{)|\}})[ \t]*$")
+
+# Section headers: (prefix of the stripped line, line kind, state after it)
+_SECTION_HEADERS: tuple[tuple[str, str, State], ...] = (
+    ("BufferAssignment:", "allocations_header", "alloc"),
+    ("BufferAssignment stats:", "stats_header", "stats"),
+    ("Used values:", "used_values_header", "used"),
+    ("InstructionSequence:", "sequence_header", "seq"),
+    ("BufferLiveRange:", "ranges_header", "ranges"),
+    ("Allocations sorted by size with their values:", "report_section", "report"),
+    ("Allocations sorted by size:", "report_section", "report"),
+    ("cumulative_size;", "report_table_header", "report"),
+)
+
+
+def scan_ba_line(state: State, text: str) -> LineScan:
+    """Scans one line of a buffer-assignment-family or memory-report file in `state`."""
+    if text.endswith("\r"):
+        text = text[:-1]
+    if isinstance(state, tuple):
+        return _scan_continuation(state, text)
+    stripped = text.strip()
+    if not stripped:
+        return LineScan("blank", state)
+    header = _section_header(stripped)
+    if header is not None:
+        return header
+    reader = _READERS.get(state, _read_anywhere)
+    return reader(state, text, stripped)
+
+
+def _section_header(stripped: str) -> LineScan | None:
+    for prefix, kind, next_state in _SECTION_HEADERS:
+        if stripped.startswith(prefix):
+            return LineScan(kind, next_state)
+    if stripped.startswith("HloLiveRange"):
+        match = _LIVE_RANGE_HEADER.match(stripped)
+        if match:
+            return LineScan("live_range_header", "lr", data=(int(match.group(1)),))
+        if stripped.startswith("HloLiveRange not available"):
+            return LineScan("live_range_unavailable", "top")
+    if stripped.startswith("Total bytes used:"):
+        match = _TOTALS.match(stripped)
+        if match:
+            return LineScan("totals", "top", data=(int(match.group(1)), match.group(2)))
+    if stripped.startswith("Live ranges at"):
+        match = _PEAK_HEADER.match(stripped)
+        if match:
+            return LineScan("peak_header", "peak", data=(int(match.group(1)),))
+    if stripped.startswith("Peak memory could not be determined"):
+        return LineScan("peak_unknown", "top")
+    if stripped.startswith("Stack trace breakdown"):
+        match = _BREAKDOWN_HEADER.match(stripped)
+        if match:
+            return LineScan("breakdown_header", "tree", data=(_spaced_int(match.group(1)),))
+    if stripped.startswith("Memory Space:"):
+        match = _MEMORY_SPACE.match(stripped)
+        if match:
+            return LineScan("memory_space", "report", data=(match.group(1), int(match.group(2))))
+    return None
+
+
+def _read_allocations(state: State, text: str, stripped: str) -> LineScan:
+    if stripped.startswith("allocation "):
+        match = _ALLOCATION.match(stripped)
+        if match:
+            return LineScan("allocation", "alloc", data=_allocation_data(match))
+    elif stripped.startswith("value:"):
+        match = _VALUE_LINE.match(text)
+        if match:
+            size, offset = match.group(7), match.group(8)
+            data = _value_ref_data(match) + (
+                int(size), int(offset), match.group(9),
+                match.start(1), match.end(1), match.start(7) - 5, match.end(7), match.start(8) - 7, match.end(8),
+            )
+            definition = (make_ref(text, Role.VALUE_DEF, match.group(2), match.start(2)),)
+            return LineScan("value", "alloc", definition, data)
+    elif stripped.startswith("reused by buffers of a different color"):
+        return LineScan("reused_header", "reused")
+    return _read_anywhere(state, text, stripped)
+
+
+def _read_reused(state: State, text: str, stripped: str) -> LineScan:
+    match = _REUSED_VALUE.match(text)
+    if match:
+        return LineScan("reused_value", "reused", data=_value_ref_data(match) + (int(match.group(7)),))
+    return _read_allocations("alloc", text, stripped)
+
+
+def _read_used_values(state: State, text: str, stripped: str) -> LineScan:
+    if stripped.startswith("<"):
+        match = _USED_VALUE.match(stripped)
+        if match:
+            return LineScan("used_value", "used", data=_value_ref_data(match) + (stripped,))
+    if stripped == "positions:":
+        return LineScan("positions_header", "positions")
+    if stripped == "uses:":
+        return LineScan("uses_header", "uses")
+    if stripped.startswith("from instruction:"):
+        return _scan_from_instruction(text)
+    if state == "positions":
+        match = _POSITION.match(text)
+        if match:
+            return LineScan("position", "positions", data=(match.group(1), match.group(2)))
+    if state == "uses":
+        if stripped == "(none)":
+            return LineScan("no_uses", "uses")
+        match = _USE.match(text)
+        if match:
+            return LineScan("use", "uses", data=(match.group(1), int(match.group(2)), match.group(3)))
+    return _unrecognized(state, text, "a value block line (`<id name>`, positions:, uses:, from instruction:)")
+
+
+def _scan_from_instruction(text: str) -> LineScan:
+    start = _FROM_INSTRUCTION.match(text)
+    assert start is not None
+    instruction = hlo_scanner.scan_instruction_at(text, start.end(), "used")
+    data = (start.end(),) + instruction.data
+    scan = LineScan("from_instruction", "used", (), data, instruction.problem)
+    depth = bracket_balance(text[start.end():])
+    if depth > 0:
+        return LineScan(scan.kind, ("cont", depth, "used", "from_instruction"), (), data, scan.problem)
+    return scan
+
+
+def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineScan:
+    _, depth, base, owner = state
+    stripped = text.strip()
+    if stripped.startswith("<") and _USED_VALUE.match(stripped):
+        scan = scan_ba_line(base, text)
+        problem = _problem(text, "unbalanced-brackets",
+                           f"the {owner.replace('_', ' ')} above leaves {depth} bracket(s) open")
+        return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
+    depth += bracket_balance(text)
+    return LineScan("continuation", base if depth <= 0 else ("cont", depth, base, owner))
+
+
+def _read_live_range(state: State, text: str, stripped: str) -> LineScan:
+    if state == "seq":
+        match = _SEQUENCE_ENTRY.match(text)
+        if match:
+            return LineScan("sequence_entry", "seq", data=(int(match.group(1)), match.group(2)))
+    if state == "ranges":
+        match = _LIVE_RANGE.match(text)
+        if match:
+            data = (match.group(1), match.group(2), int(match.group(3)), int(match.group(4)))
+            return LineScan("live_range", "ranges", data=data)
+    if state == "peak":
+        match = _NEW_PEAK.match(text)
+        if match:
+            data = (match.group(1), match.group(2), int(match.group(3)), int(match.group(4)))
+            return LineScan("peak_entry", "peak", data=data)
+        match = _OLD_PEAK.match(text)
+        if match:
+            return LineScan("peak_entry", "peak", data=(match.group(1), None, int(match.group(2)), None))
+    if state == "tree":
+        match = _BREAKDOWN_FRAME.match(text)
+        if match:
+            depth = (len(match.group(1)) + len(match.group(2))) // 4
+            data = (depth, match.group(3), match.start(3), float(match.group(4)),
+                    _spaced_int(match.group(5)), _spaced_int(match.group(6)), _spaced_int(match.group(7)))
+            return LineScan("breakdown_frame", "tree", data=data)
+    return _unrecognized(state, text, _EXPECTED[state])
+
+
+def _read_stats(state: State, text: str, stripped: str) -> LineScan:
+    match = _STATS_LINE.match(text)
+    if match:
+        return LineScan("stats_line", "stats", data=(match.group(1).strip(), match.group(2)))
+    return _read_anywhere(state, text, stripped)
+
+
+def _read_report(state: State, text: str, stripped: str) -> LineScan:
+    if stripped.startswith("---"):
+        return LineScan("report_rule", "report")
+    if stripped.startswith("The rest ") or stripped.startswith("[The rest "):
+        return LineScan("report_rest", "report")
+    match = _REPORT_ROW.match(text)
+    if match:
+        return LineScan("report_row", "report", data=(match.group(1), match.group(2), match.group(3)))
+    match = _REPORT_ALLOCATION.match(stripped)
+    if match:
+        return LineScan("report_allocation", "report", data=(int(match.group(1)), match.group(2)))
+    match = _MEMORY_SPACE_TOTAL.match(stripped)
+    if match:
+        return LineScan("report_totals", "report", data=(int(match.group(1)), match.group(2)))
+    return _read_anywhere(state, text, stripped)
+
+
+def _read_anywhere(state: State, text: str, stripped: str) -> LineScan:
+    """Lines that may stand outside a known section: the protobuf-text report."""
+    if _PROTO_LINE.match(text) and not stripped.startswith(("allocation ", "value:")):
+        return LineScan("proto", state)
+    return _unrecognized(state, text, _EXPECTED.get(state, "a section header"))
+
+
+def _unrecognized(state: State, text: str, expected: str) -> LineScan:
+    return LineScan("unknown", state, problem=_problem(text, "syntax", f"unexpected text: expected {expected}"))
+
+
+def _problem(text: str, code: str, message: str) -> LineProblem:
+    start = len(text) - len(text.lstrip())
+    return line_problem(text, start, len(text.rstrip()), code, message)
+
+
+_EXPECTED: dict[State, str] = {
+    "top": "a section header (BufferAssignment:, Total bytes used:, Used values:, HloLiveRange ...)",
+    "alloc": "`allocation N: size S, ...:` or ` value: <id name> (size=S,offset=O): shape`",
+    "reused": "` value: <id name> (color=C)`",
+    "used": "a value block line",
+    "positions": "a position (`name` or `name {index}`)",
+    "uses": "a use (`name, operand N`) or (none)",
+    "lr": "InstructionSequence:",
+    "seq": "`N:name`",
+    "ranges": "`name{index}:start-end`",
+    "peak": "`name: N bytes` or `name{index}: N bytes (cumulative: M bytes)`",
+    "tree": "a stack-trace frame `label (P%, total: ..., current: ..., remaining: ...)`",
+    "stats": "`<kind> allocation: <size>`",
+    "report": "a memory-usage report line",
+}
+
+_READERS: dict[State, Callable[[State, str, str], LineScan]] = {
+    "alloc": _read_allocations,
+    "reused": _read_reused,
+    "used": _read_used_values,
+    "positions": _read_used_values,
+    "uses": _read_used_values,
+    "seq": _read_live_range,
+    "ranges": _read_live_range,
+    "peak": _read_live_range,
+    "tree": _read_live_range,
+    "stats": _read_stats,
+    "report": _read_report,
+}
+
+
+def _value_ref_data(match: re.Match[str]) -> tuple[object, ...]:
+    """(id, name, index text or None, is_phi, color or None) of a `<id name...>` match."""
+    color = match.group(6)
+    return (int(match.group(2)), match.group(3), match.group(4), match.group(5) is not None,
+            int(color) if color is not None else None)
+
+
+def _allocation_data(match: re.Match[str]) -> tuple[object, ...]:
+    """(index, size, color, page, parameter, output shape, flags) of an allocation header."""
+    color = 0
+    page = None
+    parameter = None
+    output_shape = None
+    flags: list[str] = []
+    properties = match.group(3)
+    position = 0
+    for prop in _ALLOCATION_PROPERTY.finditer(properties):
+        if prop.start() != position:
+            break
+        position = prop.end()
+        if prop.group(1):
+            color = int(prop.group(1))
+        elif prop.group(2):
+            page = int(prop.group(2))
+        elif prop.group(3):
+            parameter = (int(prop.group(3)), prop.group(4), prop.group(5))
+        elif prop.group(6) is not None:
+            output_shape = prop.group(6)
+        else:
+            flags.append(next(g for g in prop.groups()[6:] if g))
+    unread = properties[position:]
+    return (int(match.group(1)), int(match.group(2)), color, page, parameter, output_shape, tuple(flags), unread)
+
+
+def _spaced_int(text: str) -> int:
+    return int(text.replace(" ", ""))
+
+
+def ba_line_mentions(text: str, scan: LineScan) -> tuple[Ref, ...]:
+    """The instruction names (and value ids) a scanned line mentions."""
+    kind = scan.kind
+    if kind not in _MENTIONING_KINDS:
+        return ()
+    if text.endswith("\r"):
+        text = text[:-1]
+    refs = RefCollector(text)
+    if kind == "from_instruction":
+        _from_instruction_mentions(text, scan, refs)
+        return tuple(refs.refs)
+    name = scan.data[1] if kind in _VALUE_KINDS or kind == "sequence_entry" else scan.data[0]
+    if kind in _VALUE_KINDS:
+        value_id = str(scan.data[0])
+        id_start = text.index("<" + value_id) + 1
+        if kind != "value":
+            refs.add(Role.VALUE_MENTION, value_id, id_start)
+        refs.add(Role.INSTRUCTION_MENTION, name, id_start + len(value_id) + 1)
+        return tuple(refs.refs)
+    start = _name_start(text, kind, name)
+    if start >= 0:
+        refs.add(Role.INSTRUCTION_MENTION, name, start)
+    return tuple(refs.refs)
+
+
+def _name_start(text: str, kind: str, name: str) -> int:
+    if kind == "sequence_entry":
+        return text.index(":") + 1
+    return len(text) - len(text.lstrip())
+
+
+def _from_instruction_mentions(text: str, scan: LineScan, refs: RefCollector) -> None:
+    start = scan.data[0]
+    instruction = LineScan("instruction", "used", (), scan.data[1:])
+    if len(scan.data) < 2:
+        return
+    head_name = scan.data[1]
+    name_start = text.find(head_name, start)
+    if name_start >= 0:
+        refs.add(Role.INSTRUCTION_MENTION, head_name, name_start)
+    for ref in hlo_scanner.hlo_line_uses(text, instruction):
+        role = Role.COMPUTATION_MENTION if ref.role is Role.COMPUTATION_USE else (
+            Role.INSTRUCTION_MENTION if ref.role is Role.INSTRUCTION_USE else ref.role)
+        refs.refs.append(Ref(role, ref.name, ref.start, ref.end))
+
+
+_VALUE_KINDS = frozenset(("value", "reused_value", "used_value"))
+_MENTIONING_KINDS = _VALUE_KINDS | frozenset(
+    ("position", "use", "from_instruction", "sequence_entry", "live_range", "peak_entry")
+)

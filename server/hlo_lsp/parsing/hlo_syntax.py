@@ -1,0 +1,337 @@
+"""Parses HLO pieces with grammar/hlo.lark into syntax records (parsing/syntax.py).
+
+The parser runs tree-less: the transformer below is called as each rule is
+reduced, so no lark Tree is built. Results are cached by text: a line that did
+not change is never parsed twice.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from hlo_lsp.parsing.grammars import HLO_STARTS, BracketNewlines, grammar_dir
+from hlo_lsp.parsing.syntax import (
+    ArrayShape,
+    Attribute,
+    ComputationHeader,
+    Instruction,
+    Layout,
+    ModuleHeader,
+    Operand,
+    Parameter,
+    ParseError,
+    Shape,
+    TupleShape,
+)
+
+_PAIR_VALUE_TYPES = frozenset(("STRING", "NUMBER", "INT", "NAME", "SINGLE_QUOTED"))
+
+
+def _name(token: Token) -> str:
+    return token[1:] if token.startswith("%") else str(token)
+
+
+def _name_span(token: Token) -> tuple[int, int]:
+    start = token.start_pos + (1 if token.startswith("%") else 0)
+    return (start, token.end_pos)
+
+
+def _tokens(items: list[Any]) -> list[Token]:
+    flat: list[Token] = []
+    for item in items:
+        if isinstance(item, Token):
+            flat.append(item)
+        else:
+            flat.extend(item)
+    return flat
+
+
+class _Layout:
+    """Collects layout fields while the layout rule is reduced."""
+
+    def __init__(self, kind: str, value: Any) -> None:
+        self.kind = kind
+        self.value = value
+
+
+class HloTransformer(Transformer[Token, Any]):
+    # ---- shapes -----------------------------------------------------------------
+    def shape(self, children: list[Shape]) -> Shape:
+        return children[0]
+
+    def common__tuple_shape(self, children: list[Shape]) -> TupleShape:
+        return TupleShape(tuple(children))
+
+    def common__array_shape(self, children: list[Any]) -> ArrayShape:
+        element_type = str(children[0])
+        dims, bounded, layout = [], [], None
+        for child in children[1:]:
+            if isinstance(child, Layout):
+                layout = child
+            else:
+                dims.append(child[0])
+                bounded.append(child[1])
+        return ArrayShape(element_type, tuple(dims), tuple(bounded), layout)
+
+    def common__static_dim(self, children: list[Token]) -> tuple[int, bool]:
+        return (int(children[0]), False)
+
+    def common__bounded_dim(self, children: list[Token]) -> tuple[int, bool]:
+        return (int(children[0]), True)
+
+    def common__unbounded_dim(self, children: list[Token]) -> tuple[int, bool]:
+        return (-1, False)
+
+    def common__layout(self, children: list[Any]) -> Layout:
+        minor_to_major = tuple(int(c) for c in children if isinstance(c, Token))
+        fields = {c.kind: c.value for c in children if isinstance(c, _Layout)}
+        return Layout(minor_to_major, fields.get("tiles", ()), fields.get("bits"), fields.get("space"),
+                      fields.get("padding"))
+
+    def common__tiling(self, children: list[tuple[int | None, ...]]) -> _Layout:
+        return _Layout("tiles", tuple(children))
+
+    def common__tile(self, children: list[int | None]) -> tuple[int | None, ...]:
+        return tuple(children)
+
+    def common__tile_dim(self, children: list[Token]) -> int | None:
+        return int(children[0]) if children and children[0].type == "INT" else None
+
+    def common__element_bits(self, children: list[Token]) -> _Layout:
+        return _Layout("bits", int(children[0]))
+
+    def common__memory_space(self, children: list[Token]) -> _Layout:
+        return _Layout("space", int(children[0]))
+
+    def common__tail_padding(self, children: list[Token]) -> _Layout:
+        return _Layout("padding", int(children[0]))
+
+    def _ignored_layout_field(self, children: list[Any]) -> _Layout:
+        return _Layout("other", None)
+
+    common__index_type = common__pointer_type = common__split_config = _ignored_layout_field
+    common__physical_shape = common__dynamic_metadata = common__dim_level_types = _ignored_layout_field
+
+    # ---- operands and attributes ------------------------------------------------------
+    def typed_operand(self, children: list[Any]) -> Operand:
+        shape, name = children
+        return Operand(_name(name), _name_span(name), shape)
+
+    def bare_operand(self, children: list[Token]) -> Operand:
+        token = children[0]
+        return Operand(_name(token), _name_span(token))
+
+    def literal_operand(self, children: list[tuple[int, int]]) -> Operand:
+        start, end = children[0]
+        return Operand(None, (start, end), literal="")
+
+    def literal(self, children: list[Any]) -> tuple[int, int]:
+        spans = [(c.start_pos, c.end_pos) if isinstance(c, Token) else c for c in children]
+        if not spans:
+            return (0, 0)
+        return (min(s for s, _ in spans), max(e for _, e in spans))
+
+    def group(self, children: list[Any]) -> list[Token]:
+        return _tokens(children)
+
+    def attribute_value(self, children: list[Any]) -> list[Token]:
+        return _tokens(children)
+
+    def attribute(self, children: list[Any]) -> Attribute:
+        key, tokens = children
+        names = tuple((_name(t), _name_span(t)) for t in tokens if t.type == "NAME")
+        return Attribute(str(key), (key.start_pos, key.end_pos), (tokens[0].start_pos, tokens[-1].end_pos),
+                         names, _pairs(tokens))
+
+    # ---- instructions, computations, module -------------------------------------------
+    def instruction(self, children: list[Any]) -> Instruction:
+        is_root = isinstance(children[0], Token) and children[0].type == "ROOT"
+        rest = children[1:] if is_root else children
+        name, shape, opcode = rest[0], rest[1], rest[2]
+        operands = tuple(c for c in rest[3:] if isinstance(c, Operand))
+        attributes = tuple(c for c in rest[3:] if isinstance(c, Attribute))
+        return Instruction(_name(name), _name_span(name), is_root, shape, (name.end_pos, opcode.start_pos),
+                           str(opcode), (opcode.start_pos, opcode.end_pos), operands, attributes)
+
+    def parameter(self, children: list[Any]) -> Parameter:
+        name, shape = children
+        return Parameter(_name(name), _name_span(name), shape)
+
+    def signature(self, children: list[Any]) -> tuple[tuple[Parameter, ...], Shape]:
+        return (tuple(c for c in children[:-1]), children[-1])
+
+    def computation_header(self, children: list[Any]) -> ComputationHeader:
+        is_entry = isinstance(children[0], Token) and children[0].type == "ENTRY"
+        rest = children[1:] if is_entry else children
+        name = rest[0]
+        signature = next((c for c in rest[1:] if isinstance(c, tuple)), None)
+        parameters, result = signature if signature else (None, None)
+        return ComputationHeader(_name(name), _name_span(name), is_entry, parameters, result)
+
+    def module_header(self, children: list[Any]) -> ModuleHeader:
+        name = children[0]
+        return ModuleHeader(_name(name), _name_span(name), tuple(children[1:]))
+
+
+def _pairs(tokens: list[Token]) -> tuple[tuple[str, str], ...]:
+    """key=value pairs directly inside the outermost group (metadata={k=v k=v})."""
+    pairs = []
+    depth = 0
+    for index, token in enumerate(tokens):
+        kind = token.type
+        if kind in ("LBRACE", "LSQB", "LPAR"):
+            depth += 1
+        elif kind in ("RBRACE", "RSQB", "RPAR"):
+            depth -= 1
+        elif kind == "EQUAL" and depth == 1 and 0 < index < len(tokens) - 1:
+            key, value = tokens[index - 1], tokens[index + 1]
+            if key.type == "NAME" and value.type in _PAIR_VALUE_TYPES:
+                pairs.append((str(key), str(value)))
+    return tuple(pairs)
+
+
+@functools.lru_cache(maxsize=None)
+def _parser() -> Lark:
+    return Lark.open(
+        str(grammar_dir() / "hlo.lark"),
+        parser="lalr",
+        start=list(HLO_STARTS),
+        postlex=BracketNewlines(),
+        transformer=HloTransformer(),
+        maybe_placeholders=False,
+    )
+
+
+def _parse(text: str, start: str) -> Any:
+    try:
+        return _parser().parse(text, start=start)
+    except UnexpectedInput as error:
+        return _parse_error(text, error)
+    except (LarkError, ValueError, IndexError, TypeError) as error:
+        return ParseError(0, len(text), f"cannot parse: {error}")
+    except RecursionError:
+        return ParseError(0, len(text), "cannot parse: brackets nest too deeply")
+
+
+@functools.lru_cache(maxsize=65536)
+def parse_instruction(text: str) -> Instruction | ParseError:
+    """An instruction (possibly spanning lines of a multi-line literal)."""
+    result = _parse(text, "instruction")
+    if isinstance(result, Instruction):
+        start, end = result.shape_span
+        shape_start = text.index("=", start) + 1
+        while shape_start < end and text[shape_start].isspace():
+            shape_start += 1
+        shape_end = end
+        while shape_end > shape_start and text[shape_end - 1].isspace():
+            shape_end -= 1
+        operands = tuple(
+            Operand(None, o.span, literal=_literal_text(text, result, o)) if o.literal is not None else o
+            for o in result.operands
+        )
+        result = Instruction(result.name, result.name_span, result.is_root, result.shape, (shape_start, shape_end),
+                             result.opcode, result.opcode_span, operands, result.attributes)
+    return result
+
+
+def _literal_text(text: str, instruction: Instruction, operand: Operand) -> str:
+    """The literal as written: for constant(...) everything between the parentheses."""
+    if instruction.opcode != "constant":
+        return text[operand.span[0] : operand.span[1]]
+    limit = instruction.attributes[0].key_span[0] if instruction.attributes else len(text)
+    inner = text[instruction.opcode_span[1] : limit].rstrip().rstrip(",").rstrip()
+    return inner[1:-1].strip()
+
+
+@functools.lru_cache(maxsize=65536)
+def parse_shape(text: str) -> Shape | ParseError:
+    return _parse(text, "shape")  # type: ignore[no-any-return]
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_computation_header(text: str) -> ComputationHeader | ParseError:
+    return _parse(text, "computation_header")  # type: ignore[no-any-return]
+
+
+@functools.lru_cache(maxsize=64)
+def parse_module_header(text: str) -> ModuleHeader | ParseError:
+    return _parse(text, "module_header")  # type: ignore[no-any-return]
+
+
+def parse_table_row(text: str) -> object:
+    return _parse(text, "table_row")
+
+
+def parse_module(text: str) -> object:
+    """A whole module in one lark parse: the naive baseline the engine is measured against."""
+    return _parse(text, "module")
+
+
+_READABLE = {
+    "NAME": "a name", "INT": "an integer", "NUMBER": "a number", "STRING": "a string",
+    "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`", "RBRACE": "`}`",
+    "COMMA": "`,`", "EQUAL": "`=`", "COLON": "`:`", "BODY_OPEN": "`{`", "_NL": "end of line",
+    "$END": "end of text", "ROOT": "ROOT", "ENTRY": "ENTRY", "__ANON_0": "`->`",
+}
+
+
+def _parse_error(text: str, error: UnexpectedInput) -> ParseError:
+    position = max(0, min(getattr(error, "pos_in_stream", None) or 0, len(text)))
+    if isinstance(error, UnexpectedToken):
+        token = error.token
+        position = token.start_pos if token.start_pos is not None else len(text)
+        end = max(position + 1, token.end_pos or position + 1)
+        found = "end of text" if token.type == "$END" else f"`{str(token)[:40]}`"
+        message = f"unexpected {found}; expected {_expected(error.expected)}"
+    elif isinstance(error, UnexpectedCharacters):
+        end = position + 1
+        message = f"unexpected character `{text[position:position + 1]}`; expected {_expected(error.allowed)}"
+    elif isinstance(error, UnexpectedEOF):
+        position, end = len(text), len(text)
+        message = f"text ends too early; expected {_expected(error.expected)}"
+    else:
+        end = position + 1
+        message = "unexpected input"
+    return ParseError(position, min(end, max(len(text), position)), message)
+
+
+def _expected(names: Any) -> str:
+    readable = sorted({_READABLE.get(name, f"`{name.lower()}`" if name.isupper() else name) for name in names or ()})
+    if len(readable) > 5:
+        readable = readable[:5] + ["..."]
+    return ", ".join(readable) or "something else"
+
+
+# ---- Validating many instructions quickly ------------------------------------------
+# Whether an instruction parses depends on its token structure, not on the names,
+# numbers and strings in it. Lines are reduced to a template (names -> x, digits -> 0,
+# strings -> "") and templates already known to parse are not parsed again: the lines
+# of a large module share a few thousand templates.
+_STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+_NAMES = re.compile(r"(?<![A-Za-z0-9_.\-])(%?)(?!(?:ROOT|ENTRY|SC|[TLESPMD])(?![A-Za-z0-9_.\-]))"
+                    r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_DIGITS = re.compile(r"[0-9]+")
+_VALID_TEMPLATES: set[str] = set()
+_TEMPLATE_LIMIT = 200_000
+
+
+def instruction_template(text: str) -> str:
+    return _DIGITS.sub("0", _NAMES.sub(r"\1x", _STRINGS.sub('""', text)))
+
+
+def instruction_error(text: str) -> ParseError | None:
+    """Where the instruction `text` stops following the grammar, or None if it parses."""
+    template = instruction_template(text)
+    if template in _VALID_TEMPLATES:
+        return None
+    result = parse_instruction(text)
+    if isinstance(result, ParseError):
+        return result
+    if len(_VALID_TEMPLATES) < _TEMPLATE_LIMIT:
+        _VALID_TEMPLATES.add(template)
+    return None

@@ -1,0 +1,132 @@
+"""The result of scanning one line: its kind, the names it defines or mentions, its data.
+
+A scan depends only on the line's text and the scanner state at its start, and
+yields the state for the next line. That is what makes re-indexing after an edit
+proportional to the edit: a line is scanned again only when its text or its
+incoming state changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+from hlo_lsp.text import utf16_column
+
+# Scanner states are small hashable values: a section name, or a tuple for a
+# construct that continues over several lines.
+State = Any
+
+
+class Role(IntEnum):
+    """What a name occurrence does."""
+
+    INSTRUCTION_DEF = 1  # `%x = ...` in an HLO module
+    INSTRUCTION_USE = 2  # an operand, control-predecessors, a signature parameter
+    COMPUTATION_DEF = 3  # a computation header
+    COMPUTATION_USE = 4  # calls=, to_apply=, condition=, body=, branch_computations=...
+    INSTRUCTION_MENTION = 5  # an instruction named in a buffer-assignment / live-range file
+    COMPUTATION_MENTION = 6  # a computation named in a buffer-assignment file
+    VALUE_DEF = 7  # a value's id on its allocation line
+    VALUE_MENTION = 8  # a value's id elsewhere (Used values header)
+    FRAME_DEF = 9  # a StackFrames row id
+    FRAME_USE = 10  # stack_frame_id=N, parent_frame_id=N
+    LOCATION_DEF = 11
+    LOCATION_USE = 12
+    FILE_NAME_DEF = 13
+    FILE_NAME_USE = 14
+    FUNCTION_NAME_DEF = 15
+    FUNCTION_NAME_USE = 16
+
+
+DEFINITION_ROLES = frozenset(
+    (Role.INSTRUCTION_DEF, Role.COMPUTATION_DEF, Role.VALUE_DEF, Role.FRAME_DEF,
+     Role.LOCATION_DEF, Role.FILE_NAME_DEF, Role.FUNCTION_NAME_DEF)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    role: Role
+    name: str
+    start: int  # UTF-16 columns
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class LineProblem:
+    start: int  # UTF-16 columns
+    end: int
+    code: str
+    message: str
+    severity: int = 1  # problems.Severity value; ERROR unless said otherwise
+
+
+@dataclass(frozen=True, slots=True)
+class LineScan:
+    kind: str
+    end_state: State
+    refs: tuple[Ref, ...] = ()
+    data: tuple[Any, ...] = ()
+    problem: LineProblem | None = None
+
+
+class RefCollector:
+    """Builds Refs for one line, converting Python indices to UTF-16 columns once."""
+
+    __slots__ = ("_text", "_ascii", "refs")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._ascii = text.isascii()
+        self.refs: list[Ref] = []
+
+    def add(self, role: Role, name: str, start: int) -> None:
+        end = start + len(name)
+        if not self._ascii:
+            start, end = utf16_column(self._text, start), utf16_column(self._text, end)
+        self.refs.append(Ref(role, name, start, end))
+
+
+def make_ref(text: str, role: Role, name: str, start: int) -> Ref:
+    """A Ref for `name` found at Python index `start` of `text`."""
+    end = start + len(name)
+    if text.isascii():
+        return Ref(role, name, start, end)
+    return Ref(role, name, utf16_column(text, start), utf16_column(text, end))
+
+
+def line_problem(text: str, start: int, end: int, code: str, message: str, severity: int = 1) -> LineProblem:
+    """A problem between Python indices `start` and `end` of `text`."""
+    return LineProblem(utf16_column(text, start), utf16_column(text, end), code, message, severity)
+
+
+def bracket_balance(text: str) -> int:
+    """Opened minus closed brackets on a line, not counting those inside strings."""
+    count = text.count
+    if count("(") == count(")") and count("{") == count("}") and count("[") == count("]"):
+        return 0  # the common case; strings rarely hold brackets, and never unbalanced ones here
+    if '"' in text:
+        text = strip_strings(text)
+        count = text.count
+    return count("(") + count("[") + count("{") - count(")") - count("]") - count("}")
+
+
+def strip_strings(text: str) -> str:
+    """`text` with the contents of double-quoted strings removed (quotes kept)."""
+    out: list[str] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        j = text.find('"', i)
+        if j < 0:
+            out.append(text[i:])
+            break
+        out.append(text[i : j + 1])
+        k = j + 1
+        while k < n and text[k] != '"':
+            k += 2 if text[k] == "\\" else 1
+        out.append('"')
+        i = k + 1
+    return "".join(out)

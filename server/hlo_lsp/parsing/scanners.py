@@ -1,0 +1,42 @@
+"""The line scanner for each kind of dump file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from hlo_lsp.parsing.ba_scanner import ba_line_mentions, scan_ba_line
+from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.parsing.hlo_scanner import hlo_line_uses, scan_hlo_line
+from hlo_lsp.parsing.line_scan import LineScan, Ref, State
+
+
+@dataclass(frozen=True)
+class Scanner:
+    initial_state: State
+    scan: Callable[[State, str], LineScan]
+    uses: Callable[[str, LineScan], tuple[Ref, ...]]
+
+
+HLO = Scanner("top", scan_hlo_line, hlo_line_uses)
+BUFFER_ASSIGNMENT = Scanner("top", scan_ba_line, ba_line_mentions)
+
+
+def _nothing(_text: str, _scan: LineScan) -> tuple[Ref, ...]:
+    return ()
+
+
+def _opaque(state: State, _text: str) -> LineScan:
+    return LineScan("text", state)
+
+
+# A file of unknown kind keeps its lines (so edits and positions work) and indexes nothing.
+OPAQUE = Scanner("top", _opaque, _nothing)
+
+
+def scanner_for(kind: FileKind) -> Scanner:
+    if kind is FileKind.HLO_MODULE:
+        return HLO
+    if kind is FileKind.UNKNOWN:
+        return OPAQUE
+    return BUFFER_ASSIGNMENT
