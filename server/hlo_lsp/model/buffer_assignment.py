@@ -1,0 +1,435 @@
+"""The buffer assignment of one compiled module, read from one or several files.
+
+Older XLA writes everything to `-buffer-assignment.txt`; newer XLA splits it over
+`-buffer-assignment.txt` (allocations), `-buffer-assignment-values.txt` (totals,
+used values) and `-live-range.txt` (schedule, live ranges, peak). Sections are
+taken from whichever document holds them, so both layouts give the same model.
+Every record remembers the document and line it was read from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from hlo_lsp.model.document import Document
+from hlo_lsp.parsing.line_scan import LineScan
+from hlo_lsp.text import Range, utf16_column
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    source: str
+    line: int
+    range: Range  # the part of the line a diagnostic should underline
+
+
+def parse_index(text: str | None) -> tuple[int, ...] | None:
+    """`{1,2}` -> (1, 2); `{}` -> (); None -> None (no index printed)."""
+    if text is None:
+        return None
+    inner = text.strip()[1:-1]
+    return tuple(int(part) for part in inner.split(",") if part.strip())
+
+
+def format_index(index: tuple[int, ...] | None) -> str:
+    return "" if index is None else "{" + ",".join(str(i) for i in index) + "}"
+
+
+@dataclass(frozen=True, slots=True)
+class BufferValue:
+    value_id: int
+    name: str
+    index: tuple[int, ...] | None  # printed only for tuple-shaped instructions
+    is_phi: bool
+    color: int | None
+    size: int
+    offset: int
+    shape_text: str
+    allocation: int
+    place: Place
+    size_range: Range
+    offset_range: Range
+
+    @property
+    def label(self) -> str:
+        return self.name + format_index(self.index)
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.size
+
+
+@dataclass(frozen=True, slots=True)
+class Allocation:
+    index: int
+    size: int
+    color: int
+    page: int | None
+    parameter_number: int | None
+    parameter_shape: str | None
+    parameter_index: tuple[int, ...] | None
+    output_shape: str | None
+    flags: frozenset[str]  # constant, thread-local, maybe-live-out, preallocated-temp
+    values: tuple[BufferValue, ...]
+    place: Place
+    unread: str  # header text after the known properties (should be empty)
+
+    @property
+    def is_parameter(self) -> bool:
+        return self.parameter_number is not None
+
+    @property
+    def is_thread_local(self) -> bool:
+        return "thread-local" in self.flags
+
+    @property
+    def is_constant(self) -> bool:
+        return "constant" in self.flags
+
+    @property
+    def maybe_live_out(self) -> bool:
+        return "maybe-live-out" in self.flags
+
+    @property
+    def is_preallocated_temp(self) -> bool:
+        return "preallocated-temp" in self.flags
+
+    def kinds(self) -> list[str]:
+        kinds = [f"parameter {self.parameter_number}"] if self.is_parameter else []
+        kinds += [flag for flag in ("constant", "thread-local", "maybe-live-out", "preallocated-temp")
+                  if flag in self.flags]
+        if self.color:
+            kinds.append(f"color {self.color}")
+        return kinds
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    name: str
+    index: tuple[int, ...] | None
+    place: Place
+
+
+@dataclass(frozen=True, slots=True)
+class Use:
+    name: str
+    operand: int
+    index: tuple[int, ...] | None
+    place: Place
+
+
+@dataclass(frozen=True, slots=True)
+class UsedValue:
+    value_id: int
+    name: str
+    index: tuple[int, ...] | None
+    is_phi: bool
+    color: int | None
+    header: str
+    place: Place
+    positions: tuple[Position, ...]
+    uses: tuple[Use, ...]
+    instruction_text: str | None  # the `from instruction:` text
+    instruction_place: Place | None
+    instruction_name: str | None
+    instruction_shape: str | None  # the shape text of that instruction
+
+    @property
+    def label(self) -> str:
+        return self.name + format_index(self.index)
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleEntry:
+    time: int
+    name: str
+    place: Place
+
+
+@dataclass(frozen=True, slots=True)
+class LiveRange:
+    name: str
+    index: tuple[int, ...]
+    start: int
+    end: int
+    place: Place
+
+    @property
+    def label(self) -> str:
+        return self.name + format_index(self.index)
+
+
+@dataclass(frozen=True, slots=True)
+class PeakEntry:
+    name: str
+    index: tuple[int, ...] | None  # None in the old format (`name: N bytes`)
+    size: int
+    cumulative: int | None
+    place: Place
+
+    @property
+    def label(self) -> str:
+        return self.name + format_index(self.index)
+
+
+@dataclass(frozen=True, slots=True)
+class BreakdownFrame:
+    depth: int
+    label: str
+    percent: float
+    total: int
+    current: int
+    remaining: int
+    place: Place
+
+
+@dataclass(frozen=True, slots=True)
+class LiveRangeSection:
+    max_time: int
+    place: Place
+    schedule: tuple[ScheduleEntry, ...]
+    ranges: tuple[LiveRange, ...]
+    peak_time: int | None
+    peak_place: Place | None
+    peak: tuple[PeakEntry, ...]
+    breakdown_total: int | None = None
+    breakdown: tuple[BreakdownFrame, ...] = ()
+
+    @property
+    def peak_format(self) -> str | None:
+        if not self.peak:
+            return None
+        return "old" if self.peak[0].index is None else "new"
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    size: int
+    human: str
+    place: Place
+
+
+@dataclass
+class BufferAssignment:
+    """Everything the buffer-assignment files of one module say."""
+
+    allocations: list[Allocation] = field(default_factory=list)
+    totals: Totals | None = None
+    used_values: list[UsedValue] = field(default_factory=list)
+    live_range: LiveRangeSection | None = None
+    live_range_unavailable: bool = False
+    sources: list[str] = field(default_factory=list)
+    has_allocations_section: bool = False
+    has_used_values_section: bool = False
+
+    def values(self) -> Iterable[BufferValue]:
+        for allocation in self.allocations:
+            yield from allocation.values
+
+    def value_by_id(self) -> dict[int, BufferValue]:
+        return {value.value_id: value for value in self.values()}
+
+    def values_named(self, name: str) -> list[BufferValue]:
+        return [value for value in self.values() if value.name == name]
+
+    def live_range_of(self, label: str) -> LiveRange | None:
+        if self.live_range is None:
+            return None
+        for entry in self.live_range.ranges:
+            if entry.label == label:
+                return entry
+        return None
+
+
+def read_buffer_assignment(documents: Iterable[Document]) -> BufferAssignment:
+    """Reads the model from the documents of one module (combined or split files)."""
+    model = BufferAssignment()
+    for document in documents:
+        model.sources.append(document.source)
+        _Reader(document, model).read()
+    return model
+
+
+@dataclass
+class _OpenValue:
+    """A Used values block while its lines are read."""
+
+    value_id: int
+    name: str
+    index: tuple[int, ...] | None
+    is_phi: bool
+    color: int | None
+    header: str
+    place: Place
+    positions: list[Position] = field(default_factory=list)
+    uses: list[Use] = field(default_factory=list)
+    text: str | None = None
+    text_place: Place | None = None
+    instruction: str | None = None
+    instruction_shape: str | None = None
+
+    def close(self) -> UsedValue:
+        return UsedValue(self.value_id, self.name, self.index, self.is_phi, self.color, self.header, self.place,
+                         tuple(self.positions), tuple(self.uses), self.text, self.text_place, self.instruction,
+                         self.instruction_shape)
+
+
+@dataclass
+class _OpenLiveRange:
+    """An HloLiveRange section while its lines are read."""
+
+    max_time: int
+    place: Place
+    schedule: list[ScheduleEntry] = field(default_factory=list)
+    ranges: list[LiveRange] = field(default_factory=list)
+    peak_time: int | None = None
+    peak_place: Place | None = None
+    peak: list[PeakEntry] = field(default_factory=list)
+    breakdown_total: int | None = None
+    breakdown: list[BreakdownFrame] = field(default_factory=list)
+
+    def close(self) -> LiveRangeSection:
+        return LiveRangeSection(self.max_time, self.place, tuple(self.schedule), tuple(self.ranges),
+                                self.peak_time, self.peak_place, tuple(self.peak), self.breakdown_total,
+                                tuple(self.breakdown))
+
+
+class _Reader:
+    """Walks one document's line scans and adds what they say to the model."""
+
+    def __init__(self, document: Document, model: BufferAssignment) -> None:
+        self.document = document
+        self.model = model
+        self.allocation: tuple[tuple[object, ...], Place] | None = None
+        self.values: list[BufferValue] = []
+        self.used: _OpenValue | None = None
+        self.live: _OpenLiveRange | None = None
+
+    def place(self, line: int, start: int | None = None, end: int | None = None) -> Place:
+        """The line, underlining Python indices start..end (default: the text without indent)."""
+        text = self.document.line(line).rstrip("\r")
+        if start is None or end is None:
+            start = len(text) - len(text.lstrip())
+            end = len(text.rstrip())
+        return Place(self.document.source, line,
+                     Range.on_line(line, utf16_column(text, start), utf16_column(text, end)))
+
+    def read(self) -> None:
+        for line, scan in self.document.scans():
+            handler = getattr(self, "_on_" + scan.kind, None)
+            if handler is not None:
+                handler(line, scan)
+        self._finish_allocation()
+        self._finish_used_value()
+        self._finish_live_range()
+
+    # ---- allocations ---------------------------------------------------------------
+    def _on_allocations_header(self, line: int, scan: LineScan) -> None:
+        self.model.has_allocations_section = True
+
+    def _on_allocation(self, line: int, scan: LineScan) -> None:
+        self._finish_allocation()
+        self.allocation = (scan.data, self.place(line))
+
+    def _on_value(self, line: int, scan: LineScan) -> None:
+        (value_id, name, index, phi, color, size, offset, shape, ref_start, ref_end,
+         size_start, size_end, offset_start, offset_end) = scan.data
+        allocation = self.allocation[0][0] if self.allocation else -1
+        self.values.append(BufferValue(
+            value_id, name, parse_index(index), phi, color, size, offset, shape, allocation,  # type: ignore[arg-type]
+            self.place(line, ref_start, ref_end), self.place(line, size_start, size_end).range,
+            self.place(line, offset_start, offset_end).range))
+
+    def _finish_allocation(self) -> None:
+        if self.allocation is None:
+            return
+        data, place = self.allocation
+        index, size, color, page, parameter, output_shape, flags, unread = data
+        number, shape, parameter_index = parameter if parameter else (None, None, None)  # type: ignore[misc]
+        self.model.allocations.append(Allocation(
+            index, size, color, page, number, shape, parse_index(parameter_index), output_shape,  # type: ignore[arg-type]
+            frozenset(flags), tuple(self.values), place, unread))  # type: ignore[arg-type]
+        self.allocation, self.values = None, []
+
+    # ---- totals and used values ------------------------------------------------------
+    def _on_totals(self, line: int, scan: LineScan) -> None:
+        if self.model.totals is None:
+            self.model.totals = Totals(scan.data[0], scan.data[1], self.place(line))
+
+    def _on_used_values_header(self, line: int, scan: LineScan) -> None:
+        self._finish_allocation()
+        self.model.has_used_values_section = True
+
+    def _on_used_value(self, line: int, scan: LineScan) -> None:
+        self._finish_used_value()
+        value_id, name, index, phi, color, header = scan.data
+        self.used = _OpenValue(value_id, name, parse_index(index), phi, color, header, self.place(line))
+
+    def _on_position(self, line: int, scan: LineScan) -> None:
+        if self.used is not None:
+            self.used.positions.append(Position(scan.data[0], parse_index(scan.data[1]), self.place(line)))
+
+    def _on_use(self, line: int, scan: LineScan) -> None:
+        if self.used is not None:
+            self.used.uses.append(Use(scan.data[0], scan.data[1], parse_index(scan.data[2]), self.place(line)))
+
+    def _on_from_instruction(self, line: int, scan: LineScan) -> None:
+        if self.used is None:
+            return
+        start = scan.data[0]
+        text = self.document.line(line).rstrip("\r")
+        self.used.text = text[start:]
+        self.used.text_place = self.place(line, start, len(text))
+        if len(scan.data) > 4:
+            _, name, shape_start, opcode_start = scan.data[:4]
+            self.used.instruction = name
+            self.used.instruction_shape = text[shape_start:opcode_start].strip()
+
+    def _finish_used_value(self) -> None:
+        if self.used is not None:
+            self.model.used_values.append(self.used.close())
+            self.used = None
+
+    # ---- live ranges -------------------------------------------------------------------
+    def _on_live_range_header(self, line: int, scan: LineScan) -> None:
+        self._finish_used_value()
+        self._finish_live_range()
+        self.live = _OpenLiveRange(scan.data[0], self.place(line))
+
+    def _on_live_range_unavailable(self, line: int, scan: LineScan) -> None:
+        self.model.live_range_unavailable = True
+
+    def _on_sequence_entry(self, line: int, scan: LineScan) -> None:
+        if self.live is not None:
+            self.live.schedule.append(ScheduleEntry(scan.data[0], scan.data[1], self.place(line)))
+
+    def _on_live_range(self, line: int, scan: LineScan) -> None:
+        if self.live is not None:
+            name, index, start, end = scan.data
+            self.live.ranges.append(LiveRange(name, parse_index(index) or (), start, end, self.place(line)))
+
+    def _on_peak_header(self, line: int, scan: LineScan) -> None:
+        if self.live is not None:
+            self.live.peak_time = scan.data[0]
+            self.live.peak_place = self.place(line)
+
+    def _on_peak_entry(self, line: int, scan: LineScan) -> None:
+        if self.live is not None:
+            name, index, size, cumulative = scan.data
+            self.live.peak.append(PeakEntry(name, parse_index(index), size, cumulative, self.place(line)))
+
+    def _on_breakdown_header(self, line: int, scan: LineScan) -> None:
+        if self.live is not None:
+            self.live.breakdown_total = scan.data[0]
+
+    def _on_breakdown_frame(self, line: int, scan: LineScan) -> None:
+        if self.live is not None:
+            depth, label, label_start, percent, total, current, remaining = scan.data
+            place = self.place(line, label_start, label_start + len(label))
+            self.live.breakdown.append(BreakdownFrame(depth, label, percent, total, current, remaining, place))
+
+    def _finish_live_range(self) -> None:
+        if self.live is not None:
+            self.model.live_range = self.live.close()
+            self.live = None

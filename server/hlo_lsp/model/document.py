@@ -1,0 +1,290 @@
+"""An indexed dump file: its lines, their scans, and where every name is defined and used.
+
+A Document is immutable. Its lines live in chunks of a few hundred lines; each
+chunk keeps the scans of its lines and, built on first use, a map from names to
+the places that define or use them. `apply_edit` returns a new Document that
+shares every chunk the edit did not touch: it rescans the edited lines and then
+only as many following lines as needed for the scanner state to agree again
+with the old scan, so an edit costs work in proportion to its size.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator
+from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.parsing.line_scan import DEFINITION_ROLES, LineScan, Ref, Role, State
+from hlo_lsp.parsing.scanners import Scanner, scanner_for
+from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.text import Position, Range, python_index
+
+CHUNK_LINES = 512
+
+# (line, ref) pairs: where a name occurs.
+Occurrence = tuple[int, Ref]
+
+
+class Chunk:
+    """A run of consecutive lines with their scans; immutable once built."""
+
+    __slots__ = ("lines", "scans", "start_state", "_scanner", "_uses", "_definitions", "_occurrences")
+
+    def __init__(self, lines: list[str], scans: list[LineScan], start_state: State, scanner: Scanner) -> None:
+        self.lines = lines
+        self.scans = scans
+        self.start_state = start_state
+        self._scanner = scanner
+        self._uses: list[tuple[Ref, ...]] | None = None
+        self._definitions: dict[str, list[tuple[int, Ref]]] | None = None
+        self._occurrences: dict[str, list[tuple[int, Ref]]] | None = None
+
+    @property
+    def end_state(self) -> State:
+        return self.scans[-1].end_state if self.scans else self.start_state
+
+    def uses(self) -> list[tuple[Ref, ...]]:
+        """Per line, the names it uses (read on first request)."""
+        if self._uses is None:
+            read = self._scanner.uses
+            self._uses = [read(text, scan) for text, scan in zip(self.lines, self.scans)]
+        return self._uses
+
+    def definitions(self) -> dict[str, list[tuple[int, Ref]]]:
+        """Name -> (local line, ref) of its definitions in this chunk."""
+        if self._definitions is None:
+            table: dict[str, list[tuple[int, Ref]]] = {}
+            for local, scan in enumerate(self.scans):
+                for ref in scan.refs:
+                    table.setdefault(ref.name, []).append((local, ref))
+            self._definitions = table
+        return self._definitions
+
+    def occurrences(self) -> dict[str, list[tuple[int, Ref]]]:
+        """Name -> (local line, ref) of every use or mention in this chunk."""
+        if self._occurrences is None:
+            table: dict[str, list[tuple[int, Ref]]] = {}
+            for local, refs in enumerate(self.uses()):
+                for ref in refs:
+                    table.setdefault(ref.name, []).append((local, ref))
+            self._occurrences = table
+        return self._occurrences
+
+
+class Document:
+    """One dump file's text and index. Build with `Document(text, kind)`."""
+
+    __slots__ = ("kind", "source", "scanner", "chunks", "_starts", "_line_count")
+
+    def __init__(self, text: str, kind: FileKind, source: str = "") -> None:
+        self.kind = kind
+        self.source = source
+        self.scanner = scanner_for(kind)
+        lines = text.split("\n")
+        scans = _scan_lines(self.scanner, self.scanner.initial_state, lines)
+        self._set_chunks(_make_chunks(lines, scans, self.scanner.initial_state, self.scanner))
+
+    def _set_chunks(self, chunks: list[Chunk]) -> None:
+        self.chunks = chunks
+        starts = []
+        total = 0
+        for chunk in chunks:
+            starts.append(total)
+            total += len(chunk.lines)
+        self._starts = starts
+        self._line_count = total
+
+    # ---- lines and scans -------------------------------------------------------
+
+    @property
+    def line_count(self) -> int:
+        return self._line_count
+
+    def _locate(self, line: int) -> tuple[Chunk, int]:
+        index = bisect.bisect_right(self._starts, line) - 1
+        return self.chunks[index], line - self._starts[index]
+
+    def line(self, line: int) -> str:
+        chunk, local = self._locate(line)
+        return chunk.lines[local]
+
+    def scan(self, line: int) -> LineScan:
+        chunk, local = self._locate(line)
+        return chunk.scans[local]
+
+    def uses_on_line(self, line: int) -> tuple[Ref, ...]:
+        chunk, local = self._locate(line)
+        return chunk.uses()[local]
+
+    def refs_on_line(self, line: int) -> tuple[Ref, ...]:
+        """Definitions and uses on a line, in column order."""
+        refs = self.scan(line).refs + self.uses_on_line(line)
+        return tuple(sorted(refs, key=lambda ref: ref.start))
+
+    def ref_at(self, position: Position) -> Ref | None:
+        """The name under `position` (a cursor just after a name or on its `%` counts)."""
+        if not 0 <= position.line < self._line_count:
+            return None
+        refs = self.refs_on_line(position.line)
+        for ref in refs:
+            if ref.start <= position.character < ref.end:
+                return ref
+        for ref in refs:
+            if position.character in (ref.start - 1, ref.end):
+                return ref
+        return None
+
+    def scans(self) -> Iterator[tuple[int, LineScan]]:
+        for start, chunk in zip(self._starts, self.chunks):
+            for local, scan in enumerate(chunk.scans):
+                yield start + local, scan
+
+    def lines_of_kind(self, *kinds: str) -> Iterator[tuple[int, LineScan]]:
+        wanted = frozenset(kinds)
+        for line, scan in self.scans():
+            if scan.kind in wanted:
+                yield line, scan
+
+    @property
+    def text(self) -> str:
+        return "\n".join(line for chunk in self.chunks for line in chunk.lines)
+
+    # ---- names -------------------------------------------------------------------
+
+    def definitions(self, name: str, roles: frozenset[Role] = DEFINITION_ROLES) -> list[Occurrence]:
+        found = []
+        for start, chunk in zip(self._starts, self.chunks):
+            for local, ref in chunk.definitions().get(name, ()):
+                if ref.role in roles:
+                    found.append((start + local, ref))
+        return found
+
+    def uses(self, name: str, roles: frozenset[Role] | None = None) -> list[Occurrence]:
+        found = []
+        for start, chunk in zip(self._starts, self.chunks):
+            for local, ref in chunk.occurrences().get(name, ()):
+                if roles is None or ref.role in roles:
+                    found.append((start + local, ref))
+        return found
+
+    def all_uses(self) -> Iterator[Occurrence]:
+        for start, chunk in zip(self._starts, self.chunks):
+            for local, refs in enumerate(chunk.uses()):
+                for ref in refs:
+                    yield start + local, ref
+
+    # ---- problems ------------------------------------------------------------------
+
+    def scan_problems(self) -> list[Problem]:
+        """Problems the line scanner found (lines it could not read)."""
+        found = []
+        for line, scan in self.scans():
+            problem = scan.problem
+            if problem is not None:
+                found.append(Problem(self.source, Range.on_line(line, problem.start, problem.end),
+                                     Severity(problem.severity), problem.code, problem.message))
+        return found
+
+    # ---- editing -------------------------------------------------------------------
+
+    def apply_edit(self, edit: Range, new_text: str) -> Document:
+        """The document after replacing `edit` (UTF-16 positions) with `new_text`."""
+        start, end = _clamp(edit, self)
+        first = bisect.bisect_right(self._starts, start.line) - 1
+        last = bisect.bisect_right(self._starts, end.line) - 1
+        base = self._starts[first]
+        lines = [line for chunk in self.chunks[first : last + 1] for line in chunk.lines]
+        scans = [scan for chunk in self.chunks[first : last + 1] for scan in chunk.scans]
+        head, tail = start.line - base, end.line - base
+        cut_from = python_index(lines[head], start.character)
+        cut_to = python_index(lines[tail], end.character)
+        replacement = (lines[head][:cut_from] + new_text + lines[tail][cut_to:]).split("\n")
+        entering = scans[head - 1].end_state if head else self.chunks[first].start_state
+        new_lines = lines[:head] + replacement
+        new_scans = scans[:head] + _scan_lines(self.scanner, entering, replacement)
+        agreed = _rescan_until_agreement(
+            self.scanner, new_lines, new_scans, lines[tail + 1 :], scans[tail + 1 :], scans[tail].end_state
+        )
+        following = last + 1
+        while not agreed and following < len(self.chunks):
+            chunk = self.chunks[following]
+            if new_scans[-1].end_state == chunk.start_state:
+                break
+            agreed = _rescan_until_agreement(
+                self.scanner, new_lines, new_scans, chunk.lines, chunk.scans, chunk.start_state
+            )
+            following += 1
+        region_state = self.chunks[first].start_state
+        rebuilt = _make_chunks(new_lines, new_scans, region_state, self.scanner)
+        edited = Document.__new__(Document)
+        edited.kind, edited.source, edited.scanner = self.kind, self.source, self.scanner
+        edited._set_chunks(self.chunks[:first] + rebuilt + self.chunks[following:])
+        return edited
+
+
+def _rescan_until_agreement(
+    scanner: Scanner,
+    new_lines: list[str],
+    new_scans: list[LineScan],
+    old_lines: list[str],
+    old_scans: list[LineScan],
+    old_entering: State,
+) -> bool:
+    """Appends `old_lines`, rescanning them until the state agrees with the old scan.
+
+    Returns True when it agreed (the old scans of the remaining lines were kept),
+    False when every line had to be rescanned and the next chunk must be checked.
+    """
+    state = new_scans[-1].end_state
+    for index, text in enumerate(old_lines):
+        entering_before = old_scans[index - 1].end_state if index else old_entering
+        if state == entering_before:
+            new_lines.extend(old_lines[index:])
+            new_scans.extend(old_scans[index:])
+            return True
+        scan = scanner.scan(state, text)
+        new_lines.append(text)
+        new_scans.append(scan)
+        state = scan.end_state
+    return False
+
+
+def _scan_lines(scanner: Scanner, state: State, lines: list[str]) -> list[LineScan]:
+    scan = scanner.scan
+    scans = []
+    for text in lines:
+        result = scan(state, text)
+        scans.append(result)
+        state = result.end_state
+    return scans
+
+
+def _make_chunks(lines: list[str], scans: list[LineScan], state: State, scanner: Scanner) -> list[Chunk]:
+    chunks = []
+    for offset in range(0, max(len(lines), 1), CHUNK_LINES):
+        piece_scans = scans[offset : offset + CHUNK_LINES]
+        chunks.append(Chunk(lines[offset : offset + CHUNK_LINES], piece_scans, state, scanner))
+        if piece_scans:
+            state = piece_scans[-1].end_state
+    return chunks
+
+
+def _clamp(edit: Range, document: Document) -> tuple[Position, Position]:
+    start, end = sorted((edit.start, edit.end))
+    last = document.line_count - 1
+
+    def clamp(position: Position) -> Position:
+        if position.line > last:
+            return Position(last, 1 << 30)
+        return Position(max(position.line, 0), max(position.character, 0))
+
+    return clamp(start), clamp(end)
+
+
+def document_state_signature(document: Document) -> list[tuple[str, LineScan, tuple[Ref, ...]]]:
+    """Everything the index holds, line by line: for comparing two documents."""
+    result: list[tuple[str, LineScan, tuple[Ref, ...]]] = []
+    for chunk in document.chunks:
+        for text, scan, uses in zip(chunk.lines, chunk.scans, chunk.uses()):
+            result.append((text, scan, uses))
+    return result
+

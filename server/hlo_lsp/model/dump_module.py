@@ -1,0 +1,65 @@
+"""The files of one compiled module, paired by XLA's dump naming (xla/service/dump.cc).
+
+`module_0001.jit_f.cpu_after_optimizations.txt` is the HLO module; its companions
+append `-buffer-assignment.txt`, `-buffer-assignment-values.txt`, `-live-range.txt`
+and `-memory-usage-report.txt` to the same stem.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from hlo_lsp.model.buffer_assignment import BufferAssignment, read_buffer_assignment
+from hlo_lsp.model.document import Document
+from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.file_kinds import COMPANION_SUFFIXES, FileKind
+
+
+def module_stem(path: str) -> str:
+    """The path with its companion suffix (or `.txt` / `.hlo`) removed."""
+    for suffix, _ in COMPANION_SUFFIXES:
+        if path.endswith(suffix):
+            return path[: -len(suffix)]
+    for suffix in (".hlo.txt", ".txt", ".hlo"):
+        if path.endswith(suffix):
+            return path[: -len(suffix)]
+    return path
+
+
+def companion_paths(stem: str) -> dict[FileKind, list[str]]:
+    """Every path a file of this module may have, by kind (the HLO spellings first)."""
+    paths: dict[FileKind, list[str]] = {FileKind.HLO_MODULE: [stem + ".txt", stem + ".hlo", stem + ".hlo.txt"]}
+    for suffix, kind in COMPANION_SUFFIXES:
+        paths.setdefault(kind, []).append(stem + suffix)
+    return paths
+
+
+@dataclass(eq=False)
+class ModuleDump:
+    """The documents of one module; any of them may be missing."""
+
+    stem: str
+    documents: dict[FileKind, Document] = field(default_factory=dict)
+
+    @property
+    def hlo_document(self) -> Document | None:
+        return self.documents.get(FileKind.HLO_MODULE)
+
+    @property
+    def buffer_assignment_documents(self) -> list[Document]:
+        order = (FileKind.BUFFER_ASSIGNMENT, FileKind.BUFFER_ASSIGNMENT_VALUES, FileKind.LIVE_RANGE)
+        return [self.documents[kind] for kind in order if kind in self.documents]
+
+    @functools.cached_property
+    def hlo(self) -> HloModule | None:
+        document = self.hlo_document
+        return HloModule(document) if document is not None else None
+
+    @functools.cached_property
+    def buffer_assignment(self) -> BufferAssignment | None:
+        documents = self.buffer_assignment_documents
+        return read_buffer_assignment(documents) if documents else None
+
+    def all_documents(self) -> list[Document]:
+        return list(self.documents.values())

@@ -1,0 +1,277 @@
+"""The HLO module view of a Document: computations, instructions, stack frames.
+
+Built from the line scans in one pass over the scans (no lark); an instruction's
+full syntax is parsed with the grammar only when someone asks for it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from hlo_lsp.model.document import Document
+from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_module_header, parse_shape
+from hlo_lsp.parsing.line_scan import LineScan, Role
+from hlo_lsp.parsing.syntax import Instruction, ModuleHeader, ParseError, Shape
+from hlo_lsp.text import Range
+
+_INSTRUCTION_DEF = frozenset((Role.INSTRUCTION_DEF,))
+_COMPUTATION_DEF = frozenset((Role.COMPUTATION_DEF,))
+
+
+@dataclass(frozen=True, slots=True)
+class Computation:
+    name: str
+    line: int  # header line
+    end_line: int | None  # the closing `}` (None when missing)
+    is_entry: bool
+    name_range: Range
+    instruction_lines: tuple[int, ...]
+    root_lines: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class InstructionSite:
+    """Where an instruction is defined, with what the scanner read off its line."""
+
+    name: str
+    line: int
+    name_range: Range
+    opcode: str
+    is_root: bool
+    computation: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StackFrame:
+    frame_id: int
+    file_name: str | None
+    function_name: str | None
+    line: int | None  # source line
+    column: int | None
+    parent_id: int | None
+    table_line: int  # where the StackFrames row is
+
+
+class HloModule:
+    """Read-only view of one HLO module document."""
+
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self.name: str | None = None
+        self.header_line: int | None = None
+        self.computations: dict[str, Computation] = {}
+        self._computation_starts: list[int] = []
+        self._computation_order: list[Computation] = []
+        self._read_structure()
+
+    def _read_structure(self) -> None:
+        open_computation: tuple[int, str, bool, Range] | None = None
+        instructions: list[int] = []
+        roots: list[int] = []
+        for line, scan in self.document.scans():
+            kind = scan.kind
+            if kind == "instruction":
+                instructions.append(line)
+                if scan.data[4]:
+                    roots.append(line)
+            elif kind == "computation":
+                if open_computation is not None:
+                    self._add(open_computation, None, instructions, roots)
+                ref = scan.refs[0]
+                open_computation = (line, scan.data[0], scan.data[1], Range.on_line(line, ref.start, ref.end))
+                instructions, roots = [], []
+            elif kind == "computation_end" and open_computation is not None:
+                self._add(open_computation, line, instructions, roots)
+                open_computation, instructions, roots = None, [], []
+            elif kind == "module_header" and self.header_line is None:
+                self.header_line = line
+                self.name = scan.data[0] if scan.data else None
+        if open_computation is not None:
+            self._add(open_computation, None, instructions, roots)
+
+    def _add(self, opened: tuple[int, str, bool, Range], end: int | None, lines: list[int], roots: list[int]) -> None:
+        line, name, is_entry, name_range = opened
+        computation = Computation(name, line, end, is_entry, name_range, tuple(lines), tuple(roots))
+        self.computations.setdefault(name, computation)
+        self._computation_starts.append(line)
+        self._computation_order.append(computation)
+
+    # ---- computations -------------------------------------------------------------
+
+    @property
+    def entry(self) -> Computation | None:
+        entries = [c for c in self._computation_order if c.is_entry]
+        return entries[0] if entries else None
+
+    def computation_at(self, line: int) -> Computation | None:
+        index = bisect.bisect_right(self._computation_starts, line) - 1
+        if index < 0:
+            return None
+        computation = self._computation_order[index]
+        if computation.end_line is not None and line > computation.end_line:
+            return None
+        return computation
+
+    def all_computations(self) -> list[Computation]:
+        return list(self._computation_order)
+
+    # ---- instructions -------------------------------------------------------------
+
+    def definition_lines(self, name: str) -> list[int]:
+        return [line for line, _ in self.document.definitions(name, _INSTRUCTION_DEF)]
+
+    def site(self, name: str, near_line: int | None = None) -> InstructionSite | None:
+        """Where instruction `name` is defined; within the computation of `near_line` first."""
+        found = self.document.definitions(name, _INSTRUCTION_DEF)
+        if not found:
+            return None
+        line, ref = found[0]
+        if len(found) > 1 and near_line is not None:
+            here = self.computation_at(near_line)
+            for candidate_line, candidate in found:
+                if here is not None and self.computation_at(candidate_line) == here:
+                    line, ref = candidate_line, candidate
+                    break
+        return self._site(line, ref.start, ref.end)
+
+    def site_at_line(self, line: int) -> InstructionSite | None:
+        scan = self.document.scan(line)
+        if scan.kind != "instruction":
+            return None
+        ref = scan.refs[0]
+        return self._site(line, ref.start, ref.end)
+
+    def _site(self, line: int, start: int, end: int) -> InstructionSite:
+        scan = self.document.scan(line)
+        computation = self.computation_at(line)
+        return InstructionSite(scan.data[0], line, Range.on_line(line, start, end), scan.data[3], scan.data[4],
+                               computation.name if computation else None)
+
+    def instruction_text(self, line: int) -> str:
+        """The full text of the instruction on `line`, with continuation lines."""
+        text = self.document.line(line).rstrip("\r")
+        next_line = line + 1
+        while next_line < self.document.line_count and self.document.scan(next_line).kind == "continuation":
+            text += "\n" + self.document.line(next_line).rstrip("\r")
+            next_line += 1
+        return text
+
+    def parse(self, line: int) -> Instruction | ParseError:
+        return parse_instruction(self.instruction_text(line))
+
+    def shape_of(self, name: str) -> Shape | None:
+        """The instruction's shape, read from its line without parsing the rest."""
+        site = self.site(name)
+        return self.shape_at_line(site.line) if site else None
+
+    def shape_at_line(self, line: int) -> Shape | None:
+        scan = self.document.scan(line)
+        if scan.kind != "instruction":
+            return None
+        text = self.document.line(line)
+        shape = parse_shape(text[scan.data[1] : scan.data[2]].strip())
+        return None if isinstance(shape, ParseError) else shape
+
+    # ---- module header -------------------------------------------------------------
+
+    def header(self) -> ModuleHeader | None:
+        if self.header_line is None:
+            return None
+        text = self.document.line(self.header_line)
+        line = self.header_line + 1
+        while line < self.document.line_count and self.document.scan(line).kind == "continuation":
+            text += "\n" + self.document.line(line)
+            line += 1
+        header = parse_module_header(text)
+        return None if isinstance(header, ParseError) else header
+
+    @property
+    def is_scheduled(self) -> bool:
+        header = self.header()
+        attribute = header.attribute("is_scheduled") if header else None
+        return attribute is not None and any(name == "true" for name, _ in attribute.names)
+
+    def aliased_parameters(self) -> frozenset[tuple[int, tuple[int, ...]]]:
+        """(parameter number, parameter index) pairs listed in input_output_alias."""
+        header = self.header()
+        attribute = header.attribute("input_output_alias") if header else None
+        if attribute is None:
+            return frozenset()
+        start, end = attribute.value_span
+        text = self.document.line(self.header_line or 0)[start:end]
+        return frozenset(_alias_pairs(text))
+
+    # ---- stack frames ------------------------------------------------------------------
+
+    def stack_frame(self, frame_id: int) -> StackFrame | None:
+        rows = self._table_rows("StackFrames", frame_id)
+        if rows is None:
+            return None
+        line, fields = rows
+        location = self._table_rows("FileLocations", fields.get("file_location_id", -1))
+        file_name = function_name = None
+        source_line = column = None
+        if location is not None:
+            _, where = location
+            file_name = self._table_string("FileNames", where.get("file_name_id", -1))
+            function_name = self._table_string("FunctionNames", where.get("function_name_id", -1))
+            source_line, column = where.get("line"), where.get("column")
+        return StackFrame(frame_id, file_name, function_name, source_line, column,
+                          fields.get("parent_frame_id"), line)
+
+    def stack(self, frame_id: int, limit: int = 64) -> list[StackFrame]:
+        """The frame and its parents, innermost first (stops at a self-parent or a cycle)."""
+        frames: list[StackFrame] = []
+        seen: set[int] = set()
+        current: int | None = frame_id
+        while current is not None and current not in seen and len(frames) < limit:
+            seen.add(current)
+            frame = self.stack_frame(current)
+            if frame is None:
+                break
+            frames.append(frame)
+            current = frame.parent_id if frame.parent_id != current else None
+        return frames
+
+    def _table_rows(self, table: str, row_id: int) -> tuple[int, dict[str, int]] | None:
+        for line, scan in self._table_definitions(row_id):
+            if scan.data[0] == table:
+                return line, _record_fields(self.document.line(line))
+        return None
+
+    def _table_string(self, table: str, row_id: int) -> str | None:
+        for line, scan in self._table_definitions(row_id):
+            if scan.data[0] == table:
+                text = self.document.line(line)
+                start = text.find('"')
+                return text[start + 1 : text.rfind('"')] if start >= 0 else None
+        return None
+
+    def _table_definitions(self, row_id: int) -> Iterator[tuple[int, LineScan]]:
+        for line, _ in self.document.definitions(str(row_id), _TABLE_ROLES):
+            yield line, self.document.scan(line)
+
+
+_ALIAS_ENTRY = re.compile(r"\(\s*([0-9]+)\s*,\s*\{([0-9,\s]*)\}")
+_TABLE_ROLES = frozenset((Role.FRAME_DEF, Role.LOCATION_DEF, Role.FILE_NAME_DEF, Role.FUNCTION_NAME_DEF))
+
+
+def _record_fields(text: str) -> dict[str, int]:
+    fields = {}
+    for part in text[text.find("{") + 1 : text.rfind("}")].split():
+        key, _, value = part.partition("=")
+        if value.isdigit():
+            fields[key] = int(value)
+    return fields
+
+
+def _alias_pairs(text: str) -> list[tuple[int, tuple[int, ...]]]:
+    """Reads `{ {0}: (0, {}, may-alias), ... }` into (parameter, index) pairs."""
+    pairs = []
+    for match in _ALIAS_ENTRY.finditer(text):
+        index = tuple(int(part) for part in match.group(2).replace(" ", "").split(",") if part)
+        pairs.append((int(match.group(1)), index))
+    return pairs
