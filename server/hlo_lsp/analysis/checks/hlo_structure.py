@@ -1,0 +1,86 @@
+"""HLO module structure: ROOT and ENTRY, closed computations, and names that resolve nowhere."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from hlo_lsp.analysis.context import CheckContext
+from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.line_scan import Role
+from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.text import Range
+
+_DEFINES = {
+    Role.INSTRUCTION_USE: (Role.INSTRUCTION_DEF, "instruction"),
+    Role.COMPUTATION_USE: (Role.COMPUTATION_DEF, "computation"),
+    Role.FRAME_USE: (Role.FRAME_DEF, "stack frame"),
+    Role.LOCATION_USE: (Role.LOCATION_DEF, "file location"),
+    Role.FILE_NAME_USE: (Role.FILE_NAME_DEF, "file name"),
+    Role.FUNCTION_NAME_USE: (Role.FUNCTION_NAME_DEF, "function name"),
+}
+
+
+def check(context: CheckContext) -> Iterator[Problem]:
+    hlo = context.hlo
+    if hlo is None:
+        return
+    yield from _check_computations(hlo)
+    yield from _check_undefined_names(hlo)
+
+
+def _problem(hlo: HloModule, where: Range, severity: Severity, code: str, message: str) -> Problem:
+    return Problem(hlo.document.source, where, severity, code, message)
+
+
+def _check_computations(hlo: HloModule) -> Iterator[Problem]:
+    entries = [c for c in hlo.all_computations() if c.is_entry]
+    if not entries and hlo.all_computations():
+        line = hlo.header_line or 0
+        yield _problem(hlo, Range.on_line(line, 0, len(hlo.document.line(line))), Severity.ERROR,
+                       "no-entry", "the module has no ENTRY computation")
+    for extra in entries[1:]:
+        yield _problem(hlo, extra.name_range, Severity.ERROR, "duplicate-entry",
+                       f"second ENTRY computation {extra.name} (the first is {entries[0].name})")
+    seen: dict[str, int] = {}
+    for computation in hlo.all_computations():
+        if computation.name in seen:
+            yield _problem(hlo, computation.name_range, Severity.ERROR, "duplicate-computation",
+                           f"computation {computation.name} is defined again (first on line {seen[computation.name] + 1})")
+        seen.setdefault(computation.name, computation.line)
+        if computation.end_line is None:
+            yield _problem(hlo, computation.name_range, Severity.ERROR, "unclosed-computation",
+                           f"computation {computation.name} has no closing `}}`")
+        if len(computation.root_lines) != 1 and computation.instruction_lines:
+            count = len(computation.root_lines)
+            yield _problem(hlo, computation.name_range, Severity.ERROR, "root-count",
+                           f"computation {computation.name} has {count or 'no'} ROOT instruction"
+                           + ("s" if count != 1 else "") + "; it needs exactly one")
+        yield from _check_duplicate_instructions(hlo, computation.instruction_lines)
+
+
+def _check_duplicate_instructions(hlo: HloModule, lines: tuple[int, ...]) -> Iterator[Problem]:
+    seen: dict[str, int] = {}
+    for line in lines:
+        ref = hlo.document.scan(line).refs[0]
+        if ref.name in seen:
+            yield _problem(hlo, Range.on_line(line, ref.start, ref.end), Severity.ERROR, "duplicate-instruction",
+                           f"{ref.name} is defined twice in this computation (first on line {seen[ref.name] + 1})")
+        seen.setdefault(ref.name, line)
+
+
+def _check_undefined_names(hlo: HloModule) -> Iterator[Problem]:
+    document = hlo.document
+    defined: dict[Role, set[str]] = {role: set() for role, _ in _DEFINES.values()}
+    for _, scan in document.scans():
+        for ref in scan.refs:
+            if ref.role in defined:
+                defined[ref.role].add(ref.name)
+    for line, ref in document.all_uses():
+        definition = _DEFINES.get(ref.role)
+        if definition is None:
+            continue
+        role, what = definition
+        if ref.name not in defined[role]:
+            severity = Severity.ERROR if role in (Role.INSTRUCTION_DEF, Role.COMPUTATION_DEF) else Severity.WARNING
+            yield _problem(hlo, Range.on_line(line, ref.start, ref.end), severity, f"undefined-{what.replace(' ', '-')}",
+                           f"{what} {ref.name} is not defined in this module")

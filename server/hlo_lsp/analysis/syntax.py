@@ -1,0 +1,106 @@
+"""Syntax problems of one document: lines the scanner could not read, and what the grammar rejects."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from hlo_lsp.model.document import Document
+from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.parsing.hlo_syntax import (
+    instruction_error,
+    parse_computation_header,
+    parse_module_header,
+    parse_table_row,
+)
+from hlo_lsp.parsing.syntax import ParseError
+from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.text import Position, Range, utf16_column
+
+# Beyond this a line is indexed for names but not parsed with the grammar.
+MAX_PARSED_CHARS = 1 << 20
+
+
+def syntax_problems(document: Document) -> list[Problem]:
+    problems = document.scan_problems()
+    flagged = {problem.range.start.line for problem in problems}
+    problems.extend(_grammar_problems(document, flagged))
+    return problems
+
+
+def _grammar_problems(document: Document, flagged: set[int]) -> Iterator[Problem]:
+    is_hlo = document.kind is FileKind.HLO_MODULE
+    for line, scan in document.scans():
+        if line in flagged:
+            continue
+        kind = scan.kind
+        if is_hlo and kind in _HLO_PARSERS:
+            text, start = _item_text(document, line), 0
+        elif kind == "from_instruction" and len(scan.data) > 1:
+            text, start = _item_text(document, line), scan.data[0]
+        else:
+            continue
+        if len(text) > MAX_PARSED_CHARS:
+            yield _too_long(document, line, len(text))
+            continue
+        error = _HLO_PARSERS[kind](text[start:])
+        if error is not None:
+            yield _located(document, line, text, start + error.start, start + error.end, error.message)
+
+
+def _instruction(text: str) -> ParseError | None:
+    return instruction_error(text)
+
+
+def _header(text: str) -> ParseError | None:
+    result = parse_computation_header(text)
+    return result if isinstance(result, ParseError) else None
+
+
+def _module_header(text: str) -> ParseError | None:
+    result = parse_module_header(text)
+    return result if isinstance(result, ParseError) else None
+
+
+def _table_row(text: str) -> ParseError | None:
+    result = parse_table_row(text)
+    return result if isinstance(result, ParseError) else None
+
+
+_HLO_PARSERS = {
+    "instruction": _instruction,
+    "from_instruction": _instruction,
+    "computation": _header,
+    "module_header": _module_header,
+    "table_row": _table_row,
+}
+
+
+def _item_text(document: Document, line: int) -> str:
+    """The line with its continuation lines (a multi-line literal or header)."""
+    text = document.line(line).rstrip("\r")
+    following = line + 1
+    while following < document.line_count and document.scan(following).kind == "continuation":
+        text += "\n" + document.line(following).rstrip("\r")
+        following += 1
+    return text
+
+
+def _located(document: Document, line: int, text: str, start: int, end: int, message: str) -> Problem:
+    """A problem at Python offsets of a (possibly multi-line) item that starts on `line`."""
+    first = _position(line, text, start)
+    last = _position(line, text, max(end, start))
+    if last.line != first.line:
+        last = Position(first.line, first.character + 1)
+    return Problem(document.source, Range(first, last), Severity.ERROR, "syntax", message)
+
+
+def _position(line: int, text: str, offset: int) -> Position:
+    before = text[:offset]
+    line_offset = before.count("\n")
+    line_start = before.rfind("\n") + 1
+    return Position(line + line_offset, utf16_column(text[line_start:], offset - line_start))
+
+
+def _too_long(document: Document, line: int, length: int) -> Problem:
+    return Problem(document.source, Range.on_line(line, 0, 1), Severity.INFO, "long-line",
+                   f"line of {length:,} characters: indexed for names, not checked against the grammar")
