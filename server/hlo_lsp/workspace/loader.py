@@ -1,0 +1,116 @@
+"""Reads dump files and folders from disk and groups them into modules. The only disk access.
+
+Files are opened read-only; nothing here writes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hlo_lsp.model.document import Document
+from hlo_lsp.model.dump_module import ModuleDump, companion_paths, module_stem
+from hlo_lsp.parsing.decode import decode_dump
+from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
+from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.text import Position, Range
+
+# Files XLA writes next to the text dumps that are not ours to read.
+_SKIPPED_SUFFIXES = (".pb", ".pb.gz", ".ll", ".o", ".dot", ".html", ".url", ".textproto", ".mlir", ".json")
+
+
+@dataclass
+class LoadedDump:
+    modules: list[ModuleDump] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # file-level: unreadable, binary, encoding
+
+
+def read_document(path: str, kind: FileKind | None = None) -> tuple[Document | None, list[Problem]]:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        message = f"cannot read file: {error.strerror or error}"
+        return None, [Problem(path, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "unreadable", message)]
+    text, problems = decode_dump(data, path)
+    detected = kind or detect_kind(os.path.basename(path), text)
+    return Document(text, detected, path), problems
+
+
+def _dump_files(path: str) -> list[str]:
+    if os.path.isdir(path):
+        found = []
+        for folder, _, names in sorted(os.walk(path)):
+            for name in sorted(names):
+                if name.endswith(".txt") or name.endswith(".hlo"):
+                    found.append(os.path.join(folder, name))
+        return found
+    return [path]
+
+
+def load(paths: list[str]) -> LoadedDump:
+    """Every dump file under `paths` (files or folders), grouped by module.
+
+    A file named on its own brings its companions from the same folder, so that
+    checks needing the other files of a split dump can run.
+    """
+    loaded = LoadedDump()
+    by_stem: dict[str, ModuleDump] = {}
+    for path in paths:
+        if not os.path.exists(path):
+            loaded.problems.append(Problem(path, Range(Position(0, 0), Position(0, 0)), Severity.ERROR,
+                                           "missing", "no such file or folder"))
+            continue
+        named = os.path.isfile(path)
+        for file_path in _dump_files(path) + (_companions(path) if named else []):
+            if file_path.endswith(_SKIPPED_SUFFIXES) or _already_loaded(by_stem, file_path):
+                continue
+            _add_file(file_path, by_stem, loaded, report_unknown=named and file_path == path)
+    loaded.modules = list(by_stem.values())
+    return loaded
+
+
+def _companions(path: str) -> list[str]:
+    return [candidate for candidates in companion_paths(module_stem(path)).values()
+            for candidate in candidates if candidate != path and os.path.isfile(candidate)]
+
+
+def _already_loaded(by_stem: dict[str, ModuleDump], path: str) -> bool:
+    module = by_stem.get(module_stem(path))
+    return module is not None and any(document.source == path for document in module.documents.values())
+
+
+def _add_file(path: str, by_stem: dict[str, ModuleDump], loaded: LoadedDump, report_unknown: bool) -> None:
+    document, problems = read_document(path)
+    loaded.problems.extend(problems)
+    if document is None:
+        return
+    if document.kind is FileKind.UNKNOWN:
+        if report_unknown and not problems:
+            loaded.problems.append(_not_a_dump(path))
+        return
+    stem = module_stem(path)
+    module = by_stem.setdefault(stem, ModuleDump(stem))
+    module.documents.setdefault(document.kind, document)
+
+
+def load_module_of(path: str) -> LoadedDump:
+    """The module `path` belongs to, with the companion files found beside it."""
+    loaded = LoadedDump()
+    stem = module_stem(path)
+    module = ModuleDump(stem)
+    for kind, candidates in companion_paths(stem).items():
+        for candidate in candidates:
+            if os.path.isfile(candidate):
+                document, problems = read_document(candidate, kind)
+                loaded.problems.extend(problems)
+                if document is not None:
+                    module.documents.setdefault(kind, document)
+                break
+    loaded.modules.append(module)
+    return loaded
+
+
+def _not_a_dump(path: str) -> Problem:
+    return Problem(path, Range(Position(0, 0), Position(0, 1)), Severity.ERROR, "unknown-file",
+                   "not an XLA dump: expected an HLO module, buffer assignment, live range or memory report")
