@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from hlo_lsp.model.document import Document
+from hlo_lsp.parsing.ba_syntax import line_error
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_syntax import (
     instruction_error,
@@ -22,9 +23,23 @@ MAX_PARSED_CHARS = 1 << 20
 
 def syntax_problems(document: Document) -> list[Problem]:
     problems = document.scan_problems()
+    if document.kind.is_buffer_assignment_family:
+        problems = [_refined(document, problem) for problem in problems]
     flagged = {problem.range.start.line for problem in problems}
     problems.extend(_grammar_problems(document, flagged))
     return problems
+
+
+def _refined(document: Document, problem: Problem) -> Problem:
+    """A line the scanner could not read, with the grammar's word on where it goes wrong."""
+    line = problem.range.start.line
+    if problem.code != "syntax":
+        return problem
+    text = document.line(line).rstrip("\r")
+    error = line_error(text, document.scan(line).end_state)
+    if error is None:
+        return problem
+    return _located(document, line, text, error.start, error.end, error.message)
 
 
 def _grammar_problems(document: Document, flagged: set[int]) -> Iterator[Problem]:

@@ -65,5 +65,34 @@ def hlo_parser() -> Lark:
         start=list(HLO_STARTS),
         postlex=BracketNewlines(),
         maybe_placeholders=False,
-        cache=False,
+    )
+
+
+BUFFER_ASSIGNMENT_STARTS = (
+    "dump", "allocation_header", "value_line", "reused_value", "value_ref", "position", "use",
+    "sequence_entry", "live_range_line", "peak_line", "stack_frame_line", "stats_line",
+)
+
+
+@functools.lru_cache(maxsize=None)
+def buffer_assignment_parser() -> Lark:
+    """LALR parser for buffer-assignment, values and live-range files (grammar/buffer_assignment.lark)."""
+    return Lark.open(
+        str(grammar_dir() / "buffer_assignment.lark"),
+        parser="lalr",
+        start=list(BUFFER_ASSIGNMENT_STARTS),
+        postlex=BracketNewlines(),
+        maybe_placeholders=False,
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def memory_report_parser() -> Lark:
+    """LALR parser for memory-usage reports (grammar/memory_report.lark)."""
+    return Lark.open(
+        str(grammar_dir() / "memory_report.lark"),
+        parser="lalr",
+        start="report",
+        postlex=BracketNewlines(),
+        maybe_placeholders=False,
     )

@@ -177,6 +177,25 @@ class HloTransformer(Transformer[Token, Any]):
         name = children[0]
         return ModuleHeader(_name(name), _name_span(name), tuple(children[1:]))
 
+    # A whole module (the baseline parse) becomes plain tuples, never lark trees.
+    def module(self, children: list[Any]) -> tuple[Any, ...]:
+        return tuple(children)
+
+    def computation(self, children: list[Any]) -> tuple[ComputationHeader, tuple[Instruction, ...]]:
+        return (children[0], tuple(children[1:]))
+
+    def table(self, children: list[Any]) -> tuple[str, tuple[Any, ...]]:
+        return (str(children[0]), tuple(children[1:]))
+
+    def string_row(self, children: list[Token]) -> tuple[int, str]:
+        return (int(children[0]), str(children[1])[1:-1])
+
+    def record_row(self, children: list[Any]) -> tuple[int, dict[str, int]]:
+        return (int(children[0]), dict(children[1:]))
+
+    def table_field(self, children: list[Token]) -> tuple[str, int]:
+        return (str(children[0]), int(children[1]))
+
 
 def _pairs(tokens: list[Token]) -> tuple[tuple[str, str], ...]:
     """key=value pairs directly inside the outermost group (metadata={k=v k=v})."""
@@ -211,7 +230,7 @@ def _parse(text: str, start: str) -> Any:
     try:
         return _parser().parse(text, start=start)
     except UnexpectedInput as error:
-        return _parse_error(text, error)
+        return parse_error_of(text, error)
     except (LarkError, ValueError, IndexError, TypeError) as error:
         return ParseError(0, len(text), f"cannot parse: {error}")
     except RecursionError:
@@ -280,7 +299,7 @@ _READABLE = {
 }
 
 
-def _parse_error(text: str, error: UnexpectedInput) -> ParseError:
+def parse_error_of(text: str, error: UnexpectedInput) -> ParseError:
     position = max(0, min(getattr(error, "pos_in_stream", None) or 0, len(text)))
     if isinstance(error, UnexpectedToken):
         token = error.token
@@ -300,8 +319,13 @@ def _parse_error(text: str, error: UnexpectedInput) -> ParseError:
     return ParseError(position, min(end, max(len(text), position)), message)
 
 
+def _readable(name: str) -> str:
+    name = name.split("__", 1)[1] if "__" in name and not name.startswith("__") else name
+    return _READABLE.get(name, f"`{name.lower()}`" if name.isupper() else name)
+
+
 def _expected(names: Any) -> str:
-    readable = sorted({_READABLE.get(name, f"`{name.lower()}`" if name.isupper() else name) for name in names or ()})
+    readable = sorted({_readable(name) for name in names or ()})
     if len(readable) > 5:
         readable = readable[:5] + ["..."]
     return ", ".join(readable) or "something else"
