@@ -29,6 +29,8 @@ COMP: State = "comp"
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
 _INSTRUCTION_HEAD = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME})[ \t]*=[ \t]*")
+# The common case in one match: `[ROOT] name = shape opcode(`.
+_INSTRUCTION_START = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME})[ \t]*=[ \t]*(.*?)[ \t]([a-z][a-z0-9_\-]*)\(")
 _COMPUTATION_HEAD = re.compile(rf"[ \t]*(ENTRY[ \t]+)?%?({_NAME})[ \t]*(\(|\{{|,)")
 _COMPUTATION_END = re.compile(rf"[ \t]*\}}[ \t]*(//[ \t]*%?({_NAME})?.*)?$")
 _OPCODE = re.compile(r"[ \t]([a-z][a-z0-9_\-]*)\(")
@@ -69,6 +71,10 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
     """Scans one line of an HLO module (without its line end) in `state`."""
     if text.endswith("\r"):
         text = text[:-1]
+    if state == COMP:
+        fast = _INSTRUCTION_START.match(text)
+        if fast is not None and fast.group(3).find("=") < 0:
+            return _instruction_scan(text, fast)
     if isinstance(state, tuple) and state[0] == "cont":
         return _scan_continuation(state, text)
     stripped = text.strip()
@@ -217,6 +223,20 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
     if close_paren > 0:
         _collect_attribute_refs(text, close_paren + 1, refs)
     return tuple(refs.refs)
+
+
+def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
+    """The scan of an instruction line inside a computation, from one regex match."""
+    name, start = match.group(2), match.start(2)
+    if text.isascii():
+        definition = (Ref(Role.INSTRUCTION_DEF, name, start, start + len(name)),)
+    else:
+        definition = (make_ref(text, Role.INSTRUCTION_DEF, name, start),)
+    data = (name, match.start(3), match.start(4), match.group(4), match.group(1) is not None)
+    count = text.count
+    if count("(") == count(")") and count("{") == count("}") and count("[") == count("]"):
+        return LineScan("instruction", COMP, definition, data)
+    return _with_continuation(LineScan("instruction", COMP, definition, data), text, COMP)
 
 
 def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
