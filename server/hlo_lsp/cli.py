@@ -74,8 +74,9 @@ def _print_problem(problem: Problem) -> None:
 
 
 def _shown(path: str) -> str:
-    relative = os.path.relpath(path) if os.path.isabs(path) else path
-    return relative if not relative.startswith("../../") else path
+    """The path relative to the working folder when that is shorter to read."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir + os.sep + os.pardir) else relative
 
 
 def _problem_json(problem: Problem) -> dict[str, object]:
