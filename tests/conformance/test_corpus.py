@@ -1,0 +1,123 @@
+"""The whole shared corpus of real XLA dumps: read without a single problem, names resolved,
+sizes and peaks recomputed exactly as XLA printed them."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPUS
+from hlo_lsp.analysis.context import CheckContext
+from hlo_lsp.analysis.memory import live_at, new_format_peak, peak_moment
+from hlo_lsp.analysis.run import check_module
+from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.model.sizes import dense_size, tiled_size
+from hlo_lsp.parsing.ba_syntax import buffer_assignment_error, memory_report_error
+from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.parsing.hlo_syntax import parse_module
+from hlo_lsp.parsing.line_scan import Role
+from hlo_lsp.parsing.syntax import ParseError, TupleShape
+from hlo_lsp.workspace.loader import load
+
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the shared corpus is not beside the project ({CORPUS})")
+
+
+def _modules() -> list[ModuleDump]:
+    return load([str(CORPUS)]).modules if CORPUS.is_dir() else []
+
+
+MODULES = _modules()
+IDS = [str(Path(m.stem).relative_to(CORPUS)) for m in MODULES]
+
+
+def test_corpus_is_all_found() -> None:
+    loaded = load([str(CORPUS)])
+    assert loaded.problems == []
+    files = sum(len(module.documents) for module in loaded.modules)
+    listed = [p for p in CORPUS.rglob("*.txt") if p.name not in ("MANIFEST.txt", "README.md")]
+    assert files == len(listed)
+
+
+@pytest.mark.parametrize("module", MODULES, ids=IDS)
+def test_module_has_no_problems(module: ModuleDump) -> None:
+    assert [f"{p.source}:{p.range}: {p.message} [{p.code}]" for p in check_module(module)] == []
+
+
+@pytest.mark.parametrize("module", MODULES, ids=IDS)
+def test_every_file_follows_its_grammar(module: ModuleDump) -> None:
+    for kind, document in module.documents.items():
+        text = document.text
+        if kind is FileKind.HLO_MODULE:
+            error = parse_module(text)
+            assert not isinstance(error, ParseError), (document.source, error)
+        elif kind is FileKind.MEMORY_USAGE_REPORT:
+            assert memory_report_error(text) is None, document.source
+        else:
+            assert buffer_assignment_error(text) is None, document.source
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m.hlo is not None],
+                         ids=[i for m, i in zip(MODULES, IDS) if m.hlo is not None])
+def test_every_name_resolves(module: ModuleDump) -> None:
+    hlo = module.hlo
+    assert hlo is not None
+    defined = {ref.name for _, scan in hlo.document.scans() for ref in scan.refs if ref.role is Role.INSTRUCTION_DEF}
+    used = {ref.name for _, ref in hlo.document.all_uses() if ref.role is Role.INSTRUCTION_USE}
+    assert used <= defined
+    for document in module.buffer_assignment_documents:
+        mentioned = {ref.name for _, ref in document.all_uses() if ref.role is Role.INSTRUCTION_MENTION}
+        assert mentioned, document.source
+        assert mentioned <= defined, (document.source, sorted(mentioned - defined)[:5])
+
+
+WITH_BUFFERS = [m for m in MODULES if m.buffer_assignment is not None]
+BUFFER_IDS = [i for m, i in zip(MODULES, IDS) if m.buffer_assignment is not None]
+
+
+@pytest.mark.parametrize("module", WITH_BUFFERS, ids=BUFFER_IDS)
+def test_recomputed_sizes_equal_printed_sizes(module: ModuleDump) -> None:
+    context = CheckContext(module)
+    buffers = module.buffer_assignment
+    assert buffers is not None
+    checked = 0
+    for value in buffers.values():
+        shape = context.shape(value.shape_text)
+        assert shape is not None, value.shape_text
+        if isinstance(shape, TupleShape):
+            if context.tiled:
+                continue  # TPU tuple tables are backend-sized (always 32 bytes)
+            expected = dense_size(shape)
+        else:
+            expected = tiled_size(shape) if context.tiled else dense_size(shape)
+        assert expected == value.size, (value.label, value.shape_text)
+        checked += 1
+    assert checked or not buffers.allocations
+
+
+WITH_PEAK = [m for m in WITH_BUFFERS if m.buffer_assignment.live_range and m.buffer_assignment.live_range.peak]
+PEAK_IDS = [i for m, i in zip(WITH_BUFFERS, BUFFER_IDS) if m in WITH_PEAK]
+
+
+@pytest.mark.parametrize("module", WITH_PEAK, ids=PEAK_IDS)
+def test_peak_time_and_list_equal_xla(module: ModuleDump) -> None:
+    section = module.buffer_assignment.live_range
+    sized = CheckContext(module).sized_live_ranges
+    assert sized is not None
+    time = peak_moment((s.live_range.start, s.live_range.end, s.instruction_bytes) for s in sized)
+    assert time == section.peak_time
+    if section.peak_format == "new":
+        assert new_format_peak(sized, time) == [(entry.label, entry.size) for entry in section.peak]
+    else:
+        live = live_at(sized, time)
+        assert Counter(s.live_range.name for s in live) == Counter(entry.name for entry in section.peak)
+        sizes = {s.live_range.name: s.instruction_bytes for s in live}
+        assert all(sizes[entry.name] == entry.size for entry in section.peak)
+
+
+def test_corpus_has_both_peak_formats_and_all_generations() -> None:
+    formats = {m.buffer_assignment.live_range.peak_format for m in WITH_PEAK}
+    assert formats == {"old", "new"}
+    assert {p.parts[len(CORPUS.parts)] for p in map(Path, (m.stem for m in MODULES))} == {
+        "seeds", "jax-0.10.2", "jax-0.4.38"}

@@ -1,0 +1,67 @@
+"""Shared fixtures: the bundled real dumps in tests/data and the shared corpus beside the project."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hlo_lsp.analysis.run import check_module
+from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.problems import Problem
+from hlo_lsp.workspace.loader import load
+
+DATA = Path(__file__).parent / "data"
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+# Bundled modules, by what they exercise.
+SPLIT_MLP = DATA / "jax-0.10.2" / "mlp3" / "module_0000.jit_mlp.cpu_after_optimizations"
+COMBINED_MLP = DATA / "jax-0.4.38" / "mlp3" / "module_0001.jit_mlp.cpu_after_optimizations"
+SPLIT_CONTROL_FLOW = DATA / "jax-0.10.2" / "control_flow" / "module_0000.jit_f.cpu_after_optimizations"
+COMBINED_CONTROL_FLOW = DATA / "jax-0.4.38" / "control_flow" / "module_0001.jit_f.cpu_after_optimizations"
+GPU_SEED = DATA / "seeds" / "torchxla-gpu-decode.buffer-assignment.txt"
+GPU_HLO_SEED = DATA / "seeds" / "torchxla-gpu-decode-batch32.after_optimizations.txt"
+TPU_SEED = DATA / "seeds" / "tpu-allreduce-mlp.buffer-assignment.txt"
+TPU_JAX_SEED = DATA / "seeds" / "jax-tpu-mini-attention.buffer-assignment.txt"
+HANDWRITTEN = DATA / "handwritten" / "while_and_constants.hlo"
+
+
+def copy_module(stem: Path, destination: Path) -> Path:
+    """Copies every file of the module `stem` into `destination`; returns the new stem."""
+    for source in stem.parent.glob(stem.name + "*"):
+        target = destination / source.name
+        shutil.copyfile(source, target)
+    return destination / stem.name
+
+
+def plant(path: Path, old: str, new: str) -> int:
+    """Replaces the one line of `path` containing `old` (which must occur once); returns its 0-based line."""
+    text = path.read_text()
+    assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times in {path.name}"
+    line = text[: text.index(old)].count("\n")
+    path.write_text(text.replace(old, new))
+    return line
+
+
+def problems_of(*paths: Path) -> list[Problem]:
+    """Every problem `hlo-lsp check` reports on these files or folders."""
+    loaded = load([str(path) for path in paths])
+    problems = list(loaded.problems)
+    for module in loaded.modules:
+        problems.extend(check_module(module))
+    return problems
+
+
+def module_of(path: Path) -> ModuleDump:
+    """The module a file belongs to, companions included."""
+    loaded = load([str(path)])
+    assert len(loaded.modules) == 1, [m.stem for m in loaded.modules]
+    return loaded.modules[0]
+
+
+@pytest.fixture
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip(f"the shared corpus is not beside the project ({CORPUS})")
+    return CORPUS

@@ -1,0 +1,34 @@
+"""`pip install .` (not editable) gives a working hlo-lsp that finds its grammars in the wheel."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from conftest import SPLIT_MLP
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_wheel_ships_the_grammars_and_checks_a_dump(tmp_path: Path) -> None:
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path), str(ROOT)],
+                   check=True, capture_output=True)
+    wheel = next(tmp_path.glob("hlo_lsp-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {"hlo_lsp/grammar/hlo.lark", "hlo_lsp/grammar/buffer_assignment.lark",
+            "hlo_lsp/grammar/memory_report.lark", "hlo_lsp/grammar/common.lark"} <= set(names)
+    target = tmp_path / "installed"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target),
+                    str(wheel)], check=True, capture_output=True)
+    # Run from elsewhere with only the installed copy importable: the repository's grammar/
+    # folder is out of reach, so the grammars must come from the wheel.
+    result = subprocess.run(
+        [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); from hlo_lsp.cli import main; "
+         "import hlo_lsp; assert hlo_lsp.__file__.startswith(sys.argv[1]); sys.exit(main(sys.argv[2:]))",
+         str(target), "check", str(SPLIT_MLP) + ".txt"],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "0 error(s), 0 warning(s)" in result.stderr
