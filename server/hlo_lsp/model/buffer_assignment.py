@@ -9,9 +9,10 @@ Every record remembers the document and line it was read from.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Document
 from hlo_lsp.parsing.line_scan import LineScan
 from hlo_lsp.text import Range, utf16_column
@@ -245,10 +246,15 @@ class BufferAssignment:
 def read_buffer_assignment(documents: Iterable[Document]) -> BufferAssignment:
     """Reads the model from the documents of one module (combined or split files)."""
     model = BufferAssignment()
-    for document in documents:
-        model.sources.append(document.source)
-        _Reader(document, model).read()
+    with paused_collector():
+        for document in documents:
+            model.sources.append(document.source)
+            _Reader(document, model).read()
     return model
+
+
+def _ignore(line: int, scan: LineScan) -> None:
+    """Lines that carry nothing for the model (blank lines, headers of known sections)."""
 
 
 @dataclass
@@ -316,10 +322,12 @@ class _Reader:
                      Range.on_line(line, utf16_column(text, start), utf16_column(text, end)))
 
     def read(self) -> None:
+        handlers: dict[str, Callable[[int, LineScan], None]] = {}
         for line, scan in self.document.scans():
-            handler = getattr(self, "_on_" + scan.kind, None)
-            if handler is not None:
-                handler(line, scan)
+            handler = handlers.get(scan.kind)
+            if handler is None:
+                handler = handlers[scan.kind] = getattr(self, "_on_" + scan.kind, _ignore)
+            handler(line, scan)
         self._finish_allocation()
         self._finish_used_value()
         self._finish_live_range()

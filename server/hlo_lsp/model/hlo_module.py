@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Document
 from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_module_header, parse_shape
 from hlo_lsp.parsing.line_scan import LineScan, Role
@@ -65,7 +66,9 @@ class HloModule:
         self.computations: dict[str, Computation] = {}
         self._computation_starts: list[int] = []
         self._computation_order: list[Computation] = []
-        self._read_structure()
+        self._first_definition: dict[str, int] | None = None
+        with paused_collector():
+            self._read_structure()
 
     def _read_structure(self) -> None:
         open_computation: tuple[int, str, bool, Range] | None = None
@@ -162,10 +165,21 @@ class HloModule:
     def parse(self, line: int) -> Instruction | ParseError:
         return parse_instruction(self.instruction_text(line))
 
+    def line_of(self, name: str) -> int | None:
+        """The line defining instruction `name` (the first, if several computations define it)."""
+        if self._first_definition is None:
+            table: dict[str, int] = {}
+            with paused_collector():
+                for computation in self._computation_order:
+                    for line in computation.instruction_lines:
+                        table.setdefault(self.document.scan(line).data[0], line)
+            self._first_definition = table
+        return self._first_definition.get(name)
+
     def shape_of(self, name: str) -> Shape | None:
         """The instruction's shape, read from its line without parsing the rest."""
-        site = self.site(name)
-        return self.shape_at_line(site.line) if site else None
+        line = self.line_of(name)
+        return self.shape_at_line(line) if line is not None else None
 
     def shape_at_line(self, line: int) -> Shape | None:
         scan = self.document.scan(line)
