@@ -169,7 +169,7 @@ def _read_used_values(state: State, text: str, stripped: str) -> LineScan:
         match = _USE.match(text)
         if match:
             return LineScan("use", "uses", data=(match.group(1), int(match.group(2)), match.group(3)))
-    return _unrecognized(state, text, "a value block line (`<id name>`, positions:, uses:, from instruction:)")
+    return _unrecognized(state, text, _EXPECTED[state])
 
 
 def _scan_from_instruction(text: str) -> LineScan:
@@ -187,7 +187,9 @@ def _scan_from_instruction(text: str) -> LineScan:
 def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineScan:
     _, depth, base, owner = state
     stripped = text.strip()
-    if stripped.startswith("<") and _USED_VALUE.match(stripped):
+    if (stripped.startswith("<") and _USED_VALUE.match(stripped)) or _section_header(stripped) is not None:
+        # The next block starts while brackets are still open: the instruction
+        # above was cut short. Scan this line fresh so the sections after it stay read.
         scan = scan_ba_line(base, text)
         problem = _problem(text, "unbalanced-brackets",
                            f"the {owner.replace('_', ' ')} above leaves {depth} bracket(s) open")
@@ -268,9 +270,9 @@ _EXPECTED: dict[State, str] = {
     "top": "a section header (BufferAssignment:, Total bytes used:, Used values:, HloLiveRange ...)",
     "alloc": "`allocation N: size S, ...:` or ` value: <id name> (size=S,offset=O): shape`",
     "reused": "` value: <id name> (color=C)`",
-    "used": "a value block line",
-    "positions": "a position (`name` or `name {index}`)",
-    "uses": "a use (`name, operand N`) or (none)",
+    "used": "a value block line (`<id name>`, positions:, uses:, from instruction:)",
+    "positions": "a position (`name` or `name {index}`), or uses:",
+    "uses": "a use (`name, operand N`), (none), or from instruction:",
     "lr": "InstructionSequence:",
     "seq": "`N:name`",
     "ranges": "`name{index}:start-end`",

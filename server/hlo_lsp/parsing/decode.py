@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hlo_lsp.problems import Problem, Severity
-from hlo_lsp.text import Position, Range
+from hlo_lsp.text import Position, Range, utf16_length
 
 _SNIFF_BYTES = 8192
 
@@ -36,7 +36,7 @@ def decode_dump(data: bytes, source: str) -> tuple[str, list[Problem]]:
         text = data.decode("utf-8", errors="replace")
         before = data[: error.start]
         line = before.count(b"\n")
-        column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", errors="replace"))
+        column = utf16_length(before[before.rfind(b"\n") + 1 :].decode("utf-8", errors="replace"))
         problems.append(_problem(source, line, column, Severity.ERROR, "invalid-utf8",
                                  f"bytes that are not UTF-8 (first at byte {error.start}); shown as U+FFFD"))
     if not text.strip():

@@ -159,7 +159,7 @@ def _scan_computation_header(text: str) -> LineScan:
 
 def _signature_uses(text: str, open_paren: int, refs: RefCollector) -> None:
     """Signature parameters name the computation's parameter instructions."""
-    close = _matching_paren(text, open_paren)
+    close = matching_paren(text, open_paren)
     end = close + 1 if close > 0 else len(text)
     for param in _SIGNATURE_PARAM.finditer(text, open_paren, end):
         refs.add(Role.INSTRUCTION_USE, param.group(1), param.start(1))
@@ -216,7 +216,7 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
         return ()
     _, _, opcode_start, opcode, _ = scan.data
     open_paren = opcode_start + len(opcode)
-    close_paren = _matching_paren(text, open_paren)
+    close_paren = matching_paren(text, open_paren)
     operands_end = close_paren if close_paren > 0 else len(text)
     if opcode not in _LITERAL_OPCODES:
         _collect_operands(text, open_paren + 1, operands_end, refs)
@@ -251,7 +251,8 @@ def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
 def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineScan:
     _, depth, base, owner = state
     stripped = text.strip()
-    if _INSTRUCTION_HEAD.match(text) or (stripped == "}" and base == COMP):
+    if _INSTRUCTION_HEAD.match(text) or (base == COMP and _COMPUTATION_END.match(text)) or (
+            stripped.endswith("{") and _COMPUTATION_HEAD.match(text) and "=" not in stripped):
         # A new item starts while brackets are still open: the previous one was
         # cut short. Scan this line fresh so the rest of the file stays indexed.
         scan = scan_hlo_line(base, text)
@@ -265,7 +266,7 @@ def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineSca
     return LineScan("continuation", next_state)
 
 
-def _matching_paren(text: str, open_index: int) -> int:
+def matching_paren(text: str, open_index: int) -> int:
     """Index of the `)` closing the `(` at `open_index`, or -1."""
     close = text.find(")", open_index + 1)
     if close < 0:

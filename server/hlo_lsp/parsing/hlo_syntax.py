@@ -15,6 +15,7 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from hlo_lsp.parsing.grammars import HLO_STARTS, BracketNewlines, grammar_dir
+from hlo_lsp.parsing.hlo_scanner import matching_paren
 from hlo_lsp.parsing.syntax import (
     ArrayShape,
     Attribute,
@@ -29,6 +30,8 @@ from hlo_lsp.parsing.syntax import (
     TupleShape,
 )
 
+# Opcodes whose operands are literals even when they look like names (true, nan, inf).
+_LITERAL_OPCODES = frozenset(("constant", "parameter"))
 _PAIR_VALUE_TYPES = frozenset(("STRING", "NUMBER", "INT", "NAME", "SINGLE_QUOTED"))
 
 
@@ -249,8 +252,10 @@ def parse_instruction(text: str) -> Instruction | ParseError:
         shape_end = end
         while shape_end > shape_start and text[shape_end - 1].isspace():
             shape_end -= 1
+        literal_only = result.opcode in _LITERAL_OPCODES
         operands = tuple(
-            Operand(None, o.span, literal=_literal_text(text, result, o)) if o.literal is not None else o
+            Operand(None, o.span, literal=_literal_text(text, result, o)) if o.literal is not None or literal_only
+            else o
             for o in result.operands
         )
         result = Instruction(result.name, result.name_span, result.is_root, result.shape, (shape_start, shape_end),
@@ -262,9 +267,9 @@ def _literal_text(text: str, instruction: Instruction, operand: Operand) -> str:
     """The literal as written: for constant(...) everything between the parentheses."""
     if instruction.opcode != "constant":
         return text[operand.span[0] : operand.span[1]]
-    limit = instruction.attributes[0].key_span[0] if instruction.attributes else len(text)
-    inner = text[instruction.opcode_span[1] : limit].rstrip().rstrip(",").rstrip()
-    return inner[1:-1].strip()
+    open_paren = text.index("(", instruction.opcode_span[1])
+    close_paren = matching_paren(text, open_paren)
+    return text[open_paren + 1 : close_paren if close_paren > 0 else len(text)].strip()
 
 
 @functools.lru_cache(maxsize=65536)
