@@ -43,11 +43,22 @@ class SizedRange:
     value_bytes: int  # dense size of the value's own (sub)shape
 
 
+def paired_module(hlo: HloModule | None, buffers: BufferAssignment | None) -> HloModule | None:
+    """`hlo` when it is the module the buffer assignment was made for (most scheduled names
+    are its instructions), else None: XLA numbers modules per process, so a folder can hold
+    files of two compilations under one name."""
+    if hlo is None or buffers is None or buffers.live_range is None or not buffers.live_range.schedule:
+        return hlo
+    schedule = buffers.live_range.schedule
+    known = sum(1 for entry in schedule if hlo.line_of(entry.name) is not None)
+    return hlo if known * 2 >= len(schedule) else None
+
+
 class ShapeLookup:
-    """Instruction shapes by name: from the HLO module when there is one, else from Used values."""
+    """Instruction shapes by name: from the paired HLO module, else from Used values."""
 
     def __init__(self, hlo: HloModule | None, buffers: BufferAssignment | None) -> None:
-        self._hlo = hlo
+        self._hlo = paired_module(hlo, buffers)
         self._from_values: dict[str, str] = {}
         if buffers is not None:
             for used in buffers.used_values:

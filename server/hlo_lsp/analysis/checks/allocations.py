@@ -35,8 +35,7 @@ def check(context: CheckContext) -> Iterator[Problem]:
 def _check_header(allocation: Allocation) -> Iterator[Problem]:
     place = allocation.place
     if allocation.unread.strip():
-        yield problem(place, Severity.WARNING, "allocation-properties",
-                      f"unknown allocation property: {allocation.unread.strip()!r}")
+        return  # a syntax problem on this header already; its kinds cannot be judged
     exclusive = [kind for kind, present in zip(_EXCLUSIVE_KINDS, (
         allocation.is_parameter, allocation.is_constant, allocation.is_thread_local)) if present]
     if len(exclusive) > 1:

@@ -69,18 +69,28 @@ def _check_duplicate_instructions(hlo: HloModule, lines: tuple[int, ...]) -> Ite
 
 
 def _check_undefined_names(hlo: HloModule) -> Iterator[Problem]:
+    """Every use resolves: instructions within their computation (XLA's parser scope), the rest module-wide."""
     document = hlo.document
     defined: dict[Role, set[str]] = {role: set() for role, _ in _DEFINES.values()}
     for _, scan in document.scans():
         for ref in scan.refs:
             if ref.role in defined:
                 defined[ref.role].add(ref.name)
+    local = {c.line: {document.scan(line).data[0] for line in c.instruction_lines} for c in hlo.all_computations()}
     for line, ref in document.all_uses():
         definition = _DEFINES.get(ref.role)
         if definition is None:
             continue
         role, what = definition
-        if ref.name not in defined[role]:
-            severity = Severity.ERROR if role in (Role.INSTRUCTION_DEF, Role.COMPUTATION_DEF) else Severity.WARNING
-            yield _problem(hlo, Range.on_line(line, ref.start, ref.end), severity, f"undefined-{what.replace(' ', '-')}",
-                           f"{what} {ref.name} is not defined in this module")
+        scope = defined[role]
+        if ref.role is Role.INSTRUCTION_USE:
+            computation = hlo.computation_at(line)
+            scope = local[computation.line] if computation is not None else scope
+        if ref.name in scope:
+            continue
+        elsewhere = ref.role is Role.INSTRUCTION_USE and ref.name in defined[role]
+        message = (f"instruction {ref.name} is defined in another computation, not in this one" if elsewhere
+                   else f"{what} {ref.name} is not defined in this module")
+        severity = Severity.ERROR if role in (Role.INSTRUCTION_DEF, Role.COMPUTATION_DEF) else Severity.WARNING
+        yield _problem(hlo, Range.on_line(line, ref.start, ref.end), severity, f"undefined-{what.replace(' ', '-')}",
+                       message)

@@ -15,12 +15,13 @@ def check(context: CheckContext) -> Iterator[Problem]:
         return
     section = buffers.live_range
     yield from _check_schedule(section)
+    end = _schedule_end(section)
     positions = {entry.name: entry.time for entry in section.schedule}
     allocated = {(value.name, value.index or ()) for value in buffers.values()}
     for entry in section.ranges:
-        if not 0 <= entry.start <= entry.end <= section.max_time:
+        if not 0 <= entry.start <= entry.end <= end:
             yield problem(entry.place, Severity.ERROR, "live-range-bounds",
-                          f"live range {entry.start}-{entry.end} of {entry.label} is outside 0..{section.max_time}"
+                          f"live range {entry.start}-{entry.end} of {entry.label} is outside 0..{end}"
                           + (" (it ends before it starts)" if entry.start > entry.end else ""))
         defined_at = positions.get(entry.name)
         if defined_at is None:
@@ -33,7 +34,27 @@ def check(context: CheckContext) -> Iterator[Problem]:
         if buffers.has_allocations_section and (entry.name, entry.index) not in allocated:
             yield problem(entry.place, Severity.WARNING, "unallocated-live-range",
                           f"{entry.label} has a live range but no allocation holds it")
-    yield from _check_entry_parameters(context, section)
+    yield from _check_entry_parameters(context, end)
+    yield from _check_values_have_ranges(context)
+
+
+def _schedule_end(section: LiveRangeSection) -> int:
+    """The schedule's end time: its length when `max` disagrees (reported once, by schedule-length)."""
+    return len(section.schedule) if section.schedule else section.max_time
+
+
+def _check_values_have_ranges(context: CheckContext) -> Iterator[Problem]:
+    """L8, restricted as dump-format.md says: thread-local values never have a live range."""
+    buffers = context.buffers
+    if buffers is None or not context.live_ranges:
+        return
+    for allocation in buffers.allocations:
+        if allocation.is_thread_local:
+            continue
+        for value in allocation.values:
+            if context.live_range_of(value) is None:
+                yield problem(value.place, Severity.WARNING, "value-without-live-range",
+                              f"{value.label} is allocated but has no entry under BufferLiveRange")
 
 
 def _check_schedule(section: LiveRangeSection) -> Iterator[Problem]:
@@ -52,7 +73,7 @@ def _check_schedule(section: LiveRangeSection) -> Iterator[Problem]:
                       f"{len(section.schedule)} entries")
 
 
-def _check_entry_parameters(context: CheckContext, section: LiveRangeSection) -> Iterator[Problem]:
+def _check_entry_parameters(context: CheckContext, end: int) -> Iterator[Problem]:
     """Entry parameters that do not alias an output live over the whole program."""
     buffers = context.buffers
     if buffers is None:
@@ -68,10 +89,10 @@ def _check_entry_parameters(context: CheckContext, section: LiveRangeSection) ->
             if aliased is not None and (allocation.parameter_number, allocation.parameter_index or ()) in aliased:
                 continue
             live = context.live_range_of(value)
-            if live is not None and (live.start, live.end) != (0, section.max_time):
+            if live is not None and (live.start, live.end) != (0, end):
                 yield problem(live.place, Severity.WARNING, "parameter-live-range",
                               f"entry parameter {value.label} is live {live.start}-{live.end}; a parameter "
-                              f"that does not alias an output lives 0-{section.max_time}",
+                              f"that does not alias an output lives 0-{end}",
                               ((allocation.place, f"allocation {allocation.index}"),))
 
 

@@ -37,22 +37,24 @@ def check(context: CheckContext) -> Iterator[Problem]:
 
 
 def _check_cumulative(section: LiveRangeSection) -> Iterator[Problem]:
-    running = 0
+    # A line is wrong when its cumulative agrees neither with the sum of the sizes so far
+    # nor with the previous line's cumulative plus its size: one bad number, one error.
+    running = previous = 0
     for entry in section.peak:
         if entry.cumulative is None:
             return
         running += entry.size
-        if entry.cumulative != running:
+        if entry.cumulative not in (running, previous + entry.size):
             yield problem(entry.place, Severity.ERROR, "peak-cumulative",
                           f"cumulative is {entry.cumulative} but the sizes so far add up to {running}")
-            running = entry.cumulative
+        previous = entry.cumulative
 
 
 def _check_new_list(section: LiveRangeSection, sized: list[SizedRange]) -> Iterator[Problem]:
     assert section.peak_time is not None
     expected = new_format_peak(sized, section.peak_time)
     printed = [(entry.label, entry.size) for entry in section.peak]
-    yield from _compare_members(section, {label for label, _ in expected})
+    yield from _compare_members(section, Counter(label for label, _ in expected))
     sizes = dict(expected)
     for entry in section.peak:
         size = sizes.get(entry.label)
@@ -83,12 +85,13 @@ def _check_old_list(section: LiveRangeSection, sized: list[SizedRange]) -> Itera
                           f"{entry.name} takes {whole[entry.name]} bytes, not {entry.size}")
 
 
-def _compare_members(section: LiveRangeSection, expected: set[str]) -> Iterator[Problem]:
-    listed = {entry.label for entry in section.peak}
+def _compare_members(section: LiveRangeSection, expected: Counter[str]) -> Iterator[Problem]:
+    listed: Counter[str] = Counter()
     for entry in section.peak:
-        if entry.label not in expected:
-            yield problem(entry.place, Severity.ERROR, "peak-list",
-                          f"{entry.label} is listed at the peak but is not live at {section.peak_time}")
+        listed[entry.label] += 1
+        if listed[entry.label] > expected[entry.label]:
+            reason = "more than once" if expected[entry.label] else f"but is not live at {section.peak_time}"
+            yield problem(entry.place, Severity.ERROR, "peak-list", f"{entry.label} is listed at the peak {reason}")
     for label in sorted(expected - listed):
         yield _missing(section, label)
 
