@@ -287,9 +287,12 @@ def _clamp(edit: Range, document: Document) -> tuple[Position, Position]:
     last = document.line_count - 1
 
     def clamp(position: Position) -> Position:
+        # Like editors do: before the text means its start, after it means its end.
+        if position.line < 0:
+            return Position(0, 0)
         if position.line > last:
             return Position(last, 1 << 30)
-        return Position(max(position.line, 0), max(position.character, 0))
+        return Position(position.line, max(position.character, 0))
 
     return clamp(start), clamp(end)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Document
+from hlo_lsp.parsing.hlo_scanner import printed_parent_frame
 from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_module_header, parse_shape
 from hlo_lsp.parsing.line_scan import LineScan, Role
 from hlo_lsp.parsing.syntax import Instruction, ModuleHeader, ParseError, Shape
@@ -233,11 +234,12 @@ class HloModule:
             file_name = self._table_string("FileNames", where.get("file_name_id", -1))
             function_name = self._table_string("FunctionNames", where.get("function_name_id", -1))
             source_line, column = where.get("line"), where.get("column")
+        parent = fields.get("parent_frame_id")
         return StackFrame(frame_id, file_name, function_name, source_line, column,
-                          fields.get("parent_frame_id"), line)
+                          printed_parent_frame(parent) if parent is not None else None, line)
 
     def stack(self, frame_id: int, limit: int = 64) -> list[StackFrame]:
-        """The frame and its parents, innermost first (stops at a self-parent or a cycle)."""
+        """The frame and its callers, innermost first (stops at the outermost frame or a cycle)."""
         frames: list[StackFrame] = []
         seen: set[int] = set()
         current: int | None = frame_id

@@ -42,7 +42,7 @@ _TOTALS = re.compile(rf"Total bytes used: ([0-9]+) \(({_HUMAN})\)[ \t]*$")
 _USED_VALUE = re.compile(rf"{_VALUE_REF}[ \t]*$")
 _POSITION = re.compile(rf"[ \t]+({_NAME})(?: ({_INDEX}))?[ \t]*$")
 _USE = re.compile(rf"[ \t]+({_NAME}), operand ([0-9]+)(?: ({_INDEX}))?[ \t]*$")
-_FROM_INSTRUCTION = re.compile(r"[ \t]*from instruction:[ \t]*")
+_FROM_INSTRUCTION = re.compile(r"from instruction:[ \t]*")
 _LIVE_RANGE_HEADER = re.compile(r"HloLiveRange \(max ([0-9]+)\):[ \t]*$")
 _SEQUENCE_ENTRY = re.compile(rf"[ \t]*([0-9]+):({_NAME})[ \t]*$")
 _LIVE_RANGE = re.compile(rf"[ \t]*({_NAME})({_INDEX}):([0-9]+)-([0-9]+)[ \t]*$")
@@ -125,7 +125,12 @@ def _read_allocations(state: State, text: str, stripped: str) -> LineScan:
     if stripped.startswith("allocation "):
         match = _ALLOCATION.match(stripped)
         if match:
-            return LineScan("allocation", "alloc", data=_allocation_data(match))
+            data = _allocation_data(match)
+            if data[-1]:  # properties this version does not know: newer XLA may add some (as `page`)
+                return LineScan("allocation", "alloc", data=data, problem=_problem(
+                    text, "allocation-properties", f"unknown allocation property: {data[-1].strip()!r}",
+                    severity=2))
+            return LineScan("allocation", "alloc", data=data)
     elif stripped.startswith("value:"):
         match = _VALUE_LINE.match(text)
         if match:
@@ -134,7 +139,7 @@ def _read_allocations(state: State, text: str, stripped: str) -> LineScan:
                 int(size), int(offset), match.group(9),
                 match.start(1), match.end(1), match.start(7) - 5, match.end(7), match.start(8) - 7, match.end(8),
             )
-            definition = (make_ref(text, Role.VALUE_DEF, match.group(2), match.start(2)),)
+            definition = (make_ref(text, Role.VALUE_DEF, str(int(match.group(2))), match.start(2), match.end(2)),)
             return LineScan("value", "alloc", definition, data)
     elif stripped.startswith("reused by buffers of a different color"):
         return LineScan("reused_header", "reused")
@@ -173,8 +178,9 @@ def _read_used_values(state: State, text: str, stripped: str) -> LineScan:
 
 
 def _scan_from_instruction(text: str) -> LineScan:
-    start = _FROM_INSTRUCTION.match(text)
-    assert start is not None
+    start = _FROM_INSTRUCTION.search(text)
+    if start is None:  # indented with other whitespace than spaces and tabs
+        return _unrecognized("used", text, _EXPECTED["used"])
     instruction = hlo_scanner.scan_instruction_at(text, start.end(), "used")
     data = (start.end(),) + instruction.data
     scan = LineScan("from_instruction", "used", (), data, instruction.problem)
@@ -261,9 +267,9 @@ def _unrecognized(state: State, text: str, expected: str) -> LineScan:
     return LineScan("unknown", state, problem=_problem(text, "syntax", f"unexpected text: expected {expected}"))
 
 
-def _problem(text: str, code: str, message: str) -> LineProblem:
+def _problem(text: str, code: str, message: str, severity: int = 1) -> LineProblem:
     start = len(text) - len(text.lstrip())
-    return line_problem(text, start, len(text.rstrip()), code, message)
+    return line_problem(text, start, len(text.rstrip()), code, message, severity)
 
 
 _EXPECTED: dict[State, str] = {
@@ -348,11 +354,12 @@ def ba_line_mentions(text: str, scan: LineScan) -> tuple[Ref, ...]:
         return tuple(refs.refs)
     name = scan.data[1] if kind in _VALUE_KINDS or kind == "sequence_entry" else scan.data[0]
     if kind in _VALUE_KINDS:
-        value_id = str(scan.data[0])
-        id_start = text.index("<" + value_id) + 1
+        digits = _VALUE_ID.search(text)
+        if digits is None:
+            return ()
         if kind != "value":
-            refs.add(Role.VALUE_MENTION, value_id, id_start)
-        refs.add(Role.INSTRUCTION_MENTION, name, id_start + len(value_id) + 1)
+            refs.refs.append(make_ref(text, Role.VALUE_MENTION, str(scan.data[0]), digits.start(1), digits.end(1)))
+        refs.add(Role.INSTRUCTION_MENTION, name, digits.end(1) + 1)
         return tuple(refs.refs)
     start = _name_start(text, kind, name)
     if start >= 0:
@@ -381,6 +388,7 @@ def _from_instruction_mentions(text: str, scan: LineScan, refs: RefCollector) ->
         refs.refs.append(Ref(role, ref.name, ref.start, ref.end))
 
 
+_VALUE_ID = re.compile(r"<([0-9]+) ")
 _VALUE_KINDS = frozenset(("value", "reused_value", "used_value"))
 _MENTIONING_KINDS = _VALUE_KINDS | frozenset(
     ("position", "use", "from_instruction", "sequence_entry", "live_range", "peak_entry")

@@ -141,13 +141,26 @@ def _scan_table_row(table: str, text: str, row: re.Match[str]) -> LineScan:
 def _table_row_uses(text: str, body_start: int, refs: RefCollector) -> None:
     for field in _TABLE_FIELD.finditer(text, body_start):
         role = _TABLE_FIELD_ROLE.get(field.group(1))
-        if role is not None:
-            refs.add(role, field.group(2), field.start(2))
+        if role is None:
+            continue
+        if field.group(1) == "parent_frame_id":
+            parent = printed_parent_frame(int(field.group(2)))
+            if parent is not None:
+                refs.refs.append(make_ref(text, role, str(parent), field.start(2), field.end(2)))
+            continue
+        refs.add(role, field.group(2), field.start(2))
+
+
+def printed_parent_frame(printed: int) -> int | None:
+    """The frame a printed `parent_frame_id` names: XLA prints the parent's id + 1, and 1 for none
+    (PrintStackFrameIndex in xla/hlo/ir/hlo_module.cc)."""
+    return printed - 1 if printed > 1 else None
 
 
 def _scan_computation_header(text: str) -> LineScan:
     head = _COMPUTATION_HEAD.match(text)
-    assert head is not None
+    if head is None:
+        return _unrecognized(text, TOP, "a computation header")
     definition = (make_ref(text, Role.COMPUTATION_DEF, head.group(2), head.start(2)),)
     data = (head.group(2), head.group(1) is not None, head.end(3) - 1 if head.group(3) == "(" else -1)
     if text.rstrip().endswith("{") or re.search(r"\{[ \t]*//.*$", text):

@@ -300,7 +300,8 @@ _READABLE = {
     "NAME": "a name", "INT": "an integer", "NUMBER": "a number", "STRING": "a string",
     "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`", "RBRACE": "`}`",
     "COMMA": "`,`", "EQUAL": "`=`", "COLON": "`:`", "BODY_OPEN": "`{`", "_NL": "end of line",
-    "$END": "end of text", "ROOT": "ROOT", "ENTRY": "ENTRY", "__ANON_0": "`->`",
+    "$END": "end of text", "ROOT": "ROOT", "ENTRY": "ENTRY", "ELLIPSIS": "`...`", "PUNCT": "a symbol",
+    "SINGLE_QUOTED": "a quoted string", "PHI": "(phi)", "HUMAN_BYTES": "a size like 1.5KiB",
 }
 
 
@@ -326,7 +327,9 @@ def parse_error_of(text: str, error: UnexpectedInput) -> ParseError:
 
 def _readable(name: str) -> str:
     name = name.split("__", 1)[1] if "__" in name and not name.startswith("__") else name
-    return _READABLE.get(name, f"`{name.lower()}`" if name.isupper() else name)
+    if name.startswith("__ANON"):
+        return "more text"
+    return _READABLE.get(name, f"`{name.lower().replace('_', ' ')}`" if name.isupper() else name)
 
 
 def _expected(names: Any) -> str:

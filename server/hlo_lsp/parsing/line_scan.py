@@ -89,9 +89,9 @@ class RefCollector:
         self.refs.append(Ref(role, name, start, end))
 
 
-def make_ref(text: str, role: Role, name: str, start: int) -> Ref:
-    """A Ref for `name` found at Python index `start` of `text`."""
-    end = start + len(name)
+def make_ref(text: str, role: Role, name: str, start: int, end: int | None = None) -> Ref:
+    """A Ref for `name` found at Python index `start` (to `end`, default start + len(name)) of `text`."""
+    end = start + len(name) if end is None else end
     if text.isascii():
         return Ref(role, name, start, end)
     return Ref(role, name, utf16_column(text, start), utf16_column(text, end))

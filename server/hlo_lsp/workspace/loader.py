@@ -63,7 +63,8 @@ def load(paths: list[str]) -> LoadedDump:
             continue
         named = os.path.isfile(path)
         for file_path in _dump_files(path) + (_companions(path) if named else []):
-            if file_path.endswith(_SKIPPED_SUFFIXES) or _already_loaded(by_stem, file_path):
+            skipped = file_path != path and file_path.endswith(_SKIPPED_SUFFIXES)
+            if skipped or _already_loaded(by_stem, file_path):
                 continue
             _add_file(file_path, by_stem, loaded, report_unknown=named and file_path == path)
     loaded.modules = list(by_stem.values())
