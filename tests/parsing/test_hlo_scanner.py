@@ -181,7 +181,8 @@ def test_table_header_and_rows_define_and_use_ids() -> None:
     text, row = line(SPLIT_MLP_HLO, "5 {file_location_id=5 parent_frame_id=4}")
     assert row.kind == "table_row" and row.end_state == ("table", "StackFrames")
     assert [(r.role, r.name, r.start, r.end) for r in row.refs] == [(Role.FRAME_DEF, "5", 0, 1)]
-    assert uses(text, row) == [(Role.LOCATION_USE, "5", 20, 21), (Role.FRAME_USE, "4", 38, 39)]
+    # parent_frame_id is printed as the parent's id + 1: `4` names frame 3.
+    assert uses(text, row) == [(Role.LOCATION_USE, "5", 20, 21), (Role.FRAME_USE, "3", 38, 39)]
     text, row = line(SPLIT_MLP_HLO, "3 {file_name_id=1 function_name_id=3 line=174")
     assert row.refs[0].role is Role.LOCATION_DEF
     assert uses(text, row) == [(Role.FILE_NAME_USE, "1", 16, 17), (Role.FUNCTION_NAME_USE, "3", 35, 36)]

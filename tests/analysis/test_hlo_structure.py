@@ -1,0 +1,151 @@
+"""HLO module structure: ROOT and ENTRY, closed computations, and names that resolve nowhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import COMBINED_MLP, HANDWRITTEN, SPLIT_MLP, copy_module, plant, problems_of
+
+from hlo_lsp.problems import Problem, Severity
+
+ERROR, WARNING = Severity.ERROR, Severity.WARNING
+FUSED = "  ROOT %dot_general.0 = f32[32,10]{1,0} dot(%param_0, %param_1)"
+
+
+def where(problems: list[Problem]) -> list[tuple[str, int, Severity, str]]:
+    return [(Path(p.source).name, p.range.start.line, p.severity, p.code) for p in problems]
+
+
+def planted(stem: Path, tmp_path: Path, old: str, new: str) -> tuple[Path, int]:
+    hlo = Path(f"{copy_module(stem, tmp_path)}.txt")
+    assert problems_of(tmp_path) == []
+    return hlo, plant(hlo, old, new)
+
+
+def line_of(path: Path, start: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().split("\n")) if line.startswith(start))
+
+
+def underlined(problem: Problem, path: Path) -> str:
+    start, end = problem.range.start, problem.range.end
+    return path.read_text().split("\n")[start.line][start.character:end.character]
+
+
+def test_operand_naming_an_undefined_instruction(tmp_path: Path) -> None:
+    hlo, line = planted(SPLIT_MLP, tmp_path, "fusion(%ynn_fusion.2, %bs_0_.1), kind=kLoop",
+                        "fusion(%ynn_fusion.7, %bs_0_.1), kind=kLoop")
+    problems = problems_of(tmp_path)
+    assert where(problems) == [(hlo.name, line, ERROR, "undefined-instruction")]
+    assert problems[0].message == "instruction ynn_fusion.7 is not defined in this module"
+    assert underlined(problems[0], hlo) == "ynn_fusion.7"
+
+
+def test_combined_dump_operand_naming_an_undefined_instruction(tmp_path: Path) -> None:
+    # JAX 0.4.38 prints names without `%`.
+    hlo, line = planted(COMBINED_MLP, tmp_path, "add_reduce_fusion = f32[32]{0} fusion(dot.32,",
+                        "add_reduce_fusion = f32[32]{0} fusion(dot.99,")
+    problems = problems_of(tmp_path)
+    assert where(problems) == [(hlo.name, line, ERROR, "undefined-instruction")]
+    assert underlined(problems[0], hlo) == "dot.99"
+
+
+def test_operand_naming_an_instruction_of_another_computation(tmp_path: Path) -> None:
+    # param_0.14 belongs to fused_computation.6, not to fused_computation.7.
+    hlo, line = planted(SPLIT_MLP, tmp_path, "  %add.8 = f32[32,256]{1,0} add(%param_0.16, %add.9)",
+                        "  %add.8 = f32[32,256]{1,0} add(%param_0.14, %add.9)")
+    assert where(problems_of(tmp_path)) == [(hlo.name, line, ERROR, "undefined-instruction")]
+
+
+def test_calls_naming_an_undefined_computation(tmp_path: Path) -> None:
+    hlo, line = planted(SPLIT_MLP, tmp_path, "calls=%fused_computation.7,", "calls=%fused_computation.77,")
+    problems = problems_of(tmp_path)
+    assert where(problems) == [(hlo.name, line, ERROR, "undefined-computation")]
+    assert problems[0].message == "computation fused_computation.77 is not defined in this module"
+    assert underlined(problems[0], hlo) == "fused_computation.77"
+
+
+def test_stack_frame_id_that_is_not_in_the_table(tmp_path: Path) -> None:
+    hlo, line = planted(SPLIT_MLP, tmp_path, 'calls=%fused_computation.7, metadata={op_name="jit(mlp)/jit(relu)/max" '
+                        "stack_frame_id=5}", 'calls=%fused_computation.7, metadata={op_name="jit(mlp)/jit(relu)/max" '
+                        "stack_frame_id=55}")
+    problems = problems_of(tmp_path)
+    assert where(problems) == [(hlo.name, line, WARNING, "undefined-stack-frame")]
+    assert problems[0].message == "stack frame 55 is not defined in this module"
+
+
+def test_computation_without_root(tmp_path: Path) -> None:
+    hlo, line = planted(SPLIT_MLP, tmp_path, FUSED, FUSED.replace("ROOT ", ""))
+    problems = problems_of(tmp_path)
+    header = line_of(hlo, "%fused_computation (")
+    assert where(problems) == [(hlo.name, header, ERROR, "root-count")]
+    assert problems[0].message == "computation fused_computation has no ROOT instructions; it needs exactly one"
+    assert underlined(problems[0], hlo) == "fused_computation"
+
+
+def test_computation_with_two_roots(tmp_path: Path) -> None:
+    hlo, line = planted(SPLIT_MLP, tmp_path, "  %param_1 = f32[256,10]{1,0} parameter(1)",
+                        "  ROOT %param_1 = f32[256,10]{1,0} parameter(1)")
+    problems = problems_of(tmp_path)
+    assert where(problems) == [(hlo.name, line_of(hlo, "%fused_computation ("), ERROR, "root-count")]
+    assert problems[0].message == "computation fused_computation has 2 ROOT instructions; it needs exactly one"
+
+
+def test_module_with_two_entry_computations(tmp_path: Path) -> None:
+    hlo, line = planted(SPLIT_MLP, tmp_path, "%fused_computation.7 (param_0.16",
+                        "ENTRY %fused_computation.7 (param_0.16")
+    problems = problems_of(tmp_path)
+    # Reported on the second ENTRY in file order, naming the first.
+    assert where(problems) == [(hlo.name, line_of(hlo, "ENTRY %main.5"), ERROR, "duplicate-entry")]
+    assert problems[0].message == "second ENTRY computation main.5 (the first is fused_computation.7)"
+    assert line < line_of(hlo, "ENTRY %main.5")
+
+
+def test_module_without_entry_computation(tmp_path: Path) -> None:
+    hlo, line = planted(SPLIT_MLP, tmp_path, "ENTRY %main.5 (", "%main.5 (")
+    problems = problems_of(tmp_path)
+    assert where(problems) == [(hlo.name, 0, ERROR, "no-entry")]
+    assert problems[0].message == "the module has no ENTRY computation"
+
+
+def test_instruction_defined_twice_in_one_computation(tmp_path: Path) -> None:
+    hlo, line = planted(SPLIT_MLP, tmp_path, FUSED, FUSED.replace("%dot_general.0 =", "%param_1 ="))
+    problems = problems_of(tmp_path)
+    assert where(problems) == [(hlo.name, line, ERROR, "duplicate-instruction")]
+    assert problems[0].message == f"param_1 is defined twice in this computation (first on line {line})"
+    assert underlined(problems[0], hlo) == "param_1"
+
+
+def test_same_name_in_two_computations_is_not_a_duplicate(tmp_path: Path) -> None:
+    # param_1.1 is also fused_computation.1's parameter.
+    planted(SPLIT_MLP, tmp_path, FUSED, FUSED.replace("%dot_general.0 =", "%param_1.1 ="))
+    assert problems_of(tmp_path) == []
+
+
+def test_computation_defined_twice(tmp_path: Path) -> None:
+    hlo, line = planted(SPLIT_MLP, tmp_path, "%fused_computation.7 (param_0.16", "%fused_computation.6 (param_0.16")
+    values = Path(str(hlo).replace(".txt", "-buffer-assignment-values.txt"))
+    problems = problems_of(tmp_path)
+    # Calls of the old name no longer resolve, in the module and in the from-instruction text.
+    assert [p[1:] for p in where(problems)] == [
+        (line_of(values, " from instruction: %broadcast_maximum_fusion"), ERROR, "unknown-computation"),
+        (line, ERROR, "duplicate-computation"),
+        (line_of(hlo, "  %broadcast_maximum_fusion"), ERROR, "undefined-computation")]
+    assert problems[1].message == ("computation fused_computation.6 is defined again "
+                                   f"(first on line {line_of(hlo, '%fused_computation.6 (param_0.14') + 1})")
+
+
+def test_computation_without_closing_brace(tmp_path: Path) -> None:
+    hlo = Path(f"{copy_module(SPLIT_MLP, tmp_path)}.txt")
+    text = hlo.read_text()
+    closing = text.index("\n}\n", text.index(FUSED)) + 1
+    hlo.write_text(text[:closing] + text[closing + 1:])
+    problems = problems_of(tmp_path)
+    assert where(problems) == [(hlo.name, line_of(hlo, "%fused_computation ("), ERROR, "unclosed-computation"),
+                               (hlo.name, line_of(hlo, "%fused_computation.1 ("), ERROR, "unclosed-computation")]
+    assert problems[0].message == "computation fused_computation has no closing `}`"
+
+
+def test_handwritten_module_with_comments_literals_and_repeated_names() -> None:
+    # `state` and `i` are defined in both `cond` and `body`; names are unique per computation.
+    assert problems_of(HANDWRITTEN) == []

@@ -1,0 +1,119 @@
+"""check_module: every check over a module, sorted and de-duplicated, and never raising."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import (
+    COMBINED_CONTROL_FLOW,
+    COMBINED_MLP,
+    DATA,
+    GPU_SEED,
+    HANDWRITTEN,
+    SPLIT_CONTROL_FLOW,
+    SPLIT_MLP,
+    TPU_SEED,
+    copy_module,
+    module_of,
+    plant,
+)
+
+from hlo_lsp.analysis import run
+from hlo_lsp.analysis.context import CheckContext
+from hlo_lsp.analysis.run import check_module
+from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.text import Position, Range
+from hlo_lsp.workspace.loader import load
+
+MODULES = load([str(DATA)]).modules
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: str(Path(m.stem).relative_to(DATA)))
+def test_every_bundled_module_is_clean(module: object) -> None:
+    assert check_module(module) == []  # type: ignore[arg-type]
+
+
+def test_bundled_dumps_load_without_file_problems() -> None:
+    assert load([str(DATA)]).problems == []
+    stems = {module.stem for module in MODULES}
+    assert {str(SPLIT_MLP), str(COMBINED_MLP), str(SPLIT_CONTROL_FLOW), str(COMBINED_CONTROL_FLOW),
+            str(GPU_SEED).removesuffix(".buffer-assignment.txt"), str(TPU_SEED).removesuffix(".buffer-assignment.txt"),
+            str(HANDWRITTEN).removesuffix(".hlo")} <= stems
+
+
+def boom(context: CheckContext) -> Iterator[Problem]:
+    raise RuntimeError("boom")
+
+
+def test_a_check_that_raises_becomes_an_internal_error_warning(monkeypatch: pytest.MonkeyPatch,
+                                                               tmp_path: Path) -> None:
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    line = plant(Path(f"{stem}-buffer-assignment.txt"), "allocation 3: size 10240", "allocation 4: size 10240")
+    monkeypatch.setattr(run, "CHECKS", (("boom", boom),) + run.CHECKS)
+
+    problems = check_module(module_of(Path(f"{stem}.txt")))
+
+    internal = [p for p in problems if p.code == "internal-error"]
+    assert [(p.source, p.range.start.line, p.severity) for p in internal] == [(str(stem), 0, Severity.WARNING)]
+    assert internal[0].message.startswith("internal error in the boom check: RuntimeError('boom') at ")
+    assert __file__ in internal[0].message
+    # The other checks still report.
+    others = [(p.range.start.line, p.code) for p in problems if p.code != "internal-error"]
+    assert others == [(line, "allocation-index")]
+
+
+def test_a_check_that_raises_after_yielding_loses_only_its_own_problems(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = module_of(Path(f"{SPLIT_MLP}.txt"))
+    here = Problem(str(SPLIT_MLP), Range(Position(3, 0), Position(3, 1)), Severity.ERROR, "mine", "mine")
+
+    def half(context: CheckContext) -> Iterator[Problem]:
+        yield here
+        raise ValueError("half")
+
+    monkeypatch.setattr(run, "CHECKS", (("half", half),))
+    problems = check_module(module)
+    assert [p.code for p in problems] == ["internal-error"]
+    assert "internal error in the half check: ValueError('half')" in problems[0].message
+
+
+def test_syntax_that_raises_is_reported_on_each_document(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = module_of(Path(f"{SPLIT_MLP}.txt"))
+
+    def broken(document: object) -> list[Problem]:
+        raise IndexError("no line")
+
+    monkeypatch.setattr(run, "syntax_problems", broken)
+    problems = check_module(module)
+    assert sorted(p.source for p in problems) == sorted(d.source for d in module.all_documents())
+    assert {(p.code, p.severity, p.range.start.line) for p in problems} == {("internal-error", Severity.WARNING, 0)}
+    assert all(p.message.startswith("internal error in the syntax check: IndexError('no line')") for p in problems)
+
+
+def test_problems_are_sorted_by_place_and_de_duplicated(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = module_of(Path(f"{SPLIT_MLP}.txt"))
+
+    def at(source: str, line: int, column: int, code: str) -> Problem:
+        return Problem(source, Range(Position(line, column), Position(line, column + 1)), Severity.ERROR, code, code)
+
+    late, early, same_place = at("b.txt", 9, 0, "z"), at("a.txt", 20, 4, "y"), at("b.txt", 9, 0, "a")
+
+    def noisy(context: CheckContext) -> Iterator[Problem]:
+        yield from (late, early, late, at("b.txt", 2, 5, "x"), same_place, early)
+
+    monkeypatch.setattr(run, "CHECKS", (("noisy", noisy), ("again", noisy)))
+    problems = check_module(module)
+    assert [(p.source, p.range.start.line, p.range.start.character, p.code) for p in problems] == [
+        ("a.txt", 20, 4, "y"), ("b.txt", 2, 5, "x"), ("b.txt", 9, 0, "a"), ("b.txt", 9, 0, "z")]
+
+
+def test_real_problems_come_sorted_by_file_then_line(tmp_path: Path) -> None:
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    plant(Path(f"{stem}-buffer-assignment.txt"), "<56 x.1 @0> (size=16384,offset=0)",
+          "<55 x.1 @0> (size=16384,offset=0)")
+    problems = check_module(module_of(Path(f"{stem}.txt")))
+    # `...-buffer-assignment-values.txt` sorts before `...-buffer-assignment.txt`.
+    assert [(p.source, p.range.start.line, p.code) for p in problems] == [
+        (f"{stem}-buffer-assignment-values.txt", 40, "unallocated-used-value"),
+        (f"{stem}-buffer-assignment.txt", 6, "missing-used-value")]

@@ -1,0 +1,126 @@
+"""Syntax problems of one document (analysis/syntax.py): scanner problems and what the grammar rejects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import DATA, SPLIT_MLP, copy_module, plant, problems_of
+
+from hlo_lsp.analysis.syntax import MAX_PARSED_CHARS, syntax_problems
+from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.workspace.loader import load, read_document
+
+ERROR = Severity.ERROR
+X_LINE = '  %x.1 = f32[32,128]{1,0} parameter(6), metadata={op_name="x"}'
+
+
+def found(path: Path) -> list[tuple[int, int, int, Severity, str]]:
+    document, problems = read_document(str(path))
+    assert document is not None and problems == []
+    return [(p.range.start.line, p.range.start.character, p.range.end.character, p.severity, p.code)
+            for p in in_order(syntax_problems(document))]
+
+
+def messages(path: Path) -> list[str]:
+    document, _ = read_document(str(path))
+    assert document is not None
+    return [p.message for p in in_order(syntax_problems(document))]
+
+
+def in_order(problems: list[Problem]) -> list[Problem]:
+    return sorted(problems, key=Problem.sort_key)
+
+
+def planted(tmp_path: Path, suffix: str, old: str, new: str) -> tuple[Path, int]:
+    path = Path(f"{copy_module(SPLIT_MLP, tmp_path)}{suffix}")
+    assert found(path) == []
+    return path, plant(path, old, new)
+
+
+@pytest.mark.parametrize("source", [d.source for m in load([str(DATA)]).modules for d in m.all_documents()],
+                         ids=lambda source: Path(source).name)
+def test_real_documents_have_no_syntax_problems(source: str) -> None:
+    assert found(Path(source)) == []
+
+
+def test_unclosed_attribute_brace_in_an_instruction(tmp_path: Path) -> None:
+    hlo, line = planted(tmp_path, ".txt", "  %add.9 = f32[32,256]{1,0} broadcast(%param_1.22), dimensions={1}",
+                        "  %add.9 = f32[32,256]{1,0} broadcast(%param_1.22), dimensions={1")
+    end = len(hlo.read_text().split("\n")[line])
+    # The brace stays open into the next line, which the scanner reports as a continuation that never closes.
+    assert found(hlo) == [(line, end - 1, end, ERROR, "syntax"), (line + 1, 0, 104, ERROR, "unbalanced-brackets")]
+    assert messages(hlo)[0].startswith("unexpected end of text")
+    assert messages(hlo)[1] == "the instruction above leaves 1 bracket(s) open"
+
+
+def test_shape_without_closing_bracket(tmp_path: Path) -> None:
+    hlo, line = planted(tmp_path, ".txt", "  %add.9 = f32[32,256]{1,0} broadcast",
+                        "  %add.9 = f32[32,256{1,0} broadcast")
+    assert found(hlo)[0] == (line, 21, 22, ERROR, "syntax")
+    assert messages(hlo)[0] == "unexpected `{`; expected `,`, `]`, end of line"
+
+
+def test_computation_header_without_result_shape(tmp_path: Path) -> None:
+    hlo, line = planted(tmp_path, ".txt", "param_1.22: f32[256]) -> f32[32,256] {", "param_1.22: f32[256]) -> {")
+    assert found(hlo) == [(line, 72, 73, ERROR, "syntax")]
+    assert messages(hlo) == ["unexpected `{`; expected `(`, a name, end of line"]
+
+
+def test_module_header_attribute_without_value(tmp_path: Path) -> None:
+    hlo, line = planted(tmp_path, ".txt", "HloModule jit_mlp, is_scheduled=true,", "HloModule jit_mlp, is_scheduled=,")
+    assert found(hlo) == [(0, 32, 33, ERROR, "syntax")]
+    assert messages(hlo)[0].startswith("unexpected `,`")
+
+
+def test_stack_frame_row_without_parent_id(tmp_path: Path) -> None:
+    hlo, line = planted(tmp_path, ".txt", "5 {file_location_id=5 parent_frame_id=4}",
+                        "5 {file_location_id=5 parent_frame_id=}")
+    assert found(hlo) == [(line, 38, 39, ERROR, "syntax")]
+    assert messages(hlo) == ["unexpected `}`; expected an integer, end of line"]
+
+
+def test_error_column_counts_utf16_units(tmp_path: Path) -> None:
+    new = '  %x.1 = f32[32,128]{1,0} parameter(6), metadata={op_name="\U0001F600"}, ='
+    hlo, line = planted(tmp_path, ".txt", X_LINE, new)
+    column = new.index(", =") + 2 + 1  # the emoji is two UTF-16 code units
+    assert found(hlo) == [(line, column, column + 1, ERROR, "syntax")]
+
+
+def test_buffer_assignment_line_the_scanner_cannot_read_gets_the_grammar_message(tmp_path: Path) -> None:
+    ba, line = planted(tmp_path, "-buffer-assignment.txt", "<68 add_reduce_fusion @0> (size=128,offset=0)",
+                       "<68 add_reduce_fusion @0> (size=128,ofset=0)")
+    assert found(ba) == [(line, 44, 49, ERROR, "syntax")]
+    assert messages(ba) == ["unexpected `ofset`; expected `offset`, end of line"]
+
+
+def test_unreadable_value_line_also_leaves_the_value_unallocated(tmp_path: Path) -> None:
+    ba, line = planted(tmp_path, "-buffer-assignment.txt", "<68 add_reduce_fusion @0> (size=128,offset=0)",
+                       "<68 add_reduce_fusion @0> (size=128,ofset=0)")
+    values = Path(str(ba).replace("-buffer-assignment.txt", "-buffer-assignment-values.txt"))
+    lr = Path(str(ba).replace("-buffer-assignment.txt", "-live-range.txt"))
+    assert [(Path(p.source), p.range.start.line, p.code) for p in problems_of(tmp_path)] == [
+        (values, values.read_text().split("\n").index("<68 add_reduce_fusion @0>"), "unallocated-used-value"),
+        (ba, line, "syntax"),
+        (lr, lr.read_text().split("\n").index("    add_reduce_fusion{}:12-14"), "unallocated-live-range")]
+
+
+def test_from_instruction_with_an_unclosed_parenthesis(tmp_path: Path) -> None:
+    values, line = planted(tmp_path, "-buffer-assignment-values.txt", "%x.1 = f32[32,128]{1,0} parameter(6),",
+                           "%x.1 = f32[32,128]{1,0} parameter(6,")
+    assert found(values) == [(line, 64, 65, ERROR, "syntax"), (line + 1, 0, 15, ERROR, "unbalanced-brackets")]
+    assert messages(values)[1] == "the from instruction above leaves 1 bracket(s) open"
+
+
+def test_live_range_line_with_a_colon_for_a_dash(tmp_path: Path) -> None:
+    lr, line = planted(tmp_path, "-live-range.txt", "    ynn_fusion.2{}:7-8", "    ynn_fusion.2{}:7:8")
+    assert found(lr) == [(line, 20, 22, ERROR, "syntax")]
+    assert messages(lr) == ["unexpected `:8`; expected `minus`, end of line"]
+
+
+def test_line_too_long_for_the_grammar_is_a_note(tmp_path: Path) -> None:
+    long_name = "x" * MAX_PARSED_CHARS
+    hlo, line = planted(tmp_path, ".txt", X_LINE, X_LINE.replace('op_name="x"', f'op_name="{long_name}"'))
+    assert found(hlo) == [(line, 0, 1, Severity.INFO, "long-line")]
+    length = len(X_LINE) + MAX_PARSED_CHARS - 1
+    assert messages(hlo) == [f"line of {length:,} characters: indexed for names, not checked against the grammar"]

@@ -1,0 +1,283 @@
+"""Document on the bundled real dumps: lines, scans, names, positions and incremental edits."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from hlo_lsp.model import document as document_module
+from hlo_lsp.model.document import Document, document_state_signature
+from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
+from hlo_lsp.parsing.line_scan import Ref, Role
+from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.text import Position, Range
+from conftest import COMBINED_MLP, DATA, HANDWRITTEN, SPLIT_MLP
+
+SPLIT_HLO = Path(str(SPLIT_MLP) + ".txt")
+SPLIT_TEXT = SPLIT_HLO.read_text()
+YNN_FUSION_LINE = 126  # `  %ynn_fusion = f32[32,10]{1,0} fusion(%add_maximum_fusion, %ws_2_.1), ...`
+
+
+def hlo(text: str = SPLIT_TEXT, source: str = "mlp.txt") -> Document:
+    return Document(text, FileKind.HLO_MODULE, source)
+
+
+def assert_indexed_like_fresh(edited: Document, final_text: str) -> None:
+    """The edited document has `final_text` and indexes it exactly like Document(final_text)."""
+    assert edited.text == final_text
+    rebuilt = Document(final_text, edited.kind, edited.source)
+    assert document_state_signature(edited) == document_state_signature(rebuilt)
+
+
+def replace_line(text: str, line: int, new: str) -> str:
+    lines = text.split("\n")
+    lines[line] = new
+    return "\n".join(lines)
+
+
+# ---- lines and scans ------------------------------------------------------------------
+
+
+def test_line_count_counts_the_empty_line_after_the_final_newline():
+    document = hlo()
+    assert document.line_count == 133
+    assert document.line(0).startswith("HloModule jit_mlp, is_scheduled=true, entry_computation_layout=")
+    assert document.line(YNN_FUSION_LINE).startswith("  %ynn_fusion = f32[32,10]{1,0} fusion(%add_maximum_fusion")
+    assert document.line(130) == "}"
+    assert document.line(132) == ""
+    assert document.text == SPLIT_TEXT
+
+
+def test_scan_kinds_of_the_split_mlp_module():
+    document = hlo()
+    kinds = Counter(scan.kind for _, scan in document.scans())
+    assert kinds == {"instruction": 71, "blank": 18, "table_row": 17, "computation": 11,
+                     "computation_end": 11, "table_header": 4, "module_header": 1}
+    assert [document.scan(line).kind for line in (0, 2, 3, 28, 29, 32, 114, 129, 130)] == [
+        "module_header", "table_header", "table_row", "computation", "instruction",
+        "computation_end", "computation", "instruction", "computation_end"]
+
+
+def test_lines_of_kind_lists_computation_headers_and_tables_in_order():
+    document = hlo()
+    assert [line for line, _ in document.lines_of_kind("computation")] == [
+        28, 34, 40, 46, 59, 65, 79, 85, 94, 104, 114]
+    assert [line for line, _ in document.lines_of_kind("table_header", "module_header")] == [0, 2, 5, 11, 19]
+
+
+def test_multi_line_constant_lines_are_continuations():
+    document = hlo(HANDWRITTEN.read_text())
+    assert [document.scan(line).kind for line in range(23, 29)] == [
+        "blank", "instruction", "continuation", "continuation", "continuation", "instruction"]
+
+
+# ---- names -----------------------------------------------------------------------------
+
+
+def test_definition_and_uses_of_an_instruction_with_exact_columns():
+    document = hlo()
+    assert document.definitions("ynn_fusion") == [(126, Ref(Role.INSTRUCTION_DEF, "ynn_fusion", 3, 13))]
+    assert document.uses("ynn_fusion") == [
+        (127, Ref(Role.INSTRUCTION_USE, "ynn_fusion", 42, 52)),
+        (128, Ref(Role.INSTRUCTION_USE, "ynn_fusion", 62, 72)),
+        (129, Ref(Role.INSTRUCTION_USE, "ynn_fusion", 100, 110)),
+    ]
+
+
+def test_computation_definition_and_its_calls_use():
+    document = hlo()
+    assert document.definitions("fused_computation") == [(28, Ref(Role.COMPUTATION_DEF, "fused_computation", 1, 18))]
+    assert document.uses("fused_computation") == [(126, Ref(Role.COMPUTATION_USE, "fused_computation", 92, 109))]
+
+
+def test_signature_parameters_are_uses_of_the_parameter_instructions():
+    document = hlo()
+    assert document.definitions("x.1") == [(121, Ref(Role.INSTRUCTION_DEF, "x.1", 3, 6))]
+    assert document.uses("x.1") == [(114, Ref(Role.INSTRUCTION_USE, "x.1", 139, 142)),
+                                    (122, Ref(Role.INSTRUCTION_USE, "x.1", 43, 46))]
+
+
+def test_names_without_sigil_in_the_combined_dump():
+    document = hlo(Path(str(COMBINED_MLP) + ".txt").read_text())
+    assert document.definitions("dot.8") == [(79, Ref(Role.INSTRUCTION_DEF, "dot.8", 2, 7))]
+    assert document.uses("dot.8") == [(81, Ref(Role.INSTRUCTION_USE, "dot.8", 53, 58))]
+
+
+def test_refs_on_line_in_column_order():
+    assert hlo().refs_on_line(YNN_FUSION_LINE) == (
+        Ref(Role.INSTRUCTION_DEF, "ynn_fusion", 3, 13),
+        Ref(Role.INSTRUCTION_USE, "add_maximum_fusion", 40, 58),
+        Ref(Role.INSTRUCTION_USE, "ws_2_.1", 61, 68),
+        Ref(Role.COMPUTATION_USE, "fused_computation", 92, 109),
+        Ref(Role.FRAME_USE, "4", 167, 168),
+    )
+
+
+@pytest.mark.parametrize(("column", "expected"), [
+    (2, "ynn_fusion"),  # on the `%` sigil
+    (3, "ynn_fusion"),  # first character
+    (8, "ynn_fusion"),  # middle
+    (13, "ynn_fusion"),  # just after the name
+    (14, None),  # on `=`
+    (0, None),  # indentation
+    (39, "add_maximum_fusion"),  # `%` of an operand
+    (58, "add_maximum_fusion"),  # just after an operand, on `,`
+    (59, None),  # the space between two operands
+    (60, "ws_2_.1"),  # `%` of the next operand
+])
+def test_ref_at_on_a_name_its_sigil_and_just_after_it(column, expected):
+    ref = hlo().ref_at(Position(YNN_FUSION_LINE, column))
+    assert (ref.name if ref else None) == expected
+
+
+def test_ref_at_outside_the_document_is_none():
+    document = hlo()
+    assert document.ref_at(Position(133, 0)) is None
+    assert document.ref_at(Position(-1, 3)) is None
+
+
+# ---- UTF-16 columns ------------------------------------------------------------------------
+
+
+def non_ascii_text() -> str:
+    line = SPLIT_TEXT.split("\n")[YNN_FUSION_LINE]
+    line = line.replace('dot_general"', 'dot_général😀"') + ", control-predecessors={%ws_2_.1}"
+    return replace_line(SPLIT_TEXT, YNN_FUSION_LINE, line)
+
+
+def test_columns_after_an_emoji_count_utf16_code_units():
+    document = hlo(non_ascii_text())
+    refs = document.refs_on_line(YNN_FUSION_LINE)
+    # "é" is one code unit; "😀" is two, one more than its one Python character.
+    assert refs[-2:] == (Ref(Role.FRAME_USE, "4", 169, 170), Ref(Role.INSTRUCTION_USE, "ws_2_.1", 286, 293))
+    assert document.ref_at(Position(YNN_FUSION_LINE, 290)) == Ref(Role.INSTRUCTION_USE, "ws_2_.1", 286, 293)
+    assert document.uses("ws_2_.1")[-1] == (YNN_FUSION_LINE, Ref(Role.INSTRUCTION_USE, "ws_2_.1", 286, 293))
+
+
+def test_edit_by_utf16_range_after_an_emoji():
+    text = non_ascii_text()
+    edited = hlo(text).apply_edit(Range.on_line(YNN_FUSION_LINE, 286, 293), "bs_2_.1")
+    final = text.replace("control-predecessors={%ws_2_.1}", "control-predecessors={%bs_2_.1}")
+    assert_indexed_like_fresh(edited, final)
+    on_line = [ref for line, ref in edited.uses("bs_2_.1") if line == YNN_FUSION_LINE]
+    assert on_line == [Ref(Role.INSTRUCTION_USE, "bs_2_.1", 286, 293)]
+
+
+# ---- problems ---------------------------------------------------------------------------------
+
+
+def test_real_dumps_have_no_scan_problems():
+    for path in sorted(DATA.rglob("*.txt")):
+        text = path.read_text()
+        document = Document(text, detect_kind(path.name, text), str(path))
+        assert document.kind is not FileKind.UNKNOWN, path
+        assert document.scan_problems() == [], path
+
+
+def test_scan_problem_on_a_garbled_line():
+    document = hlo(replace_line(SPLIT_TEXT, 124, "  @@@ ~~ garbage ###"))
+    assert document.scan_problems() == [Problem(
+        "mlp.txt", Range.on_line(124, 2, 20), Severity.ERROR, "syntax",
+        "unexpected text: expected an instruction (`name = shape opcode(operands)`) or `}`")]
+
+
+# ---- apply_edit -----------------------------------------------------------------------------------
+
+
+def test_insert_a_line():
+    lines = SPLIT_TEXT.split("\n")
+    final = "\n".join(lines[:122] + ["  %extra = f32[] constant(1)"] + lines[122:])
+    edited = hlo().apply_edit(Range.on_line(122, 0, 0), "  %extra = f32[] constant(1)\n")
+    assert_indexed_like_fresh(edited, final)
+    assert edited.definitions("extra") == [(122, Ref(Role.INSTRUCTION_DEF, "extra", 3, 8))]
+    assert edited.definitions("ynn_fusion") == [(127, Ref(Role.INSTRUCTION_DEF, "ynn_fusion", 3, 13))]
+
+
+def test_delete_a_line():
+    lines = SPLIT_TEXT.split("\n")
+    final = "\n".join(lines[:121] + lines[122:])
+    edited = hlo().apply_edit(Range(Position(121, 0), Position(122, 0)), "")
+    assert_indexed_like_fresh(edited, final)
+    assert edited.definitions("x.1") == []
+    assert edited.line_count == 132
+
+
+def test_replace_within_a_line():
+    line = SPLIT_TEXT.split("\n")[YNN_FUSION_LINE]
+    final = replace_line(SPLIT_TEXT, YNN_FUSION_LINE, line.replace("%ynn_fusion =", "%renamed ="))
+    edited = hlo().apply_edit(Range.on_line(YNN_FUSION_LINE, 3, 13), "renamed")
+    assert_indexed_like_fresh(edited, final)
+    assert edited.definitions("renamed") == [(126, Ref(Role.INSTRUCTION_DEF, "renamed", 3, 10))]
+
+
+def test_edit_spanning_chunks(monkeypatch):
+    monkeypatch.setattr(document_module, "CHUNK_LINES", 8)
+    document = hlo()
+    assert len(document.chunks) == 17
+    lines = SPLIT_TEXT.split("\n")
+    new = "x\n%joined (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0)\n"
+    final = "\n".join(lines[:20]) + "\n" + lines[20][:5] + new + lines[100][7:] + "\n" + "\n".join(lines[101:])
+    assert_indexed_like_fresh(document.apply_edit(Range(Position(20, 5), Position(100, 7)), new), final)
+
+
+def test_opening_a_bracket_turns_following_lines_into_continuations(monkeypatch):
+    monkeypatch.setattr(document_module, "CHUNK_LINES", 4)
+    text = HANDWRITTEN.read_text()
+    edited = hlo(text).apply_edit(Range.on_line(27, 2, 4), "")  # delete the `})` closing the literal
+    assert_indexed_like_fresh(edited, replace_line(text, 27, "  "))
+    assert edited.scan(28).kind == "instruction"  # a new instruction head ends the open literal
+    assert edited.scan(28).problem is not None and edited.scan(28).problem.code == "unbalanced-brackets"
+
+
+def test_edit_at_the_end_of_the_file():
+    edited = hlo().apply_edit(Range.on_line(132, 0, 0), "// trailing comment\n")
+    assert_indexed_like_fresh(edited, SPLIT_TEXT + "// trailing comment\n")
+    assert edited.line_count == 134
+
+
+@pytest.mark.parametrize(("start", "end", "final"), [
+    # a character past the end of its line is the end of that line
+    (Position(115, 500), Position(115, 900), replace_line(SPLIT_TEXT, 115, SPLIT_TEXT.split("\n")[115] + "X")),
+    # a line past the end of the file is the end of the file
+    (Position(9999, 0), Position(10000, 5), SPLIT_TEXT + "X"),
+    # a negative character is the start of its line
+    (Position(130, -7), Position(130, 0), replace_line(SPLIT_TEXT, 130, "X}")),
+    # a range given end first is the same range
+    (Position(130, 1), Position(130, 0), replace_line(SPLIT_TEXT, 130, "X")),
+])
+def test_out_of_range_positions_are_clamped(start, end, final):
+    assert_indexed_like_fresh(hlo().apply_edit(Range(start, end), "X"), final)
+
+
+def test_positions_before_the_first_line_are_the_start_of_the_document():
+    document = hlo()
+    assert_indexed_like_fresh(document.apply_edit(Range(Position(-2, 182), Position(-1, 121)), ""), SPLIT_TEXT)
+    assert_indexed_like_fresh(document.apply_edit(Range(Position(-1, 5), Position(0, 10)), "X"), "X" + SPLIT_TEXT[10:])
+
+
+def test_apply_edit_leaves_the_original_document_unchanged():
+    document = hlo()
+    before = document_state_signature(document)
+    document.apply_edit(Range(Position(20, 0), Position(120, 3)), "}\n{\n")
+    assert document.text == SPLIT_TEXT
+    assert document_state_signature(document) == before
+    assert document.definitions("ynn_fusion") == [(126, Ref(Role.INSTRUCTION_DEF, "ynn_fusion", 3, 13))]
+
+
+def test_untouched_chunks_are_shared_with_the_edited_document(monkeypatch):
+    monkeypatch.setattr(document_module, "CHUNK_LINES", 8)
+    document = hlo()
+    edited = document.apply_edit(Range.on_line(YNN_FUSION_LINE, 3, 13), "renamed")  # chunk 15 (lines 120-127)
+    assert len(edited.chunks) == len(document.chunks) == 17
+    assert [new is old for new, old in zip(edited.chunks, document.chunks)] == [True] * 15 + [False, True]
+
+
+def test_an_edit_that_changes_scanner_state_rescans_only_until_it_agrees(monkeypatch):
+    monkeypatch.setattr(document_module, "CHUNK_LINES", 8)
+    document = hlo()
+    edited = document.apply_edit(Range.on_line(32, 0, 1), "")  # delete the `}` closing fused_computation
+    assert_indexed_like_fresh(edited, replace_line(SPLIT_TEXT, 32, ""))
+    assert edited.chunks[0] is document.chunks[0]
+    assert edited.chunks[-1] is document.chunks[-1]

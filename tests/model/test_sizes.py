@@ -1,0 +1,149 @@
+"""dense_size / tiled_size / human_bytes against the sizes XLA printed in every bundled dump."""
+
+from __future__ import annotations
+
+import pytest
+
+from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.model.sizes import dense_size, has_tiles, human_bytes, tiled_size
+from hlo_lsp.parsing.hlo_syntax import parse_shape
+from hlo_lsp.parsing.syntax import Shape, TupleShape, subshape
+from hlo_lsp.workspace.loader import load
+from conftest import DATA
+
+MODULES = [module for module in load([str(DATA)]).modules if module.buffer_assignment is not None]
+TPU_STEMS = ("tpu-allreduce-mlp", "jax-tpu-mini-attention", "jax-tpu-reference-attention")
+
+
+def name_of(module: ModuleDump) -> str:
+    return module.stem.split("/data/")[-1]
+
+
+def shape(text: str) -> Shape:
+    parsed = parse_shape(text)
+    assert not hasattr(parsed, "message"), f"{text}: {parsed}"
+    return parsed
+
+
+def is_tpu(module: ModuleDump) -> bool:
+    return any(has_tiles(shape(value.shape_text)) for value in module.buffer_assignment.values())
+
+
+def test_every_bundled_buffer_assignment_is_measured():
+    assert sorted(name_of(module) for module in MODULES) == [
+        "jax-0.10.2/control_flow/module_0000.jit_f.cpu_after_optimizations",
+        "jax-0.10.2/mlp3/module_0000.jit_mlp.cpu_after_optimizations",
+        "jax-0.10.2/tiny_add/module_0000.jit__lambda.cpu_after_optimizations",
+        "jax-0.10.2/tiny_add/module_0002.jit__lambda.cpu_after_optimizations",
+        "jax-0.4.38/control_flow/module_0001.jit_f.cpu_after_optimizations",
+        "jax-0.4.38/mlp3/module_0001.jit_mlp.cpu_after_optimizations",
+        "seeds/jax-tpu-mini-attention",
+        "seeds/jax-tpu-reference-attention",
+        "seeds/torchxla-gpu-decode",
+        "seeds/tpu-allreduce-mlp",
+    ]
+    assert [name_of(module) for module in MODULES if is_tpu(module)] == [f"seeds/{s}" for s in sorted(TPU_STEMS)]
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if not is_tpu(m)], ids=name_of)
+def test_dense_size_of_every_gpu_and_cpu_value(module):
+    values = list(module.buffer_assignment.values())
+    assert values
+    assert [(v.label, dense_size(shape(v.shape_text))) for v in values] == [(v.label, v.size) for v in values]
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if is_tpu(m)], ids=name_of)
+def test_tiled_size_of_every_tpu_array_value(module):
+    arrays = [v for v in module.buffer_assignment.values() if not isinstance(shape(v.shape_text), TupleShape)]
+    assert arrays
+    assert [(v.label, tiled_size(shape(v.shape_text))) for v in arrays] == [(v.label, v.size) for v in arrays]
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if is_tpu(m)], ids=name_of)
+def test_tpu_tuple_tables_are_32_bytes_and_have_no_tiled_size(module):
+    tuples = [v for v in module.buffer_assignment.values() if isinstance(shape(v.shape_text), TupleShape)]
+    assert tuples and {v.size for v in tuples} == {32}
+    assert {tiled_size(shape(v.shape_text)) for v in tuples} == {None}
+
+
+def test_cpu_tuples_are_eight_bytes_per_element():
+    module = next(m for m in MODULES if name_of(m).startswith("jax-0.10.2/control_flow"))
+    tuples = [(v.label, len(shape(v.shape_text).elements), v.size) for v in module.buffer_assignment.values()
+              if isinstance(shape(v.shape_text), TupleShape)]
+    assert {arity for _, arity, _ in tuples} == {1, 2, 3}
+    assert [size for _, _, size in tuples] == [8 * arity for _, arity, _ in tuples]
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m.buffer_assignment.live_range], ids=name_of)
+def test_peak_entries_are_dense_sizes_also_on_tpu(module):
+    buffers = module.buffer_assignment
+    instruction_shapes = {used.instruction_name: used.instruction_shape for used in buffers.used_values}
+    measured = []
+    for entry in buffers.live_range.peak:
+        whole = shape(instruction_shapes[entry.name])
+        # old format: the whole defining instruction's shape; new format: the value's own subshape
+        measured.append(dense_size(whole if entry.index is None else subshape(whole, entry.index)))
+    assert measured == [entry.size for entry in buffers.live_range.peak]
+
+
+@pytest.mark.parametrize("module", MODULES, ids=name_of)
+def test_total_bytes_used_is_printed_in_human_form(module):
+    totals = module.buffer_assignment.totals
+    assert totals.size == sum(allocation.size for allocation in module.buffer_assignment.allocations)
+    assert human_bytes(totals.size) == totals.human
+
+
+# ---- examples from dump-format.md §1.5 ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "tiled", "dense"), [
+    ("f32[]{:T(128)}", 512, 4),
+    ("f32[64,32]{0,1:T(8,128)}", 16384, 8192),
+    ("f32[16]{0:T(128)}", 512, 64),
+    ("f32[8,128,4096]{2,1,0:T(8,128)}", 16777216, 16777216),
+    ("bf16[3,5]{1,0:T(8,128)(2,1)}", 2048, 30),  # the second tile applies to the tiled dims
+    ("u32[]{:S(2)}", 4, 4),  # no tiles: dense
+])
+def test_tiled_and_dense_size_examples(text, tiled, dense):
+    assert (tiled_size(shape(text)), dense_size(shape(text))) == (tiled, dense)
+
+
+@pytest.mark.parametrize(("text", "size"), [
+    ("pred[]", 1),
+    ("pred[10]{0}", 10),  # one byte per element
+    ("s4[1000]{0}", 1000),  # sub-byte types take a byte each without E(n)
+    ("u4[33]", 33),
+    ("s4[1000]{0:E(4)}", 500),  # E(4) packs two per byte
+    ("s4[1001]{0:E(4)}", 501),  # rounded up
+    ("f4e2m1fn[10]{0:E(4)}", 5),
+    ("f8e4m3fn[10]", 10),
+    ("c128[2]", 32),
+    ("f32[<=10,4]", 160),  # a bounded dynamic dim takes its bound
+    ("token[]", 0),
+    ("(f32[], s32[2], pred[])", 24),  # tuple: 8 bytes per top-level element
+    ("((f32[], f32[]), s32[])", 16),
+])
+def test_dense_size_examples(text, size):
+    assert dense_size(shape(text)) == size
+
+
+def test_unbounded_dynamic_shape_has_no_size():
+    assert dense_size(shape("f32[?,4]")) is None
+    assert tiled_size(shape("f32[?,4]{1,0:T(8,128)}")) is None
+
+
+@pytest.mark.parametrize(("count", "text"), [
+    (0, "0B"),
+    (512, "512B"),
+    (1023, "1023B"),
+    (1024, "1.0KiB"),
+    (12288, "12.0KiB"),
+    (172580, "168.5KiB"),
+    (1048575, "1024.0KiB"),  # integer division stops below 1 MiB
+    (488768, "477.3KiB"),
+    (299944008, "286.05MiB"),
+    (932847568, "889.63MiB"),
+    (1 << 30, "1.00GiB"),
+])
+def test_human_bytes(count, text):
+    assert human_bytes(count) == text
