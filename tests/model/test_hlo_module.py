@@ -249,3 +249,24 @@ def test_stack_walks_from_the_frame_to_the_outermost_caller(split):
     frames = split.stack(6)
     assert [(frame.frame_id, frame.function_name, frame.line, frame.parent_id) for frame in frames] == [
         (6, "_mlp3.<locals>.mlp", 172, 3), (3, "_mlp3", 174, 2), (2, "main", 646, 1), (1, "<module>", 669, None)]
+
+
+# ---- source locations ------------------------------------------------------------------
+
+
+def test_source_location_resolves_a_stack_frame_id_to_file_line_and_callers(split: HloModule) -> None:
+    location = split.source_location(split.line_of("ynn_fusion.1"))
+    assert location is not None
+    assert (location.file_name, location.line, location.function_name) == (GEN_DUMPS, 169, "_mlp3.<locals>.mlp")
+    assert [(f.function_name, f.line) for f in location.stack] == [
+        ("_mlp3.<locals>.mlp", 169), ("_mlp3", 174), ("main", 646), ("<module>", 669)]
+
+
+def test_source_location_reads_source_file_and_line(combined: HloModule) -> None:
+    location = combined.source_location(combined.line_of("dot.8"))
+    assert location is not None
+    assert (location.file_name, location.line, location.stack) == (GEN_DUMPS, 169, ())
+
+
+def test_no_source_location_without_metadata(handwritten: HloModule) -> None:
+    assert handwritten.source_location(handwritten.line_of("sum")) is None

@@ -306,3 +306,13 @@ def test_template_keeps_punctuation_and_layout_letters() -> None:
     assert instruction_template("  %c = f32[]{:T(128)S(1)} constant(-inf)") == "  %x = x[]{:T(0)S(0)} x(-inf)"
     assert instruction_template('ROOT %a = f32[2] add(%b, %c), metadata={op_name="x.y"}') == \
         'ROOT %x = x[0] x(%x, %x), x={x=""}'
+
+
+def test_called_computations_of_while_conditional_and_fusion() -> None:
+    loop = parse_instruction("loop = (s32[], f32[2,2]) while(init), condition=cond, body=body")
+    branches = parse_instruction("picked = f32[2,2] conditional(p, a, b), branch_computations={on_true, on_false}")
+    fusion = parse_instruction('%f = f32[4]{0} fusion(%a), kind=kLoop, calls=%fused.1, metadata={op_name="x"}')
+    assert isinstance(loop, Instruction) and isinstance(branches, Instruction) and isinstance(fusion, Instruction)
+    assert loop.called_computations == ("cond", "body")
+    assert branches.called_computations == ("on_true", "on_false")
+    assert fusion.called_computations == ("fused.1",)

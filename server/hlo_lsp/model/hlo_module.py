@@ -57,6 +57,16 @@ class StackFrame:
     table_line: int  # where the StackFrames row is
 
 
+@dataclass(frozen=True, slots=True)
+class SourceLocation:
+    """Where in the user's program an instruction comes from."""
+
+    file_name: str
+    line: int | None
+    function_name: str | None = None
+    stack: tuple[StackFrame, ...] = ()  # innermost first, when the dump has StackFrames tables
+
+
 class HloModule:
     """Read-only view of one HLO module document."""
 
@@ -189,6 +199,22 @@ class HloModule:
         text = self.document.line(line)
         shape = parse_shape(text[scan.data[1] : scan.data[2]].strip())
         return None if isinstance(shape, ParseError) else shape
+
+    def source_location(self, line: int) -> SourceLocation | None:
+        """The instruction's source: source_file/source_line, or its stack_frame_id resolved."""
+        instruction = self.parse(line)
+        metadata = instruction.metadata if isinstance(instruction, Instruction) else None
+        if metadata is None:
+            return None
+        if metadata.source_file:
+            return SourceLocation(metadata.source_file, metadata.source_line)
+        frame_id = metadata.stack_frame_id
+        if frame_id is None:
+            return None
+        stack = self.stack(frame_id)
+        if not stack or stack[0].file_name is None:
+            return None
+        return SourceLocation(stack[0].file_name, stack[0].line, stack[0].function_name, tuple(stack))
 
     # ---- module header -------------------------------------------------------------
 

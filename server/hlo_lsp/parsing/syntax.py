@@ -9,6 +9,12 @@ from dataclasses import dataclass, field
 
 Span = tuple[int, int]
 
+# Attributes whose value names computations.
+COMPUTATION_KEYS = frozenset((
+    "calls", "to_apply", "condition", "body", "select", "scatter", "true_computation", "false_computation",
+    "comparator", "branch_computations", "called_computations",
+))
+
 
 @dataclass(frozen=True, slots=True)
 class Layout:
@@ -133,6 +139,12 @@ class Instruction:
     def metadata(self) -> Metadata | None:
         attribute = self.attribute("metadata")
         return Metadata(attribute.pairs) if attribute else None
+
+    @property
+    def called_computations(self) -> tuple[str, ...]:
+        """Computations this instruction calls: calls=, to_apply=, condition=, body=, branches..."""
+        return tuple(name for attribute in self.attributes if attribute.key in COMPUTATION_KEYS
+                     for name, _ in attribute.names)
 
     @property
     def parameter_number(self) -> int | None:
