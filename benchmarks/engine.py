@@ -21,7 +21,8 @@ from hlo_lsp.parsing.hlo_syntax import parse_module
 from hlo_lsp.text import Position, Range
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SOURCE = ROOT.parent / "shared/corpus/jax-0.10.2/large_fwd_unrolled/module_0000.jit_fwd.cpu_after_optimizations.txt"
+CORPUS = ROOT.parent / "shared/corpus"
+DEFAULT_SOURCE = CORPUS / "jax-0.10.2/large_fwd_unrolled/module_0000.jit_fwd.cpu_after_optimizations.txt"
 FALLBACK_SOURCE = ROOT / "tests/data/jax-0.10.2/control_flow/module_0000.jit_f.cpu_after_optimizations.txt"
 _NAME = re.compile(r"%([A-Za-z_][A-Za-z0-9_.\-]*)")
 

@@ -9,7 +9,7 @@ import pytest
 
 from hlo_lsp.analysis.run import check_module
 from hlo_lsp.model.dump_module import ModuleDump
-from hlo_lsp.problems import Problem
+from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.workspace.loader import load
 
 DATA = Path(__file__).parent / "data"
@@ -42,6 +42,20 @@ def plant(path: Path, old: str, new: str) -> int:
     line = text[: text.index(old)].count("\n")
     path.write_text(text.replace(old, new))
     return line
+
+
+def plant_in_copy(stem: Path, suffix: str, destination: Path, old: str, new: str) -> tuple[Path, int]:
+    """Copies the module into `destination`, checks the copy is clean, then plants one change
+    into its file `stem + suffix`; returns that file and the 0-based line changed."""
+    copy = copy_module(stem, destination)
+    assert problems_of(destination) == []
+    path = Path(f"{copy}{suffix}")
+    return path, plant(path, old, new)
+
+
+def where(problems: list[Problem]) -> list[tuple[str, int, Severity, str]]:
+    """Each problem as (file name, 0-based line, severity, code): what a user sees in the list."""
+    return [(Path(p.source).name, p.range.start.line, p.severity, p.code) for p in problems]
 
 
 def problems_of(*paths: Path) -> list[Problem]:

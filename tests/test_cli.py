@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import COMBINED_MLP, HANDWRITTEN, SPLIT_MLP, copy_module, plant
 
+from conftest import COMBINED_MLP, HANDWRITTEN, SPLIT_MLP, copy_module, plant
 from hlo_lsp.cli import main
 
 BA, LR = "-buffer-assignment.txt", "-live-range.txt"

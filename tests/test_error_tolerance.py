@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import COMBINED_MLP, DATA, SPLIT_MLP, copy_module, module_of, problems_of
 from hlo_lsp.analysis.run import check_module
 from hlo_lsp.analysis.syntax import syntax_problems
 from hlo_lsp.cli import main
@@ -18,7 +19,6 @@ from hlo_lsp.parsing.line_scan import Ref, Role
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Range
 from hlo_lsp.workspace.loader import load
-from conftest import COMBINED_MLP, DATA, SPLIT_MLP, copy_module, module_of, problems_of
 
 
 def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:

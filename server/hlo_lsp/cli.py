@@ -67,7 +67,8 @@ def _check(paths: list[str], output: str) -> int:
 def _print_problem(problem: Problem) -> None:
     start = problem.range.start
     label = "note" if problem.severity is Severity.INFO else problem.severity.label
-    print(f"{_shown(problem.source)}:{start.line + 1}:{start.character + 1}: {label}: {problem.message} [{problem.code}]")
+    where = f"{_shown(problem.source)}:{start.line + 1}:{start.character + 1}"
+    print(f"{where}: {label}: {problem.message} [{problem.code}]")
     for related in problem.related:
         where = related.range.start
         print(f"{_shown(related.source)}:{where.line + 1}:{where.character + 1}: note: {related.message}")

@@ -5,33 +5,25 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from conftest import (
     COMBINED_MLP,
     GPU_SEED,
     SPLIT_MLP,
     TPU_JAX_SEED,
     TPU_SEED,
-    copy_module,
     module_of,
-    plant,
+    plant_in_copy,
     problems_of,
+    where,
 )
-
-from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.problems import Severity
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
-def where(problems: list[Problem]) -> list[tuple[str, int, Severity, str]]:
-    return [(Path(p.source).name, p.range.start.line, p.severity, p.code) for p in problems]
-
-
 def planted(stem: Path, tmp_path: Path, old: str, new: str, suffix: str = "-buffer-assignment.txt") -> tuple[Path, int]:
-    """Copies the module, checks the copy is clean, plants one change; returns the file and its line."""
-    copy = copy_module(stem, tmp_path)
-    assert problems_of(tmp_path) == []
-    path = Path(f"{copy}{suffix}") if suffix else copy
-    return path, plant(path, old, new)
+    return plant_in_copy(stem, suffix, tmp_path, old, new)
 
 
 @pytest.mark.parametrize("stem", [SPLIT_MLP, COMBINED_MLP])

@@ -5,22 +5,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-from conftest import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, copy_module, plant, problems_of
-
+from conftest import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, copy_module, plant, plant_in_copy, problems_of, where
 from hlo_lsp.problems import Problem, Severity
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
 
-def where(problems: list[Problem]) -> list[tuple[str, int, Severity, str]]:
-    return [(Path(p.source).name, p.range.start.line, p.severity, p.code) for p in problems]
-
-
 def planted(stem: Path, suffix: str, tmp_path: Path, old: str, new: str) -> tuple[Path, int]:
-    path = Path(f"{copy_module(stem, tmp_path)}{suffix}")
-    assert problems_of(tmp_path) == []
-    return path, plant(path, old, new)
+    return plant_in_copy(stem, suffix, tmp_path, old, new)
 
 
 def underlined(problem: Problem, path: Path) -> str:

@@ -4,23 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from conftest import COMBINED_MLP, HANDWRITTEN, SPLIT_MLP, copy_module, plant, problems_of
-
+from conftest import COMBINED_MLP, HANDWRITTEN, SPLIT_MLP, copy_module, plant_in_copy, problems_of, where
 from hlo_lsp.problems import Problem, Severity
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 FUSED = "  ROOT %dot_general.0 = f32[32,10]{1,0} dot(%param_0, %param_1)"
 
 
-def where(problems: list[Problem]) -> list[tuple[str, int, Severity, str]]:
-    return [(Path(p.source).name, p.range.start.line, p.severity, p.code) for p in problems]
-
-
 def planted(stem: Path, tmp_path: Path, old: str, new: str) -> tuple[Path, int]:
-    hlo = Path(f"{copy_module(stem, tmp_path)}.txt")
-    assert problems_of(tmp_path) == []
-    return hlo, plant(hlo, old, new)
+    return plant_in_copy(stem, ".txt", tmp_path, old, new)
 
 
 def line_of(path: Path, start: str) -> int:

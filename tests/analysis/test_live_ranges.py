@@ -5,23 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import COMBINED_MLP, SPLIT_MLP, copy_module, plant, problems_of
 
-from hlo_lsp.problems import Problem, Severity
+from conftest import COMBINED_MLP, SPLIT_MLP, copy_module, plant, plant_in_copy, problems_of, where
+from hlo_lsp.problems import Severity
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 SPLIT_LR, COMBINED_LR = (SPLIT_MLP, "-live-range.txt"), (COMBINED_MLP, "-buffer-assignment.txt")
 
 
-def where(problems: list[Problem]) -> list[tuple[str, int, Severity, str]]:
-    return [(Path(p.source).name, p.range.start.line, p.severity, p.code) for p in problems]
-
-
-def planted(where_: tuple[Path, str], tmp_path: Path, old: str, new: str) -> tuple[Path, int]:
-    stem, suffix = where_
-    path = Path(f"{copy_module(stem, tmp_path)}{suffix}")
-    assert problems_of(tmp_path) == []
-    return path, plant(path, old, new)
+def planted(dump: tuple[Path, str], tmp_path: Path, old: str, new: str) -> tuple[Path, int]:
+    return plant_in_copy(*dump, tmp_path, old, new)
 
 
 def line_of(path: Path, text: str) -> int:

@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from conftest import (
     COMBINED_CONTROL_FLOW,
     COMBINED_MLP,
@@ -18,7 +19,6 @@ from conftest import (
     TPU_SEED,
     module_of,
 )
-
 from hlo_lsp.analysis.memory import ShapeLookup, memory_summary, peak_moment, sized_ranges
 from hlo_lsp.model.buffer_assignment import BufferAssignment
 from hlo_lsp.model.dump_module import ModuleDump

@@ -4,15 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, copy_module, module_of, plant, problems_of
-
-from hlo_lsp.problems import Problem, Severity
+from conftest import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, copy_module, module_of, plant, problems_of, where
+from hlo_lsp.problems import Severity
 
 ERROR = Severity.ERROR
-
-
-def where(problems: list[Problem]) -> list[tuple[str, int, Severity, str]]:
-    return [(Path(p.source).name, p.range.start.line, p.severity, p.code) for p in problems]
 
 
 def line_of(path: Path, text: str) -> int:

@@ -5,36 +5,28 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from conftest import (
     COMBINED_MLP,
     GPU_SEED,
     SPLIT_MLP,
     TPU_JAX_SEED,
     TPU_SEED,
-    copy_module,
     module_of,
-    plant,
+    plant_in_copy,
     problems_of,
+    where,
 )
-
 from hlo_lsp.analysis.memory import ShapeLookup, sized_ranges
-from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.problems import Severity
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 SPLIT_LR, COMBINED_LR = (SPLIT_MLP, "-live-range.txt"), (COMBINED_MLP, "-buffer-assignment.txt")
 GPU, TPU, TPU_JAX = (GPU_SEED, ""), (TPU_SEED, ""), (TPU_JAX_SEED, "")
 
 
-def where(problems: list[Problem]) -> list[tuple[str, int, Severity, str]]:
-    return [(Path(p.source).name, p.range.start.line, p.severity, p.code) for p in problems]
-
-
-def planted(where_: tuple[Path, str], tmp_path: Path, old: str, new: str) -> tuple[Path, int]:
-    stem, suffix = where_
-    copy = copy_module(stem, tmp_path)
-    path = Path(f"{copy}{suffix}") if suffix else copy
-    assert problems_of(tmp_path) == []
-    return path, plant(path, old, new)
+def planted(dump: tuple[Path, str], tmp_path: Path, old: str, new: str) -> tuple[Path, int]:
+    return plant_in_copy(*dump, tmp_path, old, new)
 
 
 def header(path: Path) -> int:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from conftest import (
     COMBINED_CONTROL_FLOW,
     COMBINED_MLP,
@@ -19,7 +20,6 @@ from conftest import (
     module_of,
     plant,
 )
-
 from hlo_lsp.analysis import run
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.analysis.run import check_module

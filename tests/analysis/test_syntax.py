@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import DATA, SPLIT_MLP, copy_module, plant, problems_of
 
+from conftest import DATA, SPLIT_MLP, copy_module, plant, problems_of
 from hlo_lsp.analysis.syntax import MAX_PARSED_CHARS, syntax_problems
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.workspace.loader import load, read_document

@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from conftest import (
     COMBINED_MLP,
     GPU_SEED,
@@ -16,13 +17,9 @@ from conftest import (
     module_of,
     plant,
     problems_of,
+    where,
 )
-
-from hlo_lsp.problems import Problem, Severity
-
-
-def where(problems: list[Problem]) -> list[tuple[str, int, Severity, str]]:
-    return [(Path(p.source).name, p.range.start.line, p.severity, p.code) for p in problems]
+from hlo_lsp.problems import Severity
 
 
 @pytest.mark.parametrize(("stem", "suffix"), [(SPLIT_MLP, "-buffer-assignment-values.txt"),

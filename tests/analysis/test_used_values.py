@@ -4,23 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, copy_module, plant, problems_of
-
-from hlo_lsp.problems import Problem, Severity
+from conftest import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, plant_in_copy, problems_of, where
+from hlo_lsp.problems import Severity
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 VALUES = "-buffer-assignment-values.txt"
 
 
-def where(problems: list[Problem]) -> list[tuple[str, int, Severity, str]]:
-    return [(Path(p.source).name, p.range.start.line, p.severity, p.code) for p in problems]
-
-
 def planted(stem: Path, tmp_path: Path, old: str, new: str, suffix: str = VALUES) -> tuple[Path, int]:
-    copy = copy_module(stem, tmp_path)
-    assert problems_of(tmp_path) == []
-    path = Path(f"{copy}{suffix}")
-    return path, plant(path, old, new)
+    return plant_in_copy(stem, suffix, tmp_path, old, new)
 
 
 def test_used_value_header_differs_from_the_allocation(tmp_path: Path) -> None:

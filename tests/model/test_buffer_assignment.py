@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, TPU_SEED
 from hlo_lsp.model.buffer_assignment import BufferAssignment, Place, read_buffer_assignment
 from hlo_lsp.model.document import Document
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.text import Range
-from conftest import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, TPU_SEED
 
 COMBINED_FILE = str(COMBINED_MLP) + "-buffer-assignment.txt"
 SPLIT_FILES = {

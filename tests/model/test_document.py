@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from conftest import COMBINED_MLP, DATA, HANDWRITTEN, SPLIT_MLP
 from hlo_lsp.model import document as document_module
 from hlo_lsp.model.document import Document, document_state_signature
 from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
 from hlo_lsp.parsing.line_scan import Ref, Role
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range
-from conftest import COMBINED_MLP, DATA, HANDWRITTEN, SPLIT_MLP
 
 SPLIT_HLO = Path(str(SPLIT_MLP) + ".txt")
 SPLIT_TEXT = SPLIT_HLO.read_text()

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import COMBINED_MLP, GPU_HLO_SEED, HANDWRITTEN, SPLIT_MLP
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.hlo_module import HloModule, StackFrame
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.syntax import ArrayShape, Instruction, Layout, TupleShape
 from hlo_lsp.text import Range
-from conftest import COMBINED_MLP, GPU_HLO_SEED, HANDWRITTEN, SPLIT_MLP
 
 GEN_DUMPS = "/home/dev/xla-examples/gen_dumps.py"
 # The header line of corpus/jax-0.10.2/train_mlp_donate (parameters donated with jax.jit(donate_argnums=...)).

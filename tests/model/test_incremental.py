@@ -13,11 +13,11 @@ from unittest import mock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import COMBINED_MLP, HANDWRITTEN, SPLIT_MLP
 from hlo_lsp.model import document as document_module
 from hlo_lsp.model.document import Document, document_state_signature
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.text import Position, Range
-from conftest import COMBINED_MLP, HANDWRITTEN, SPLIT_MLP
 
 DUMPS = {
     "hlo": (Path(str(SPLIT_MLP) + ".txt").read_text(), FileKind.HLO_MODULE),

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import DATA
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.sizes import dense_size, has_tiles, human_bytes, tiled_size
 from hlo_lsp.parsing.hlo_syntax import parse_shape
 from hlo_lsp.parsing.syntax import Shape, TupleShape, subshape
 from hlo_lsp.workspace.loader import load
-from conftest import DATA
 
 MODULES = [module for module in load([str(DATA)]).modules if module.buffer_assignment is not None]
 TPU_STEMS = ("tpu-allreduce-mlp", "jax-tpu-mini-attention", "jax-tpu-reference-attention")

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import interegular
 import pytest
-from conftest import COMBINED_MLP, DATA, HANDWRITTEN, SPLIT_MLP
 from lark import Lark, Tree
 from lark import logger as lark_logger
 
+from conftest import COMBINED_MLP, DATA, HANDWRITTEN, SPLIT_MLP
 from hlo_lsp.parsing.ba_syntax import buffer_assignment_error, memory_report_error
 from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
 from hlo_lsp.parsing.grammars import (

@@ -6,8 +6,8 @@ import functools
 from pathlib import Path
 
 import pytest
-from conftest import COMBINED_CONTROL_FLOW, COMBINED_MLP, GPU_HLO_SEED, HANDWRITTEN, SPLIT_CONTROL_FLOW, SPLIT_MLP
 
+from conftest import COMBINED_CONTROL_FLOW, COMBINED_MLP, GPU_HLO_SEED, HANDWRITTEN, SPLIT_CONTROL_FLOW, SPLIT_MLP
 from hlo_lsp.parsing.hlo_scanner import hlo_line_uses, scan_hlo_line
 from hlo_lsp.parsing.line_scan import LineScan, Role
 

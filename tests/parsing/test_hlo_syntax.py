@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import COMBINED_MLP, GPU_HLO_SEED, HANDWRITTEN, SPLIT_MLP
 
+from conftest import COMBINED_MLP, GPU_HLO_SEED, HANDWRITTEN, SPLIT_MLP
 from hlo_lsp.parsing import hlo_syntax
 from hlo_lsp.parsing.hlo_syntax import (
     instruction_error,

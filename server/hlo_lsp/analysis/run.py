@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable, Iterable
+from typing import Any
 
-from hlo_lsp.analysis.checks import allocations, cross_file, hlo_structure, live_ranges, overlap, peak, totals, used_values
+from hlo_lsp.analysis.checks import (
+    allocations,
+    cross_file,
+    hlo_structure,
+    live_ranges,
+    overlap,
+    peak,
+    totals,
+    used_values,
+)
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.analysis.syntax import syntax_problems
 from hlo_lsp.model.dump_module import ModuleDump
@@ -30,16 +40,16 @@ def check_module(module: ModuleDump) -> list[Problem]:
     """Syntax problems of every document, then every invariant check, sorted by place."""
     problems: list[Problem] = []
     for document in module.all_documents():
-        problems.extend(_guarded(lambda: syntax_problems(document), document.source, "syntax"))
+        problems.extend(_guarded(syntax_problems, document, document.source, "syntax"))
     context = CheckContext(module)
     for name, check in CHECKS:
-        problems.extend(_guarded(lambda: list(check(context)), module.stem, name))
+        problems.extend(_guarded(check, context, module.stem, name))
     return sorted(set(problems), key=Problem.sort_key)
 
 
-def _guarded(run: Callable[[], Iterable[Problem]], source: str, name: str) -> list[Problem]:
+def _guarded(run: Callable[[Any], Iterable[Problem]], subject: object, source: str, name: str) -> list[Problem]:
     try:
-        return list(run())
+        return list(run(subject))
     except Exception as error:  # a bug in one check must not hide the others' results
         where = traceback.extract_tb(error.__traceback__)[-1]
         message = f"internal error in the {name} check: {error!r} at {where.filename}:{where.lineno}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator
+
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.line_scan import DEFINITION_ROLES, LineScan, Ref, Role, State

@@ -56,7 +56,7 @@ class BracketNewlines(PostLex):
 HLO_STARTS = ("module", "instruction", "computation_header", "module_header", "table_row", "shape")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def hlo_parser() -> Lark:
     """LALR parser for HLO module text (grammar/hlo.lark)."""
     return Lark.open(
@@ -74,7 +74,7 @@ BUFFER_ASSIGNMENT_STARTS = (
 )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def buffer_assignment_parser() -> Lark:
     """LALR parser for buffer-assignment, values and live-range files (grammar/buffer_assignment.lark)."""
     return Lark.open(
@@ -86,7 +86,7 @@ def buffer_assignment_parser() -> Lark:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def memory_report_parser() -> Lark:
     """LALR parser for memory-usage reports (grammar/memory_report.lark)."""
     return Lark.open(

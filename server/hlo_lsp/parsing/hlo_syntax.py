@@ -217,7 +217,7 @@ def _pairs(tokens: list[Token]) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parser() -> Lark:
     return Lark.open(
         str(grammar_dir() / "hlo.lark"),

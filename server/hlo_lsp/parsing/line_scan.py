@@ -1,10 +1,10 @@
 """The result of scanning one line: its kind, the names it defines or mentions, its data.
 
 A scan depends only on the line's text and the scanner state at its start, and
-yields the state for the next line. Scans and refs are named tuples: a large
-module has a million of them, and tuples are the cheapest immutable records. That is what makes re-indexing after an edit
+yields the state for the next line. That is what makes re-indexing after an edit
 proportional to the edit: a line is scanned again only when its text or its
-incoming state changed.
+incoming state changed. Scans and refs are named tuples: a large module has a
+million of them, and tuples are the cheapest immutable records to build.
 """
 
 from __future__ import annotations

@@ -45,7 +45,8 @@ def _check_computations(hlo: HloModule) -> Iterator[Problem]:
     for computation in hlo.all_computations():
         if computation.name in seen:
             yield _problem(hlo, computation.name_range, Severity.ERROR, "duplicate-computation",
-                           f"computation {computation.name} is defined again (first on line {seen[computation.name] + 1})")
+                           f"computation {computation.name} is defined again "
+                           f"(first on line {seen[computation.name] + 1})")
         seen.setdefault(computation.name, computation.line)
         if computation.end_line is None:
             yield _problem(hlo, computation.name_range, Severity.ERROR, "unclosed-computation",
