@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import resource
 import time
 from pathlib import Path
 
@@ -39,6 +40,10 @@ def scaled_module(source: str, megabytes: float) -> str:
     return header + "\n\n" + "\n".join(copies)
 
 
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def timed(action):  # noqa: ANN001, ANN201
     start = time.perf_counter()
     result = action()
@@ -55,6 +60,7 @@ def main() -> None:
     size = len(text) / 1e6
     print(f"module: {size:.1f} MB, {text.count(chr(10)) + 1:,} lines (from {args.source.name})")
 
+    before = _peak_rss_mb()
     document, seconds = timed(lambda: Document(text, FileKind.HLO_MODULE, "big.txt"))
     print(f"index (scan all lines):          {seconds:7.2f} s  {size / seconds:6.1f} MB/s")
     name = document.scan(document.line_count // 2).refs[0].name if document.scan(
@@ -63,8 +69,11 @@ def main() -> None:
     print(f"first definition lookup:         {seconds * 1000:7.1f} ms")
     _, seconds = timed(lambda: document.definitions(name))
     print(f"next definition lookup:          {seconds * 1000:7.1f} ms")
+    indexed = _peak_rss_mb()
     _, seconds = timed(lambda: document.uses(name))
     print(f"first references (reads uses):   {seconds:7.2f} s")
+    print(f"memory: index {indexed - before:.0f} MB ({(indexed - before) / size:.1f}x the text), "
+          f"with uses {_peak_rss_mb() - before:.0f} MB ({(_peak_rss_mb() - before) / size:.1f}x)")
     _, seconds = timed(lambda: document.uses(name))
     print(f"next references:                 {seconds * 1000:7.1f} ms")
     middle = document.line_count // 2
