@@ -17,11 +17,11 @@ def line_of(path: Path, text: str) -> int:
     return lines[0]
 
 
-def live_range(stem: Path, label: str) -> tuple[int, int]:
+def live_range(stem: Path, name: str) -> tuple[int, int]:
     buffers = module_of(Path(f"{stem}.txt")).buffer_assignment
     assert buffers is not None
-    entry = buffers.live_range_of(label)
-    assert entry is not None, label
+    entry = buffers.live_range_of(name)
+    assert entry is not None, name
     return entry.start, entry.end
 
 
@@ -30,8 +30,8 @@ def test_split_dump_overlap_is_an_error_on_both_values_pointing_at_each_other(tm
     ba, lr = Path(f"{stem}-buffer-assignment.txt"), Path(f"{stem}-live-range.txt")
     assert problems_of(tmp_path) == []
     # add_reduce_fusion (offset 0, size 128) is live 12-14, reduce_log_fusion 13-14: both live at 13.
-    assert live_range(stem, "add_reduce_fusion{}") == (12, 14)
-    assert live_range(stem, "reduce_log_fusion{}") == (13, 14)
+    assert live_range(stem, "add_reduce_fusion") == (12, 14)
+    assert live_range(stem, "reduce_log_fusion") == (13, 14)
     line = plant(ba, "<69 reduce_log_fusion @0> (size=128,offset=128)", "<69 reduce_log_fusion @0> (size=128,offset=0)")
     other = line_of(ba, "<68 add_reduce_fusion @0>")
 
@@ -55,8 +55,8 @@ def test_combined_dump_overlap_is_an_error_on_both_values(tmp_path: Path) -> Non
     stem = copy_module(COMBINED_MLP, tmp_path)
     ba = Path(f"{stem}-buffer-assignment.txt")
     assert problems_of(tmp_path) == []
-    assert live_range(stem, "add_reduce_fusion{}") == (12, 14)
-    assert live_range(stem, "reduce_log_fusion{}") == (13, 14)
+    assert live_range(stem, "add_reduce_fusion") == (12, 14)
+    assert live_range(stem, "reduce_log_fusion") == (13, 14)
     line = plant(ba, "<66 reduce_log_fusion @0> (size=128,offset=128)", "<66 reduce_log_fusion @0> (size=128,offset=0)")
     other = line_of(ba, " value: <65 add_reduce_fusion @0>")
 
@@ -73,8 +73,8 @@ def test_control_flow_overlap_of_long_lived_scalars(tmp_path: Path) -> None:
     stem = copy_module(SPLIT_CONTROL_FLOW, tmp_path)
     ba = Path(f"{stem}-buffer-assignment.txt")
     assert problems_of(tmp_path) == []
-    assert live_range(stem, "copy.5{}") == (20, 40)
-    assert live_range(stem, "wrapped_clamp{}") == (19, 37)
+    assert live_range(stem, "copy.5") == (20, 40)
+    assert live_range(stem, "wrapped_clamp") == (19, 37)
     line = plant(ba, "<122 wrapped_clamp @0> (size=4,offset=1088)", "<122 wrapped_clamp @0> (size=4,offset=1024)")
 
     problems = problems_of(tmp_path)
@@ -92,7 +92,7 @@ def test_touching_live_ranges_in_real_output_are_not_an_error() -> None:
     assert buffers is not None
     first, second = buffers.allocations[4].values
     assert (first.offset, first.size) == (second.offset, second.size)
-    one, two = buffers.live_range_of(first.label + "{}"), buffers.live_range_of(second.label + "{}")
+    one, two = buffers.live_range_of(first.name, first.index), buffers.live_range_of(second.name, second.index)
     assert one is not None and two is not None
     assert max(one.start, two.start) == min(one.end, two.end) == 14
     assert problems_of(SPLIT_MLP.parent) == []
@@ -119,7 +119,7 @@ def test_thread_local_values_have_no_live_range_and_are_not_checked() -> None:
     assert buffers is not None
     thread_local = [v for a in buffers.allocations if a.is_thread_local for v in a.values]
     assert len(thread_local) == 6
-    assert all(buffers.live_range_of(value.label + "{}") is None for value in thread_local)
+    assert all(buffers.live_range_of(value.name, value.index) is None for value in thread_local)
     assert problems_of(SPLIT_MLP.parent) == []
 
 

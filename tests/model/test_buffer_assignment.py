@@ -190,7 +190,7 @@ def test_live_range_of_the_combined_dump(combined):
     assert [entry.name for entry in live.schedule][:3] == ["Arg_0.1", "Arg_6.7", "dot.8"]
     assert (live.schedule[2].time, live.schedule[2].place) == (2, place(COMBINED_FILE, 175, 4, 11))
     assert len(live.schedule) == 15 and len(live.ranges) == 15
-    dot = combined.live_range_of("dot.8{}")
+    dot = combined.live_range_of("dot.8")
     assert (dot.name, dot.index, dot.start, dot.end, dot.place) == ("dot.8", (), 2, 4, place(COMBINED_FILE, 191, 4, 15))
 
 
@@ -215,7 +215,7 @@ def test_new_peak_format(split):
         ("ynn_fusion.1{}", 32768, 458752), ("x.1{}", 16384, 475136), ("ws_2_.1{}", 10240, 485376),
         ("bs_0_.1{}", 1024, 486400), ("bs_1_.1{}", 1024, 487424), ("bs_2_.1{}", 40, 487464)]
     assert live.peak[0].place == place(LIVE_RANGE, 34, 4, 54)
-    ynn = split.live_range_of("ynn_fusion{}")
+    ynn = split.live_range_of("ynn_fusion")
     assert (ynn.start, ynn.end, ynn.place) == (11, 14, place(LIVE_RANGE, 28, 4, 22))
 
 

@@ -57,6 +57,13 @@ class BufferValue:
         return self.name + format_index(self.index)
 
     @property
+    def short_string(self) -> str:
+        """The value as XLA prints it everywhere: `<179 custom-call.5.0{0} @0>`."""
+        phi = " (phi)" if self.is_phi else ""
+        color = f" @{self.color}" if self.color is not None else ""
+        return f"<{self.value_id} {self.label}{phi}{color}>"
+
+    @property
     def end(self) -> int:
         return self.offset + self.size
 
@@ -231,14 +238,18 @@ class BufferAssignment:
     def value_by_id(self) -> dict[int, BufferValue]:
         return {value.value_id: value for value in self.values()}
 
+    def allocation(self, index: int) -> Allocation | None:
+        return next((allocation for allocation in self.allocations if allocation.index == index), None)
+
     def values_named(self, name: str) -> list[BufferValue]:
         return [value for value in self.values() if value.name == name]
 
-    def live_range_of(self, label: str) -> LiveRange | None:
+    def live_range_of(self, name: str, index: tuple[int, ...] | None = None) -> LiveRange | None:
+        """The BufferLiveRange entry of a value (which always prints an index, `{}` at the top)."""
         if self.live_range is None:
             return None
         for entry in self.live_range.ranges:
-            if entry.label == label:
+            if entry.name == name and entry.index == (index or ()):
                 return entry
         return None
 

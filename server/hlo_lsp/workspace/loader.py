@@ -12,7 +12,7 @@ from pathlib import Path
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, companion_paths, module_stem
 from hlo_lsp.parsing.decode import decode_dump
-from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
+from hlo_lsp.parsing.file_kinds import FileKind, detect_kind, kind_from_name
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range
 
@@ -72,8 +72,7 @@ def load(paths: list[str]) -> LoadedDump:
 
 
 def _companions(path: str) -> list[str]:
-    return [candidate for candidates in companion_paths(module_stem(path)).values()
-            for candidate in candidates if candidate != path and os.path.isfile(candidate)]
+    return [candidate for candidate in module_files(path).values() if candidate != path]
 
 
 def _already_loaded(by_stem: dict[str, ModuleDump], path: str) -> bool:
@@ -95,21 +94,37 @@ def _add_file(path: str, by_stem: dict[str, ModuleDump], loaded: LoadedDump, rep
     module.documents.setdefault(document.kind, document)
 
 
-def load_module_of(path: str) -> LoadedDump:
-    """The module `path` belongs to, with the companion files found beside it."""
-    loaded = LoadedDump()
+def module_files(path: str) -> dict[FileKind, str]:
+    """The files on disk of the module `path` belongs to, by kind (XLA's naming).
+
+    When `<stem>.txt` is missing, a buffer assignment pairs with the one
+    after-optimizations module of the same `module_NNNN` id in its folder.
+    """
     stem = module_stem(path)
-    module = ModuleDump(stem)
+    found: dict[FileKind, str] = {}
     for kind, candidates in companion_paths(stem).items():
-        for candidate in candidates:
-            if os.path.isfile(candidate):
-                document, problems = read_document(candidate, kind)
-                loaded.problems.extend(problems)
-                if document is not None:
-                    module.documents.setdefault(kind, document)
-                break
-    loaded.modules.append(module)
-    return loaded
+        existing = next((candidate for candidate in candidates if os.path.isfile(candidate)), None)
+        if existing is not None:
+            found[kind] = existing
+    if FileKind.HLO_MODULE not in found and found:
+        fallback = _same_module_id(stem)
+        if fallback is not None:
+            found[FileKind.HLO_MODULE] = fallback
+    return found
+
+
+def _same_module_id(stem: str) -> str | None:
+    folder, name = os.path.split(stem)
+    module_id = name.split(".", 1)[0]
+    if not module_id.startswith("module_"):
+        return None
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return None
+    candidates = [n for n in names if n.startswith(module_id + ".") and "after_optimizations" in n
+                  and n.endswith(".txt") and kind_from_name(n) is FileKind.HLO_MODULE]
+    return os.path.join(folder, candidates[0]) if len(candidates) == 1 else None
 
 
 def _not_a_dump(path: str) -> Problem:

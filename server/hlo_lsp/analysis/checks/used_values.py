@@ -39,15 +39,8 @@ def check(context: CheckContext) -> Iterator[Problem]:
                               f"{value.label} (value {value_id}) has no block under Used values")
 
 
-def short_string(value: BufferValue) -> str:
-    """The `<id name{index} (phi) @color>` text XLA prints for a value."""
-    phi = " (phi)" if value.is_phi else ""
-    color = f" @{value.color}" if value.color is not None else ""
-    return f"<{value.value_id} {value.name}{format_index(value.index)}{phi}{color}>"
-
-
 def _check_header(used: UsedValue, value: BufferValue) -> Iterator[Problem]:
-    expected = short_string(value)
+    expected = value.short_string
     if used.header != expected:
         yield problem(used.place, Severity.ERROR, "value-header",
                       f"header {used.header} differs from the allocation's {expected}",
