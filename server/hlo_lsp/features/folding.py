@@ -1,0 +1,135 @@
+"""Folding ranges (textDocument/foldingRange) of a dump file, from its line scans.
+
+HLO modules fold their computations, stack-frame tables, multi-line instructions
+and runs of `//` comments; buffer-assignment-family and memory-report files fold
+their sections, allocations, Used values blocks, the parts of HloLiveRange, the
+stack-trace tree, memory-report tables and protobuf-text blocks. A fold spans at
+least two lines and never ends on a blank line.
+"""
+
+from __future__ import annotations
+
+from hlo_lsp.features.symbols import OutlineNode, content_kind, numbered_lines, read_sections
+from hlo_lsp.features.types import Fold
+from hlo_lsp.model.collector import paused_collector
+from hlo_lsp.model.document import Document
+from hlo_lsp.parsing.file_kinds import FileKind
+
+
+def folding_ranges(document: Document) -> list[Fold]:
+    if document.kind is FileKind.UNKNOWN:
+        return []
+    with paused_collector():  # the walk allocates a tuple per line; a full collection would visit the index
+        if document.kind is FileKind.HLO_MODULE:
+            folds = _HloFolds().read(document)
+        else:
+            folds = _section_folds(read_sections(document, with_values=False)) + _line_folds(document)
+    unique = {(fold.start_line, fold.end_line): fold for fold in folds if fold.end_line > fold.start_line}
+    return sorted(unique.values(), key=lambda fold: (fold.start_line, -fold.end_line))
+
+
+class _ContinuedItems:
+    """Folds each item (instruction, header, `from instruction:` line) over its continuation lines."""
+
+    def __init__(self, folds: list[Fold]) -> None:
+        self.folds = folds
+        self.start = self.end = -1
+
+    def add(self, line: int, kind: str) -> None:
+        if kind == "continuation":
+            self.end = line
+        elif kind != "blank":
+            self.close()
+            self.start = self.end = line
+
+    def close(self) -> None:
+        if self.end > self.start >= 0:
+            self.folds.append(Fold(self.start, self.end))
+        self.start = self.end = -1
+
+
+class _HloFolds:
+    def __init__(self) -> None:
+        self.folds: list[Fold] = []
+        self.items = _ContinuedItems(self.folds)
+        self.computation = -1  # header line of the open computation
+        self.table = -1  # header line of the open stack-frame table
+        self.comments = (-1, -1)  # first and last line of the run of `//` lines being read
+        self.last = -1  # the last non-blank line
+
+    def read(self, document: Document) -> list[Fold]:
+        for line, text, scan in numbered_lines(document):
+            self.add(line, text, content_kind(scan.kind, text))
+        self.items.close()
+        self._close_comments()
+        self._close_table()
+        self._close_computation(self.last)
+        return self.folds
+
+    def add(self, line: int, text: str, kind: str) -> None:
+        self.items.add(line, kind)
+        is_comment = kind == "blank" and text.lstrip().startswith("//")
+        if not is_comment or self.comments[1] != line - 1:
+            self._close_comments()
+        if kind == "blank":
+            if is_comment:
+                self.comments = (line if self.comments[0] < 0 else self.comments[0], line)
+            return
+        if kind == "continuation":
+            self.last = line
+            return
+        if kind != "table_row":
+            self._close_table()
+        if kind in ("computation", "module_header"):
+            self._close_computation(self.last)
+        if kind == "computation":
+            self.computation = line
+        elif kind == "computation_end":
+            self._close_computation(line)
+        elif kind == "table_header":
+            self.table = line
+        self.last = line
+
+    def _close_computation(self, end: int) -> None:
+        if self.computation >= 0:
+            self.folds.append(Fold(self.computation, end))
+        self.computation = -1
+
+    def _close_table(self) -> None:
+        if self.table >= 0:
+            self.folds.append(Fold(self.table, self.last))
+        self.table = -1
+
+    def _close_comments(self) -> None:
+        start, end = self.comments
+        if end > start:
+            self.folds.append(Fold(start, end, "comment"))
+        self.comments = (-1, -1)
+
+
+def _section_folds(nodes: list[OutlineNode]) -> list[Fold]:
+    folds = []
+    pending = list(nodes)
+    while pending:
+        node = pending.pop()
+        folds.append(Fold(node.line, node.end_line))
+        pending.extend(child for child in node.children if isinstance(child, OutlineNode))
+    return folds
+
+
+def _line_folds(document: Document) -> list[Fold]:
+    """Multi-line `from instruction:` lines and the `{ ... }` blocks of a protobuf-text report."""
+    folds: list[Fold] = []
+    items = _ContinuedItems(folds)
+    open_blocks: list[int] = []
+    for line, text, scan in numbered_lines(document):
+        items.add(line, content_kind(scan.kind, text))
+        if scan.kind != "proto":
+            continue
+        stripped = text.strip()
+        if stripped.endswith("{"):
+            open_blocks.append(line)
+        elif stripped == "}" and open_blocks:
+            folds.append(Fold(open_blocks.pop(), line))
+    items.close()
+    return folds
