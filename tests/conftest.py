@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from hlo_lsp.analysis.run import check_module
 from hlo_lsp.model.dump_module import ModuleDump
@@ -79,3 +83,21 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"the shared corpus is not beside the project ({CORPUS})")
     return CORPUS
+
+
+# ---- end-to-end: the real server over stdio ---------------------------------------------
+# Each end-to-end test runs once per client profile: their capabilities differ.
+CLIENTS = ["visual-studio-code", "neovim"]
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "hlo_lsp"])
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
+async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # noqa: ANN201
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        """Real editors accept the server's file watchers; the test client just says yes."""
+
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=client_capabilities(request.param), root_uri=DATA.as_uri()))
+    yield
+    await lsp_client.shutdown_session()

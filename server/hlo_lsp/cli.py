@@ -24,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args.paths, args.format)
         if args.command == "memory":
             return _memory(args.paths, args.top)
-        return _serve()
+        return _serve(args.tcp)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -41,7 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     memory = commands.add_parser("memory", help="peak memory and the buffers live at the peak")
     memory.add_argument("paths", nargs="+", metavar="PATH")
     memory.add_argument("--top", type=int, default=10, help="how many buffers at the peak to list (default 10)")
-    commands.add_parser("serve", help="run the language server over stdio (the default)")
+    serve = commands.add_parser("serve", help="run the language server over stdio (the default)")
+    for command_parser in (parser, serve):
+        command_parser.add_argument("--tcp", metavar="HOST:PORT", help="serve over TCP instead of stdio (debugging)")
     return parser
 
 
@@ -135,10 +137,18 @@ def _print_summary(name: str, summary: MemorySummary, top: int) -> None:
     print()
 
 
-def _serve() -> int:
-    print("hlo-lsp: the language server is not part of this version yet; "
-          "use `hlo-lsp check PATH` or `hlo-lsp memory PATH`.", file=sys.stderr)
-    return 2
+def _serve(tcp: str | None) -> int:
+    from hlo_lsp.lsp.server import run  # the server's imports (pygls) are not needed by check/memory
+
+    if tcp is None:
+        run()
+        return 0
+    host, _, port = tcp.rpartition(":")
+    if not port.isdigit():
+        print(f"hlo-lsp: --tcp wants HOST:PORT, not {tcp!r}", file=sys.stderr)
+        return 2
+    run((host or "127.0.0.1", int(port)))
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,153 @@
+"""Conversions between the engine's records and lsprotocol types; the only place that builds them.
+
+The engine counts columns in UTF-16 code units. When the client negotiated
+another position encoding, columns go through pygls' position codec.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
+
+from hlo_lsp.features.types import Fold, Highlight, HoverInfo, Location, Symbol, WorkspaceSymbol
+from hlo_lsp.model.document import Document
+from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.text import Position, Range, python_index, utf16_column
+
+SOURCE = "hlo-lsp"
+
+_SYMBOL_KINDS = {
+    "module": types.SymbolKind.Module,
+    "namespace": types.SymbolKind.Namespace,
+    "function": types.SymbolKind.Function,
+    "variable": types.SymbolKind.Variable,
+    "field": types.SymbolKind.Field,
+    "struct": types.SymbolKind.Struct,
+    "array": types.SymbolKind.Array,
+    "event": types.SymbolKind.Event,
+    "object": types.SymbolKind.Object,
+    "number": types.SymbolKind.Number,
+}
+_SEVERITIES = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFO: types.DiagnosticSeverity.Information,
+    Severity.HINT: types.DiagnosticSeverity.Hint,
+}
+
+
+class DocumentLines(Sequence[str]):
+    """A Document's lines as the sequence pygls' codec expects."""
+
+    def __init__(self, document: Document) -> None:
+        self._document = document
+
+    def __len__(self) -> int:
+        return self._document.line_count
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+        return self._document.line(index)
+
+
+class Positions:
+    """Position conversion for one negotiated encoding."""
+
+    def __init__(self, encoding: str, codec: PositionCodec) -> None:
+        self._utf16 = encoding == types.PositionEncodingKind.Utf16
+        self._codec = codec
+
+    def from_client(self, position: types.Position, document: Document) -> Position:
+        if self._utf16 or not 0 <= position.line < document.line_count:
+            return Position(position.line, position.character)
+        lines = DocumentLines(document)
+        code_points = self._codec.position_from_client_units(lines, position)
+        return Position(position.line, utf16_column(lines[position.line], code_points.character))
+
+    def range_from_client(self, client_range: types.Range, document: Document) -> Range:
+        return Range(self.from_client(client_range.start, document), self.from_client(client_range.end, document))
+
+    def to_client(self, position: Position, document: Document | None) -> types.Position:
+        if self._utf16 or document is None or not 0 <= position.line < document.line_count:
+            return types.Position(position.line, position.character)
+        lines = DocumentLines(document)
+        index = python_index(lines[position.line], position.character)
+        return self._codec.position_to_client_units(lines, types.Position(position.line, index))
+
+    def range_to_client(self, engine_range: Range, document: Document | None) -> types.Range:
+        return types.Range(self.to_client(engine_range.start, document), self.to_client(engine_range.end, document))
+
+
+# A function from an engine source (a path or URI) to its URI and Document (for column conversion).
+Resolver = Callable[[str], tuple[str, Document | None]]
+
+
+def location(found: Location, resolve: Resolver, positions: Positions) -> types.Location:
+    uri, document = resolve(found.source)
+    return types.Location(uri, positions.range_to_client(found.range, document))
+
+
+def diagnostic(problem: Problem, resolve: Resolver, positions: Positions,
+               document: Document | None) -> types.Diagnostic:
+    related = [
+        types.DiagnosticRelatedInformation(
+            location(Location(item.source, item.range), resolve, positions), item.message)
+        for item in problem.related
+    ]
+    return types.Diagnostic(
+        range=positions.range_to_client(problem.range, document),
+        message=problem.message,
+        severity=_SEVERITIES[problem.severity],
+        code=problem.code,
+        source=SOURCE,
+        related_information=related or None,
+    )
+
+
+def hover(info: HoverInfo, positions: Positions, document: Document, markdown: bool) -> types.Hover:
+    kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+    return types.Hover(types.MarkupContent(kind, info.markdown), positions.range_to_client(info.range, document))
+
+
+def highlight(found: Highlight, positions: Positions, document: Document) -> types.DocumentHighlight:
+    kind = types.DocumentHighlightKind.Write if found.is_definition else types.DocumentHighlightKind.Read
+    return types.DocumentHighlight(positions.range_to_client(found.range, document), kind)
+
+
+def document_symbol(symbol: Symbol, positions: Positions, document: Document) -> types.DocumentSymbol:
+    return types.DocumentSymbol(
+        name=symbol.name,
+        kind=_SYMBOL_KINDS.get(symbol.kind, types.SymbolKind.Object),
+        range=positions.range_to_client(symbol.range, document),
+        selection_range=positions.range_to_client(symbol.selection_range, document),
+        detail=symbol.detail or None,
+        children=[document_symbol(child, positions, document) for child in symbol.children] or None,
+    )
+
+
+def flat_symbols(symbols: list[Symbol], uri: str, positions: Positions, document: Document,
+                 container: str | None = None) -> list[types.SymbolInformation]:
+    """SymbolInformation for clients without hierarchical document symbols."""
+    flat = []
+    for symbol in symbols:
+        flat.append(types.SymbolInformation(
+            name=symbol.name, kind=_SYMBOL_KINDS.get(symbol.kind, types.SymbolKind.Object),
+            location=types.Location(uri, positions.range_to_client(symbol.range, document)),
+            container_name=container))
+        flat.extend(flat_symbols(list(symbol.children), uri, positions, document, symbol.name))
+    return flat
+
+
+def workspace_symbol(symbol: WorkspaceSymbol, resolve: Resolver, positions: Positions) -> types.SymbolInformation:
+    return types.SymbolInformation(
+        name=symbol.name,
+        kind=_SYMBOL_KINDS.get(symbol.kind, types.SymbolKind.Object),
+        location=location(symbol.location, resolve, positions),
+        container_name=symbol.container or None,
+    )
+
+
+def folding_range(fold: Fold) -> types.FoldingRange:
+    kind = types.FoldingRangeKind.Comment if fold.kind == "comment" else types.FoldingRangeKind.Region
+    return types.FoldingRange(start_line=fold.start_line, end_line=fold.end_line, kind=kind)

@@ -1,0 +1,82 @@
+"""Publishes each module's problems to every file of the module, debounced, computed off the loop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from hlo_lsp.analysis.run import check_module
+from hlo_lsp.lsp import convert
+from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.problems import Problem
+
+if TYPE_CHECKING:
+    from hlo_lsp.lsp.server import HloLanguageServer
+
+log = logging.getLogger(__name__)
+DEBOUNCE_SECONDS = 0.3
+
+
+class DiagnosticsPublisher:
+    def __init__(self, server: HloLanguageServer) -> None:
+        self._server = server
+        self._pending: dict[str, asyncio.Task[None]] = {}
+        self._published: dict[str, set[str]] = defaultdict(set)  # stem -> sources given diagnostics
+
+    def schedule(self, source: str, delay: float = DEBOUNCE_SECONDS) -> None:
+        """Checks the module of `source` after `delay` seconds without a newer request."""
+        module = self._server.store.module_of(source)
+        if module is None:
+            return
+        pending = self._pending.pop(module.stem, None)
+        if pending is not None:
+            pending.cancel()
+        self._pending[module.stem] = asyncio.ensure_future(self._check_later(source, module, delay))
+
+    def closed(self, source: str, module: ModuleDump | None) -> None:
+        """After a close: recheck the module if a file of it is still open, else clear its diagnostics."""
+        if module is None:
+            return
+        if any(self._server.store.is_open(document.source) for document in module.all_documents()):
+            self.schedule(next(d.source for d in module.all_documents() if self._server.store.is_open(d.source)))
+            return
+        pending = self._pending.pop(module.stem, None)
+        if pending is not None:
+            pending.cancel()
+        for cleared in self._published.pop(module.stem, set()):
+            self._send(cleared, [])
+
+    async def _check_later(self, source: str, module: ModuleDump, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        try:
+            problems = await asyncio.to_thread(check_module, module)
+        except Exception:
+            log.exception("checking %s failed", module.stem)
+            return
+        if self._server.store.module_of(source) is not module:
+            return  # an edit made this module stale; its own check is scheduled
+        self._publish(module, problems)
+
+    def _publish(self, module: ModuleDump, problems: list[Problem]) -> None:
+        by_source: dict[str, list[Problem]] = defaultdict(list)
+        sources = {document.source for document in module.all_documents()}
+        fallback = next((s for s in sources if self._server.store.is_open(s)), None)
+        for problem in problems:
+            by_source[problem.source if problem.source in sources else fallback or problem.source].append(problem)
+        targets = sources | self._published[module.stem]
+        self._published[module.stem] = sources
+        for source in targets:
+            self._send(source, by_source.get(source, []))
+        log.info("%s: %d problem(s) in %d file(s)", module.stem, len(problems), len(sources))
+
+    def _send(self, source: str, problems: list[Problem]) -> None:
+        server = self._server
+        uri, document = server.resolve(source)
+        diagnostics = [convert.diagnostic(problem, server.resolve, server.positions, document) for problem in problems]
+        server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=server.store.version_of(source)))

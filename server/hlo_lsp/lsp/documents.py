@@ -1,0 +1,161 @@
+"""The server's documents: open editor buffers, companion files read from disk, their modules.
+
+An open buffer always wins over the file on disk. Companion files are read when
+a module needs them and read again when their modification time or size changes
+(or the client reports a change). Documents are immutable, so a request can keep
+reading the module it got while an edit builds the next one.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+
+from pygls.uris import from_fs_path, to_fs_path
+
+from hlo_lsp.analysis.memory import paired_module
+from hlo_lsp.model.document import Document
+from hlo_lsp.model.dump_module import ModuleDump, module_stem
+from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
+from hlo_lsp.text import Range
+from hlo_lsp.workspace.loader import module_files, read_document
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class OpenDocument:
+    uri: str
+    version: int | None
+    document: Document
+
+
+@dataclass
+class _DiskDocument:
+    stamp: tuple[float, int]
+    document: Document
+
+
+class DocumentStore:
+    def __init__(self) -> None:
+        self._open: dict[str, OpenDocument] = {}  # by source
+        self._disk: dict[str, _DiskDocument] = {}  # by path
+        self._modules: dict[str, tuple[tuple[int, ...], ModuleDump]] = {}  # by stem
+
+    # ---- sources and URIs ------------------------------------------------------------
+
+    @staticmethod
+    def source_of(uri: str) -> str:
+        """The engine's name for a document: its path for file URIs, else the URI itself."""
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        return path if path else uri
+
+    def uri_of(self, source: str) -> str:
+        opened = self._open.get(source)
+        if opened is not None:
+            return opened.uri
+        return source if "://" in source or source.startswith("untitled:") else (from_fs_path(source) or source)
+
+    # ---- open buffers -----------------------------------------------------------------
+
+    def open(self, uri: str, text: str, version: int | None) -> Document:
+        source = self.source_of(uri)
+        document = Document(text, detect_kind(os.path.basename(source), text), source)
+        self._open[source] = OpenDocument(uri, version, document)
+        return document
+
+    def change(self, uri: str, version: int | None, edit: Range | None, text: str) -> Document | None:
+        """Applies one content change (edit None: the whole text)."""
+        opened = self._open.get(self.source_of(uri))
+        if opened is None:
+            log.info("change for a document that is not open: %s", uri)
+            return None
+        if edit is None:
+            document = Document(text, opened.document.kind, opened.document.source)
+        else:
+            document = opened.document.apply_edit(edit, text)
+        opened.document, opened.version = document, version
+        return document
+
+    def close(self, uri: str) -> None:
+        self._open.pop(self.source_of(uri), None)
+
+    def opened(self, uri: str) -> OpenDocument | None:
+        return self._open.get(self.source_of(uri))
+
+    def open_documents(self) -> list[OpenDocument]:
+        return list(self._open.values())
+
+    def version_of(self, source: str) -> int | None:
+        opened = self._open.get(source)
+        return opened.version if opened is not None else None
+
+    def is_open(self, source: str) -> bool:
+        return source in self._open
+
+    # ---- documents and modules ------------------------------------------------------
+
+    def document(self, source: str) -> Document | None:
+        opened = self._open.get(source)
+        if opened is not None:
+            return opened.document
+        return self._from_disk(source, None)
+
+    def forget_disk(self, path: str) -> None:
+        """The file changed on disk: read it again when next needed."""
+        self._disk.pop(path, None)
+
+    def module_of(self, source: str) -> ModuleDump | None:
+        """The module of `source`, with its companions (open buffers first, then disk)."""
+        document = self.document(source)
+        if document is None:
+            return None
+        documents = {document.kind: document}
+        if os.path.isabs(source):
+            for kind, path in module_files(source).items():
+                if kind not in documents:
+                    companion = self.document(path) if path in self._open else self._from_disk(path, kind)
+                    if companion is not None and companion.kind is kind:
+                        documents[kind] = companion
+        return self._module(module_stem(source), documents)
+
+    def _module(self, stem: str, documents: dict[FileKind, Document]) -> ModuleDump:
+        key = tuple(id(documents[kind]) for kind in sorted(documents, key=lambda k: k.value))
+        cached = self._modules.get(stem)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        module = ModuleDump(stem, dict(documents))
+        hlo, buffers = module.hlo, module.buffer_assignment
+        if hlo is not None and buffers is not None and paired_module(hlo, buffers) is None:
+            log.info("%s does not match its buffer assignment: not paired", hlo.document.source)
+            del documents[FileKind.HLO_MODULE]
+            module = ModuleDump(stem, dict(documents))
+        self._modules[stem] = (key, module)
+        return module
+
+    def open_modules(self) -> list[ModuleDump]:
+        modules: dict[str, ModuleDump] = {}
+        for source in list(self._open):
+            module = self.module_of(source)
+            if module is not None:
+                modules.setdefault(module.stem, module)
+        return list(modules.values())
+
+    def _from_disk(self, path: str, kind: FileKind | None) -> Document | None:
+        try:
+            status = os.stat(path)
+        except OSError:
+            self._disk.pop(path, None)
+            return None
+        stamp = (status.st_mtime, status.st_size)
+        cached = self._disk.get(path)
+        if cached is not None and cached.stamp == stamp:
+            return cached.document
+        document, problems = read_document(path, kind)
+        for problem in problems:
+            log.info("%s: %s", path, problem.message)
+        if document is None:
+            return None
+        self._disk[path] = _DiskDocument(stamp, document)
+        return document
