@@ -57,3 +57,63 @@ def position_of(path: Path, line_containing: str, name: str, occurrence: int = 0
 
 def line_number(path: Path, line_containing: str) -> int:
     return position_of(path, line_containing, line_containing).line
+
+
+# ---- added for the hover, symbols, protocol and corpus tests --------------------------------
+
+_ENCODINGS = {types.PositionEncodingKind.Utf8: "utf-8", types.PositionEncodingKind.Utf16: "utf-16-le",
+              types.PositionEncodingKind.Utf32: "utf-32-le"}
+_UNIT_BYTES = {types.PositionEncodingKind.Utf8: 1, types.PositionEncodingKind.Utf16: 2,
+               types.PositionEncodingKind.Utf32: 4}
+
+
+def negotiated_encoding(capabilities: types.ClientCapabilities | None) -> types.PositionEncodingKind:
+    """The position encoding a server settles on with these client capabilities: the first of the
+    client's `general.positionEncodings` it supports (pygls supports all three), else UTF-16.
+    The Neovim profile lists utf-8 first, the VS Code profile lists none."""
+    general = capabilities.general if capabilities is not None else None
+    for encoding in (general.position_encodings or ()) if general is not None else ():
+        if encoding in _ENCODINGS:
+            return types.PositionEncodingKind(encoding)
+    return types.PositionEncodingKind.Utf16
+
+
+def column_of(text: str, index: int, encoding: types.PositionEncodingKind) -> int:
+    """The LSP column of the Python index `index` of `text`, counted in `encoding`'s code units."""
+    return len(text[:index].encode(_ENCODINGS[encoding])) // _UNIT_BYTES[encoding]
+
+
+def close_file(client: LanguageClient, path: Path) -> None:
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(path.as_uri())))
+
+
+def module_paths(stem: Path) -> list[Path]:
+    """Every file of the module `stem` on disk (the HLO module and its companions)."""
+    return sorted(stem.parent.glob(stem.name + "*"))
+
+
+def forget_diagnostics(client: LanguageClient, uris: list[str]) -> None:
+    for uri in uris:
+        client.diagnostics.pop(uri, None)
+
+
+async def all_diagnostics(client: LanguageClient, uris: list[str], timeout: float = 30
+                          ) -> dict[str, list[types.Diagnostic]]:
+    """Waits until the server has published diagnostics for every one of `uris` (forget them first)."""
+    async def published() -> dict[str, list[types.Diagnostic]]:
+        while any(uri not in client.diagnostics for uri in uris):
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        return {uri: list(client.diagnostics[uri]) for uri in uris}
+    return await asyncio.wait_for(published(), timeout)
+
+
+async def log_message_containing(client: LanguageClient, text: str, since: int = 0,
+                                 timeout: float = 10) -> types.LogMessageParams:
+    """The first window/logMessage (from index `since` of client.log_messages) whose text contains `text`."""
+    async def logged() -> types.LogMessageParams:
+        while True:
+            found = [item for item in client.log_messages[since:] if text in item.message]
+            if found:
+                return found[0]
+            await client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
+    return await asyncio.wait_for(logged(), timeout)

@@ -62,8 +62,12 @@ class Positions:
         if self._utf16 or not 0 <= position.line < document.line_count:
             return Position(position.line, position.character)
         lines = DocumentLines(document)
-        code_points = self._codec.position_from_client_units(lines, position)
-        return Position(position.line, utf16_column(lines[position.line], code_points.character))
+        line = lines[position.line]
+        if position.character >= self._codec.client_num_units(line):
+            return Position(position.line, utf16_column(line, len(line)) + position.character
+                            - self._codec.client_num_units(line))  # past the end stays past the end
+        code_points = self._codec.position_from_client_units(lines, types.Position(position.line, position.character))
+        return Position(position.line, utf16_column(line, code_points.character))
 
     def range_from_client(self, client_range: types.Range, document: Document) -> Range:
         return Range(self.from_client(client_range.start, document), self.from_client(client_range.end, document))
@@ -106,8 +110,22 @@ def diagnostic(problem: Problem, resolve: Resolver, positions: Positions,
 
 
 def hover(info: HoverInfo, positions: Positions, document: Document, markdown: bool) -> types.Hover:
-    kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
-    return types.Hover(types.MarkupContent(kind, info.markdown), positions.range_to_client(info.range, document))
+    content = (types.MarkupContent(types.MarkupKind.Markdown, info.markdown) if markdown
+               else types.MarkupContent(types.MarkupKind.PlainText, plain_text(info.markdown)))
+    return types.Hover(content, positions.range_to_client(info.range, document))
+
+
+def plain_text(markdown: str) -> str:
+    """The hover for clients that show plain text: no emphasis, code marks or table rules."""
+    lines = []
+    for line in markdown.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("|") and set(stripped) <= set("|-: "):
+            continue  # a table's header rule
+        if stripped.startswith("|"):
+            line = "  ".join(cell.strip() for cell in stripped.strip("|").split("|"))
+        lines.append(line.replace("**", "").replace("`", ""))
+    return "\n".join(lines)
 
 
 def highlight(found: Highlight, positions: Positions, document: Document) -> types.DocumentHighlight:

@@ -1,0 +1,440 @@
+"""The protocol around the features, over stdio as VS Code and as Neovim: unknown documents and
+positions, incremental edits on lines with non-ASCII text, diagnostics that follow edits, open buffers
+and files changed on disk, closing, and the server's other ways to start (TCP, the `hlo-lsp` script).
+
+Every test that edits works on a copy of a real dump in tmp_path; tests/data is never written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsp_helpers import (
+    all_diagnostics,
+    close_file,
+    column_of,
+    forget_diagnostics,
+    log_message_containing,
+    module_paths,
+    negotiated_encoding,
+    open_file,
+    position_of,
+)
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+from pytest_lsp import LanguageClient, client_capabilities
+
+from conftest import CLIENTS, copy_module
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+SPLIT = DATA / "jax-0.10.2" / "mlp3" / "module_0000.jit_mlp.cpu_after_optimizations"
+SPLIT_HLO = Path(f"{SPLIT}.txt")
+ADD_MAXIMUM = "  %add_maximum_fusion = f32[32,256]{1,0} fusion(%ynn_fusion.1, %bs_1_.1)"
+NON_ASCII = "é😀"  # 1 + 2 UTF-16 code units, 2 + 4 UTF-8 bytes, 2 code points
+
+
+def identifier(uri: str) -> types.TextDocumentIdentifier:
+    return types.TextDocumentIdentifier(uri)
+
+
+async def hover(client: LanguageClient, uri: str, position: types.Position) -> types.Hover | None:
+    return await client.text_document_hover_async(types.HoverParams(identifier(uri), position))
+
+
+async def definition(client: LanguageClient, uri: str, position: types.Position) -> list[types.Location] | None:
+    found = await client.text_document_definition_async(types.DefinitionParams(identifier(uri), position))
+    assert found is None or isinstance(found, list)
+    return found
+
+
+def change(client: LanguageClient, uri: str, version: int, *edits: tuple[types.Range, str]) -> None:
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        [types.TextDocumentContentChangePartial(range=edit, text=text) for edit, text in edits]))
+
+
+def on_line(line: int, start: int, end: int | None = None) -> types.Range:
+    return types.Range(types.Position(line, start), types.Position(line, start if end is None else end))
+
+
+def shown(diagnostics: dict[str, list[types.Diagnostic]]) -> set[tuple[str, int, types.DiagnosticSeverity, str]]:
+    """Each diagnostic as (file name, line, severity, code): what the problems list shows."""
+    return {(Path(uri).name, d.range.start.line, d.severity, str(d.code))  # type: ignore[arg-type]
+            for uri, found in diagnostics.items() for d in found}
+
+
+async def open_module_copy(client: LanguageClient, tmp_path: Path) -> tuple[Path, list[str]]:
+    """Copies the split mlp3 module into tmp_path, opens its HLO file, waits for its (empty) diagnostics;
+    returns the stem and the URIs of all its files."""
+    stem = copy_module(SPLIT, tmp_path)
+    uris = [path.as_uri() for path in module_paths(stem)]
+    forget_diagnostics(client, uris)
+    open_file(client, Path(f"{stem}.txt"))
+    assert shown(await all_diagnostics(client, uris)) == set()
+    return stem, uris
+
+
+# ---- unknown documents and positions ----------------------------------------------------------------
+
+
+async def test_requests_on_a_document_never_opened_answer_null_and_are_logged(
+        client: LanguageClient, tmp_path: Path) -> None:
+    position = types.Position(0, 0)
+    for uri in ((tmp_path / "never-opened.txt").as_uri(), "untitled:Untitled-1"):
+        since = len(client.log_messages)
+        assert await hover(client, uri, position) is None
+        message = await log_message_containing(client, f"hover: unknown document {uri}", since)
+        assert message.type == types.MessageType.Info
+        assert await definition(client, uri, position) is None
+        assert await client.text_document_document_symbol_async(types.DocumentSymbolParams(identifier(uri))) is None
+        assert await client.text_document_folding_range_async(types.FoldingRangeParams(identifier(uri))) is None
+    # ... and the server is still up and answering.
+    uri = open_file(client, SPLIT_HLO)
+    assert await hover(client, uri, position_of(SPLIT_HLO, ADD_MAXIMUM, "ynn_fusion.1")) is not None
+
+
+async def answers_at(client: LanguageClient, uri: str, position: types.Position) -> list[Any]:
+    """Hover, definition and references at `position`."""
+    return [await hover(client, uri, position), await definition(client, uri, position),
+            await client.text_document_references_async(types.ReferenceParams(
+                context=types.ReferenceContext(include_declaration=True), text_document=identifier(uri),
+                position=position))]
+
+
+async def test_lines_past_the_end_answer_null(client: LanguageClient) -> None:
+    uri = open_file(client, SPLIT_HLO)
+    lines = SPLIT_HLO.read_text().split("\n")
+    for position in (types.Position(len(lines) + 10, 0), types.Position(len(lines), 0)):
+        assert await answers_at(client, uri, position) == [None, None, None], position
+    assert await hover(client, uri, position_of(SPLIT_HLO, ADD_MAXIMUM, "ynn_fusion.1")) is not None
+
+
+async def test_columns_past_the_end_of_a_line_answer_null(client: LanguageClient) -> None:
+    """The line ends with `stack_frame_id=5}`: past its end there is nothing to name (LSP: a character
+    beyond the line's length counts as the line's length, which is after the `}`)."""
+    uri = open_file(client, SPLIT_HLO)
+    line = position_of(SPLIT_HLO, ADD_MAXIMUM, ADD_MAXIMUM).line
+    text = SPLIT_HLO.read_text().split("\n")[line]
+    assert text.endswith("stack_frame_id=5}")
+    assert await answers_at(client, uri, types.Position(line, len(text))) == [None, None, None]
+    assert await answers_at(client, uri, types.Position(line, len(text) + 50)) == [None, None, None]
+
+
+# ---- incremental changes -------------------------------------------------------------------------------
+
+
+async def test_incremental_changes_on_a_line_with_non_ascii_text(client: LanguageClient, tmp_path: Path) -> None:
+    """Put "é😀" into an op_name, then point the stack frame after it elsewhere and rename an operand
+    on the same line; positions are in the encoding the client negotiated (UTF-16 for VS Code, UTF-8 for
+    Neovim, which lists utf-8 first)."""
+    stem, uris = await open_module_copy(client, tmp_path)
+    hlo = Path(f"{stem}.txt")
+    uri = hlo.as_uri()
+    encoding = negotiated_encoding(client.capabilities)
+    line = position_of(hlo, ADD_MAXIMUM, ADD_MAXIMUM).line
+    original = hlo.read_text().split("\n")[line]
+    assert original.endswith('metadata={op_name="jit(mlp)/jit(relu)/max" stack_frame_id=5}')
+
+    inserted_at = original.index('/max"') + 1
+    with_text = original[:inserted_at] + NON_ASCII + original[inserted_at:]
+    frame_at = with_text.index("stack_frame_id=5") + len("stack_frame_id=")
+    with_frame = with_text[:frame_at] + "6" + with_text[frame_at + 1:]
+    operand_at = with_frame.index("%ynn_fusion.1") + 1
+    final = with_frame[:operand_at] + "ynn_fusion.2" + with_frame[operand_at + len("ynn_fusion.1"):]
+
+    forget_diagnostics(client, uris)
+    change(client, uri, 2,
+           (on_line(line, column_of(original, inserted_at, encoding)), NON_ASCII),
+           (on_line(line, column_of(with_text, frame_at, encoding), column_of(with_text, frame_at + 1, encoding)), "6"))
+    change(client, uri, 3, (on_line(line, column_of(with_frame, operand_at, encoding),
+                                    column_of(with_frame, operand_at + len("ynn_fusion.1"), encoding)), "ynn_fusion.2"))
+    # The edited module is still a valid one: a misplaced edit would break the line.
+    assert shown(await all_diagnostics(client, uris)) == set()
+
+    # The frame id after the non-ASCII text now names frame 6: its definition and its hover.
+    lines = hlo.read_text().split("\n")
+    frame_row = lines.index("StackFrames") + 6
+    assert lines[frame_row].startswith("6 {file_location_id=6 ")
+    location_row = lines[lines.index("FileLocations") + 6]
+    source_line = location_row.split(" line=")[1].split(" ")[0]
+    digit = on_line(line, column_of(final, frame_at, encoding), column_of(final, frame_at + 1, encoding))
+    found = await definition(client, uri, digit.start)
+    assert [(item.uri, item.range) for item in found or []] == [(uri, on_line(frame_row, 0, 1))]
+    answer = await hover(client, uri, digit.start)
+    assert answer is not None and answer.range == digit
+    assert isinstance(answer.contents, types.MarkupContent)
+    assert answer.contents.value.split("\n")[0] == (
+        f"**stack frame 6**: `/home/dev/xla-examples/gen_dumps.py:{source_line}` in `_mlp3.<locals>.mlp`")
+
+    # The renamed operand goes to ynn_fusion.2.
+    operand = types.Position(line, column_of(final, operand_at + 1, encoding))
+    target = position_of(hlo, "  %ynn_fusion.2 = ", "ynn_fusion.2")
+    found = await definition(client, uri, operand)
+    assert [(item.uri, item.range) for item in found or []] == [
+        (uri, on_line(target.line, target.character, target.character + len("ynn_fusion.2")))]
+
+    # The instruction's hover shows the edited op_name and the new frame's source line.
+    answer = await hover(client, uri, types.Position(line, original.index("add_maximum_fusion")))
+    assert answer is not None and isinstance(answer.contents, types.MarkupContent)
+    assert f"- op_name `jit(mlp)/jit(relu)/{NON_ASCII}max`" in answer.contents.value.split("\n")
+    assert f"- source `/home/dev/xla-examples/gen_dumps.py:{source_line}` in `_mlp3.<locals>.mlp`" in \
+        answer.contents.value.split("\n")
+
+
+async def test_definition_from_a_name_after_non_ascii_text_of_a_real_dump(client: LanguageClient) -> None:
+    """The live-range file draws the peak's stack-trace tree with "├──": the label `x` after it goes to
+    the parameter with op_name "x", at the column the client's encoding counts."""
+    live = Path(f"{SPLIT}-live-range.txt")
+    lines = live.read_text().split("\n")
+    row = next(number for number, text in enumerate(lines) if "── x (" in text)
+    assert not lines[row].isascii()
+    column = column_of(lines[row], lines[row].index("x ("), negotiated_encoding(client.capabilities))
+    found = await definition(client, open_file(client, live), types.Position(row, column))
+    target = position_of(SPLIT_HLO, 'parameter(6), metadata={op_name="x"}', "x.1")
+    assert [(item.uri, item.range) for item in found or []] == [
+        (SPLIT_HLO.as_uri(), on_line(target.line, target.character, target.character + len("x.1")))]
+
+
+async def test_edits_that_introduce_and_fix_a_problem_update_the_diagnostics(
+        client: LanguageClient, tmp_path: Path) -> None:
+    stem, uris = await open_module_copy(client, tmp_path)
+    hlo = Path(f"{stem}.txt")
+    operand = position_of(hlo, ADD_MAXIMUM, "ynn_fusion.1")
+    name = on_line(operand.line, operand.character, operand.character + len("ynn_fusion.1"))
+
+    forget_diagnostics(client, uris)
+    change(client, hlo.as_uri(), 2, (name, "ynn_fusion.9"))
+    diagnostics = await all_diagnostics(client, uris)
+    assert shown(diagnostics) == {(hlo.name, operand.line, types.DiagnosticSeverity.Error, "undefined-instruction")}
+    [problem] = diagnostics[hlo.as_uri()]
+    assert problem.message == "instruction ynn_fusion.9 is not defined in this module"
+    assert problem.range == name and problem.source == "hlo-lsp"
+
+    forget_diagnostics(client, uris)
+    change(client, hlo.as_uri(), 3, (name, "ynn_fusion.1"))
+    assert shown(await all_diagnostics(client, uris)) == set()
+
+    # The same through whole-document changes (what a client sends when it does not diff).
+    for version, text, expected in (
+            (4, hlo.read_text().replace("fusion(%ynn_fusion.1, %bs_1_.1)", "fusion(%ynn_fusion.9, %bs_1_.1)"),
+             {(hlo.name, operand.line, types.DiagnosticSeverity.Error, "undefined-instruction")}),
+            (5, hlo.read_text(), set())):
+        forget_diagnostics(client, uris)
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=hlo.as_uri(), version=version),
+            [types.TextDocumentContentChangeWholeDocument(text=text)]))
+        assert shown(await all_diagnostics(client, uris)) == expected
+
+
+# ---- open buffers, files on disk, closing ---------------------------------------------------------------
+
+
+async def test_an_open_buffer_wins_over_the_file_on_disk(client: LanguageClient, tmp_path: Path) -> None:
+    stem, uris = await open_module_copy(client, tmp_path)
+    hlo, ba = Path(f"{stem}.txt"), Path(f"{stem}-buffer-assignment.txt")
+    forget_diagnostics(client, uris)
+    open_file(client, ba)
+    assert shown(await all_diagnostics(client, uris)) == set()
+
+    moved = position_of(ba, "<69 reduce_log_fusion @0> (size=128,offset=128)", "offset=128")
+    digits = on_line(moved.line, moved.character + len("offset="), moved.character + len("offset=128"))
+    forget_diagnostics(client, uris)
+    change(client, ba.as_uri(), 2, (digits, "0"))  # in the buffer only: the file keeps offset=128
+    diagnostics = await all_diagnostics(client, uris)
+    other = position_of(ba, "<68 add_reduce_fusion @0> (size=128,offset=0)", "<").line
+    assert shown(diagnostics) == {(ba.name, line, types.DiagnosticSeverity.Error, "overlapping-values")
+                                  for line in (other, moved.line)}
+    assert "offset=128" in ba.read_text()
+
+    # The HLO module's hover reads the buffer too.
+    definition_line = position_of(hlo, "  %reduce_log_fusion = ", "reduce_log_fusion")
+    answer = await hover(client, hlo.as_uri(), definition_line)
+    assert answer is not None and isinstance(answer.contents, types.MarkupContent)
+    assert "- 128 bytes in allocation 14 (preallocated-temp), offset 0" in answer.contents.value.split("\n")
+
+    # Closed without saving: the file on disk counts again.
+    forget_diagnostics(client, uris)
+    close_file(client, ba)
+    assert shown(await all_diagnostics(client, uris)) == set()
+    answer = await hover(client, hlo.as_uri(), definition_line)
+    assert answer is not None and isinstance(answer.contents, types.MarkupContent)
+    assert "- 128 bytes in allocation 14 (preallocated-temp), offset 128" in answer.contents.value.split("\n")
+
+
+async def test_a_companion_changed_on_disk_is_read_again(client: LanguageClient, tmp_path: Path) -> None:
+    stem, uris = await open_module_copy(client, tmp_path)
+    live, ba = Path(f"{stem}-live-range.txt"), Path(f"{stem}-buffer-assignment.txt")
+    original = live.read_text()
+
+    live.write_text(original.replace("    ynn_fusion.1{}:9-10", "    ynn_fusion.77{}:9-10"))
+    forget_diagnostics(client, uris)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        [types.FileEvent(uri=live.as_uri(), type=types.FileChangeType.Changed)]))
+    diagnostics = await all_diagnostics(client, uris)
+    renamed = position_of(live, "    ynn_fusion.77{}:9-10", "ynn_fusion.77").line
+    value = position_of(ba, "<62 ynn_fusion.1 @0>", "<").line
+    assert shown(diagnostics) == {
+        (live.name, renamed, types.DiagnosticSeverity.Error, "unknown-live-range-name"),
+        (live.name, renamed, types.DiagnosticSeverity.Error, "unknown-instruction"),
+        (live.name, renamed, types.DiagnosticSeverity.Warning, "unallocated-live-range"),
+        (ba.name, value, types.DiagnosticSeverity.Warning, "value-without-live-range"),
+    }
+
+    live.write_text(original)
+    forget_diagnostics(client, uris)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        [types.FileEvent(uri=live.as_uri(), type=types.FileChangeType.Changed)]))
+    assert shown(await all_diagnostics(client, uris)) == set()
+
+
+async def test_a_companion_deleted_on_disk_loses_its_diagnostics(client: LanguageClient, tmp_path: Path) -> None:
+    stem, uris = await open_module_copy(client, tmp_path)
+    live = Path(f"{stem}-live-range.txt")
+    live.write_text(live.read_text().replace("    ynn_fusion.1{}:9-10", "    ynn_fusion.77{}:9-10"))
+    forget_diagnostics(client, uris)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        [types.FileEvent(uri=live.as_uri(), type=types.FileChangeType.Changed)]))
+    assert (live.name, types.DiagnosticSeverity.Error, "unknown-live-range-name") in {
+        (name, severity, code) for name, _, severity, code in shown(await all_diagnostics(client, uris))}
+
+    live.unlink()
+    forget_diagnostics(client, uris)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        [types.FileEvent(uri=live.as_uri(), type=types.FileChangeType.Deleted)]))
+    assert await all_diagnostics(client, uris) == {uri: [] for uri in uris}  # the deleted file's are cleared too
+
+
+async def test_closing_the_last_open_file_of_a_module_clears_its_diagnostics(
+        client: LanguageClient, tmp_path: Path) -> None:
+    stem, uris = await open_module_copy(client, tmp_path)
+    hlo, ba = Path(f"{stem}.txt"), Path(f"{stem}-buffer-assignment.txt")
+    ba.write_text(ba.read_text().replace("<69 reduce_log_fusion @0> (size=128,offset=128)",
+                                         "<69 reduce_log_fusion @0> (size=128,offset=0)"))
+    forget_diagnostics(client, uris)
+    open_file(client, ba)
+    planted = {(ba.name, position_of(ba, text, "<").line, types.DiagnosticSeverity.Error, "overlapping-values")
+               for text in ("<68 add_reduce_fusion @0>", "<69 reduce_log_fusion @0>")}
+    assert shown(await all_diagnostics(client, uris)) == planted
+
+    forget_diagnostics(client, uris)
+    close_file(client, ba)  # the HLO file is still open: the problems stay
+    assert shown(await all_diagnostics(client, uris)) == planted
+
+    forget_diagnostics(client, uris)
+    close_file(client, hlo)  # the last one: every file of the module is cleared
+    assert await all_diagnostics(client, uris) == {uri: [] for uri in uris}
+
+
+# ---- other ways to start the server ----------------------------------------------------------------------
+
+
+def framed(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message).encode()
+    return f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+
+
+async def read_message(reader: asyncio.StreamReader) -> dict[str, Any]:
+    headers = {}
+    while (line := await reader.readline()) not in (b"\r\n", b""):
+        name, value = line.decode().split(":", 1)
+        headers[name.strip().lower()] = value.strip()
+    return json.loads(await reader.readexactly(int(headers["content-length"])))
+
+
+async def answer_to(reader: asyncio.StreamReader, request_id: int) -> dict[str, Any]:
+    """The response to request `request_id`, skipping notifications (logs) sent before it."""
+    while True:
+        message = await asyncio.wait_for(read_message(reader), 30)
+        if message.get("id") == request_id and "method" not in message:
+            return message
+
+
+def initialize(profile: str) -> dict[str, Any]:
+    params = types.InitializeParams(capabilities=client_capabilities(profile), process_id=None,
+                                    root_uri=DATA.as_uri())
+    return {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": get_converter().unstructure(params)}
+
+
+async def session(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, profile: str) -> dict[str, Any]:
+    """initialize, shutdown, exit; returns the initialize result."""
+    writer.write(framed(initialize(profile)))
+    await writer.drain()
+    result = (await answer_to(reader, 1))["result"]
+    writer.write(framed({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+    await writer.drain()
+    assert (await answer_to(reader, 2)).get("result", "missing") is None
+    writer.write(framed({"jsonrpc": "2.0", "method": "exit"}))
+    await writer.drain()
+    return result
+
+
+def check_initialize_result(result: dict[str, Any], profile: str) -> None:
+    assert result["serverInfo"]["name"] == "hlo-lsp"
+    capabilities = result["capabilities"]
+    assert capabilities["positionEncoding"] == negotiated_encoding(client_capabilities(profile))
+    for provider in ("hoverProvider", "definitionProvider", "referencesProvider", "documentSymbolProvider",
+                     "workspaceSymbolProvider", "foldingRangeProvider"):
+        assert capabilities.get(provider), provider
+    assert capabilities["textDocumentSync"]["change"] == types.TextDocumentSyncKind.Incremental.value
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def stop(process: asyncio.subprocess.Process) -> int | None:
+    """Waits for the process to exit; ends it (this test started it) if it does not."""
+    try:
+        return await asyncio.wait_for(process.wait(), 10)
+    except asyncio.TimeoutError:
+        process.kill()
+        await process.wait()
+        return None
+
+
+@pytest.mark.parametrize("profile", CLIENTS)
+async def test_the_server_answers_initialize_over_tcp(profile: str) -> None:
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "hlo_lsp", "--tcp", f"127.0.0.1:{port}",
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+    try:
+        for _ in range(100):  # the server needs a moment to listen
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                break
+            except OSError:
+                await asyncio.sleep(0.1)
+        else:
+            pytest.fail("the server never listened on its port")
+        check_initialize_result(await session(reader, writer, profile), profile)
+        writer.close()
+    finally:
+        returncode = await stop(process)
+    assert returncode == 0  # exit after shutdown ends the TCP server too
+
+
+@pytest.mark.parametrize("profile", CLIENTS)
+async def test_the_hlo_lsp_script_without_arguments_serves_stdio(profile: str) -> None:
+    script = Path(sys.executable).with_name("hlo-lsp")
+    assert script.is_file(), script
+    process = await asyncio.create_subprocess_exec(
+        str(script), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL)
+    try:
+        assert process.stdout is not None and process.stdin is not None
+        result = await session(process.stdout, process.stdin, profile)  # type: ignore[arg-type]
+        check_initialize_result(result, profile)
+    finally:
+        returncode = await stop(process)
+    assert returncode == 0  # exit after shutdown
