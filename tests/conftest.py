@@ -91,13 +91,17 @@ CLIENTS = ["visual-studio-code", "neovim"]
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "hlo_lsp"])
 
 
-@pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
-async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # noqa: ANN201
+async def start_session(lsp_client: LanguageClient, capabilities: types.ClientCapabilities) -> None:
+    """Initializes a session as a client with `capabilities`, rooted at tests/data."""
     @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register_capability(params: types.RegistrationParams) -> None:
         """Real editors accept the server's file watchers; the test client just says yes."""
 
-    await lsp_client.initialize_session(
-        types.InitializeParams(capabilities=client_capabilities(request.param), root_uri=DATA.as_uri()))
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities, root_uri=DATA.as_uri()))
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
+async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # noqa: ANN201
+    await start_session(lsp_client, client_capabilities(request.param))
     yield
     await lsp_client.shutdown_session()

@@ -13,7 +13,7 @@ from lsp_helpers import column_of, negotiated_encoding, open_file, position_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from conftest import SERVER
+from conftest import SERVER, start_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -311,12 +311,7 @@ def plain_text_capabilities() -> types.ClientCapabilities:
 
 @pytest_lsp.fixture(config=SERVER, scope="module")
 async def plain_client(lsp_client: LanguageClient):  # noqa: ANN201
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params: types.RegistrationParams) -> None:
-        """Accept the server's file watchers."""
-
-    await lsp_client.initialize_session(
-        types.InitializeParams(capabilities=plain_text_capabilities(), root_uri=DATA.as_uri()))
+    await start_session(lsp_client, plain_text_capabilities())
     yield
     await lsp_client.shutdown_session()
 

@@ -14,7 +14,7 @@ from lsp_helpers import close_file, column_of, negotiated_encoding, open_file
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from conftest import SERVER, copy_module
+from conftest import SERVER, copy_module, start_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -215,12 +215,7 @@ def flat_capabilities() -> types.ClientCapabilities:
 
 @pytest_lsp.fixture(config=SERVER, scope="module")
 async def flat_client(lsp_client: LanguageClient):  # noqa: ANN201
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params: types.RegistrationParams) -> None:
-        """Accept the server's file watchers."""
-
-    await lsp_client.initialize_session(
-        types.InitializeParams(capabilities=flat_capabilities(), root_uri=DATA.as_uri()))
+    await start_session(lsp_client, flat_capabilities())
     yield
     await lsp_client.shutdown_session()
 
