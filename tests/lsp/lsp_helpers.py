@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from lsprotocol import types
@@ -117,3 +118,57 @@ async def log_message_containing(client: LanguageClient, text: str, since: int =
                 return found[0]
             await client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
     return await asyncio.wait_for(logged(), timeout)
+
+
+# ---- added for the edge-case and security tests ------------------------------------------------------
+
+_SPLIT_MLP = Path(__file__).resolve().parents[1] / "data" / "jax-0.10.2" / "mlp3" / \
+    "module_0000.jit_mlp.cpu_after_optimizations"
+
+
+def server_is_running(client: LanguageClient) -> bool:
+    """The server process the client started has not exited."""
+    process = client._server  # noqa: SLF001 - pygls keeps the subprocess there
+    return process is not None and process.returncode is None
+
+
+async def still_serving(client: LanguageClient) -> None:
+    """The server process is alive and answers a hover on a bundled dump with the size XLA printed."""
+    assert server_is_running(client)
+    hlo = Path(f"{_SPLIT_MLP}.txt")
+    printed = Path(f"{_SPLIT_MLP}-buffer-assignment.txt").read_text()
+    assert " value: <64 add_maximum_fusion @0> (size=32768,offset=0): f32[32,256]{1,0}" in printed
+    uri = open_file(client, hlo)
+    position = position_of(hlo, "  %add_maximum_fusion = ", "add_maximum_fusion")
+    answer = await asyncio.wait_for(
+        client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), position)), 30)
+    assert answer is not None and isinstance(answer.contents, types.MarkupContent)
+    assert "- 32,768 bytes (32.0KiB) in allocation 14 (preallocated-temp), offset 0" in \
+        answer.contents.value.split("\n")
+    assert server_is_running(client)
+
+
+def framed(message: dict) -> bytes:  # type: ignore[type-arg]
+    """One JSON-RPC message with its Content-Length header, as it goes over stdio."""
+    body = json.dumps(message).encode()
+    return f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+
+
+async def read_message(reader: asyncio.StreamReader) -> dict:  # type: ignore[type-arg]
+    headers = {}
+    while (line := await reader.readline()) not in (b"\r\n", b""):
+        name, value = line.decode().split(":", 1)
+        headers[name.strip().lower()] = value.strip()
+    if "content-length" not in headers:
+        raise EOFError("the server closed its output")
+    return json.loads(await reader.readexactly(int(headers["content-length"])))
+
+
+async def answer_to(reader: asyncio.StreamReader, request_id: int, timeout: float = 30) -> dict:  # type: ignore[type-arg]
+    """The response to request `request_id`, skipping the notifications (logs, diagnostics) before it."""
+    async def answered() -> dict:  # type: ignore[type-arg]
+        while True:
+            message = await read_message(reader)
+            if message.get("id") == request_id and "method" not in message:
+                return message
+    return await asyncio.wait_for(answered(), timeout)

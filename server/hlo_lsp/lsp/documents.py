@@ -42,20 +42,23 @@ class DocumentStore:
         self._open: dict[str, OpenDocument] = {}  # by source
         self._disk: dict[str, _DiskDocument] = {}  # by path
         self._modules: dict[str, tuple[tuple[int, ...], ModuleDump]] = {}  # by stem
+        self._uris: dict[str, str] = {}  # URIs the client used, by source
 
     # ---- sources and URIs ------------------------------------------------------------
 
-    @staticmethod
-    def source_of(uri: str) -> str:
+    def source_of(self, uri: str) -> str:
         """The engine's name for a document: its path for file URIs, else the URI itself."""
         path = to_fs_path(uri) if uri.startswith("file:") else None
-        return path if path else uri
+        source = path if path else uri
+        self._uris.setdefault(source, uri)
+        return source
 
     def uri_of(self, source: str) -> str:
-        opened = self._open.get(source)
-        if opened is not None:
-            return opened.uri
-        return source if "://" in source or source.startswith("untitled:") else (from_fs_path(source) or source)
+        """The URI the client knows `source` by (a companion found on disk: its file URI)."""
+        known = self._uris.get(source)
+        if known is not None:
+            return known
+        return from_fs_path(source) or source if os.path.isabs(source) else source
 
     # ---- open buffers -----------------------------------------------------------------
 

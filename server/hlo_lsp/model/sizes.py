@@ -114,6 +114,8 @@ def human_bytes(count: int) -> str:
         return "-" + human_bytes(-count)
     if count < 1024:
         return f"{count}B"
+    if count.bit_length() > 120:  # beyond any real buffer (and beyond a float's range in the end)
+        return "more than 1 EiB"
     unit = 0
     value = count
     while value >= 1024 * 1024 and unit < len(_UNITS) - 1:

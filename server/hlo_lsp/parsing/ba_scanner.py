@@ -27,28 +27,30 @@ from hlo_lsp.parsing.line_scan import (
 )
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+# A count or id XLA prints as an int64 (19 digits at most): longer digit runs are not read as one.
+_N = r"[0-9]{1,19}"
 _INDEX = r"\{[0-9,]*\}"
-_VALUE_REF = rf"(<([0-9]+) ({_NAME})({_INDEX})?( \(phi\))?(?: @([0-9]+))?>)"
+_VALUE_REF = rf"(<({_N}) ({_NAME})({_INDEX})?( \(phi\))?(?: @({_N}))?>)"
 _HUMAN = r"[0-9]+(?:\.[0-9]+)?(?:B|KiB|MiB|GiB|TiB|PiB|EiB)"
 
-_ALLOCATION = re.compile(r"allocation ([0-9]+): size ([0-9]+)(.*):[ \t]*$")
+_ALLOCATION = re.compile(rf"allocation ({_N}): size ({_N})(.*):[ \t]*$")
 _ALLOCATION_PROPERTY = re.compile(
-    r", (?:color ([0-9]+)|page ([0-9]+)|parameter ([0-9]+), shape \|([^|]*)\| at ShapeIndex (\{[0-9,]*\})"
+    rf", (?:color ({_N})|page ({_N})|parameter ({_N}), shape \|([^|]*)\| at ShapeIndex ({_INDEX})"
     r"|output shape is \|([^|]*)\||(constant)|(thread-local)|(maybe-live-out)|(preallocated-temp))"
 )
-_VALUE_LINE = re.compile(rf"[ \t]*value: {_VALUE_REF} \(size=([0-9]+),offset=([0-9]+)\): (.+?)[ \t]*$")
-_REUSED_VALUE = re.compile(rf"[ \t]*value: {_VALUE_REF} \(color=([0-9]+)\)[ \t]*$")
-_TOTALS = re.compile(rf"Total bytes used: ([0-9]+) \(({_HUMAN})\)[ \t]*$")
+_VALUE_LINE = re.compile(rf"[ \t]*value: {_VALUE_REF} \(size=({_N}),offset=({_N})\): (.+?)[ \t]*$")
+_REUSED_VALUE = re.compile(rf"[ \t]*value: {_VALUE_REF} \(color=({_N})\)[ \t]*$")
+_TOTALS = re.compile(rf"Total bytes used: ({_N}) \(({_HUMAN})\)[ \t]*$")
 _USED_VALUE = re.compile(rf"{_VALUE_REF}[ \t]*$")
 _POSITION = re.compile(rf"[ \t]+({_NAME})(?: ({_INDEX}))?[ \t]*$")
-_USE = re.compile(rf"[ \t]+({_NAME}), operand ([0-9]+)(?: ({_INDEX}))?[ \t]*$")
+_USE = re.compile(rf"[ \t]+({_NAME}), operand ({_N})(?: ({_INDEX}))?[ \t]*$")
 _FROM_INSTRUCTION = re.compile(r"from instruction:[ \t]*")
-_LIVE_RANGE_HEADER = re.compile(r"HloLiveRange \(max ([0-9]+)\):[ \t]*$")
-_SEQUENCE_ENTRY = re.compile(rf"[ \t]*([0-9]+):({_NAME})[ \t]*$")
-_LIVE_RANGE = re.compile(rf"[ \t]*({_NAME})({_INDEX}):([0-9]+)-([0-9]+)[ \t]*$")
-_PEAK_HEADER = re.compile(r"[ \t]*Live ranges at ([0-9]+) \(peak\):[ \t]*$")
-_OLD_PEAK = re.compile(rf"[ \t]*({_NAME}): ([0-9]+) bytes[ \t]*$")
-_NEW_PEAK = re.compile(rf"[ \t]*({_NAME})({_INDEX}): ([0-9]+) bytes \(cumulative: ([0-9]+) bytes\)[ \t]*$")
+_LIVE_RANGE_HEADER = re.compile(rf"HloLiveRange \(max ({_N})\):[ \t]*$")
+_SEQUENCE_ENTRY = re.compile(rf"[ \t]*({_N}):({_NAME})[ \t]*$")
+_LIVE_RANGE = re.compile(rf"[ \t]*({_NAME})({_INDEX}):({_N})-({_N})[ \t]*$")
+_PEAK_HEADER = re.compile(rf"[ \t]*Live ranges at ({_N}) \(peak\):[ \t]*$")
+_OLD_PEAK = re.compile(rf"[ \t]*({_NAME}): ({_N}) bytes[ \t]*$")
+_NEW_PEAK = re.compile(rf"[ \t]*({_NAME})({_INDEX}): ({_N}) bytes \(cumulative: ({_N}) bytes\)[ \t]*$")
 _BREAKDOWN_HEADER = re.compile(r"[ \t]*Stack trace breakdown for peak usage: ([0-9 ]+) bytes[ \t]*$")
 _BREAKDOWN_FRAME = re.compile(
     r"([ \t]*)((?:[│ ]   )*(?:[├└]── )?)(.+) \(([0-9.]+)%, total: ([0-9 ]+) bytes, "
@@ -56,9 +58,9 @@ _BREAKDOWN_FRAME = re.compile(
 )
 _STATS_LINE = re.compile(rf"[ \t]*([a-z_ ]+ (?:allocation|fragmentation)):[ \t]+({_HUMAN})(?: \(([0-9.]+)%\))?[ \t]*$")
 _REPORT_ROW = re.compile(rf"[ \t]*({_HUMAN})\([ 0-9.]+%\); +({_HUMAN}); (.*)$")
-_REPORT_ALLOCATION = re.compile(rf"allocation ([0-9]+): size ({_HUMAN})(.*):[ \t]*$")
-_MEMORY_SPACE = re.compile(rf"Memory Space: ({_NAME}) \(color=([0-9]+)\)[ \t]*$")
-_MEMORY_SPACE_TOTAL = re.compile(rf"Total bytes: ([0-9]+) \(({_HUMAN})\)[ \t]*$")
+_REPORT_ALLOCATION = re.compile(rf"allocation ({_N}): size ({_HUMAN})(.*):[ \t]*$")
+_MEMORY_SPACE = re.compile(rf"Memory Space: ({_NAME}) \(color=({_N})\)[ \t]*$")
+_MEMORY_SPACE_TOTAL = re.compile(rf"Total bytes: ({_N}) \(({_HUMAN})\)[ \t]*$")
 _PROTO_LINE = re.compile(rf"[ \t]*(?:{_NAME}(?:: .+| \{{)|\}})[ \t]*$")
 
 # Section headers: (prefix of the stripped line, line kind, state after it)
@@ -388,7 +390,7 @@ def _from_instruction_mentions(text: str, scan: LineScan, refs: RefCollector) ->
         refs.refs.append(Ref(role, ref.name, ref.start, ref.end))
 
 
-_VALUE_ID = re.compile(r"<([0-9]+) ")
+_VALUE_ID = re.compile(rf"<({_N}) ")
 _VALUE_KINDS = frozenset(("value", "reused_value", "used_value"))
 _MENTIONING_KINDS = _VALUE_KINDS | frozenset(
     ("position", "use", "from_instruction", "sequence_entry", "live_range", "peak_entry")
