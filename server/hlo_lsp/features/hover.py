@@ -19,6 +19,7 @@ from hlo_lsp.features.definition import instructions_with_op_name
 from hlo_lsp.features.hover_memory import (
     allocation_text,
     byte_text,
+    count_text,
     peak_of,
     value_facts,
 )
@@ -267,7 +268,7 @@ def _hover_shape(views: _Views, target: Target) -> str | None:
                 " (its table of pointers; each element is a buffer of its own)")
     dynamic = any(shape.bounded)
     elements = math.prod(shape.dims) if all(size >= 0 for size in shape.dims) else None
-    count = "unbounded" if elements is None else ("up to " if dynamic else "") + f"{elements:,}"
+    count = "unbounded" if elements is None else ("up to " if dynamic else "") + count_text(elements)
     lines = [f"`{target.name}`: {count} × {shape.element_type}"]
     if dense is None:
         lines.append("- no static byte size")

@@ -31,9 +31,16 @@ class Peak:
     by_name: bool
 
 
+def count_text(count: int) -> str:
+    """`1,048,576`; a count too long to print in full (from a garbled shape) as a power of ten."""
+    if count.bit_length() > 200:
+        return f"about 10^{int(count.bit_length() * 0.30103)}"
+    return f"{count:,}"
+
+
 def byte_text(count: int) -> str:
     """`16,384 bytes (16.0KiB)`; small counts need no unit beside them."""
-    exact = f"{count:,} bytes"
+    exact = f"{count_text(count)} bytes"
     return exact if count < 1024 else f"{exact} ({human_bytes(count)})"
 
 

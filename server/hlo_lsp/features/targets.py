@@ -33,7 +33,8 @@ ROLES_OF_KIND: dict[str, frozenset[Role]] = {}
 for _role, _kind in _KIND_OF_ROLE.items():
     ROLES_OF_KIND[_kind] = ROLES_OF_KIND.get(_kind, frozenset()) | {_role}
 
-_SHAPE = re.compile(r"\(?[a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})?")
+# An element type starts a word (a shape never starts inside one): matching stays linear in the line.
+_SHAPE = re.compile(r"(?<![a-z0-9])\(?[a-z][a-z0-9]{0,15}\[[0-9,<=?]*\](?:\{[^{}]*\})?")
 _ALLOCATION_HEADER = re.compile(r"[ \t]*(allocation ([0-9]+)):")
 
 

@@ -28,7 +28,7 @@ from hlo_lsp.parsing.line_scan import (
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
 # A count or id XLA prints as an int64 (19 digits at most): longer digit runs are not read as one.
-_N = r"[0-9]{1,19}"
+_N = r"[0-9]{1,19}(?![0-9])"
 _INDEX = r"\{[0-9,]*\}"
 _VALUE_REF = rf"(<({_N}) ({_NAME})({_INDEX})?( \(phi\))?(?: @({_N}))?>)"
 _HUMAN = r"[0-9]+(?:\.[0-9]+)?(?:B|KiB|MiB|GiB|TiB|PiB|EiB)"
