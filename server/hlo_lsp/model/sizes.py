@@ -94,7 +94,7 @@ def _apply_tile(dims: list[int], tile: tuple[int | None, ...]) -> list[int]:
             counts.append(1)
             sizes.append(size)
         else:
-            counts.append(math.ceil(size / tile_size))
+            counts.append(-(-size // tile_size))  # integer ceiling: dims can exceed a float
             sizes.append(tile_size)
     return outer + counts + sizes
 

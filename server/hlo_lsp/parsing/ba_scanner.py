@@ -51,10 +51,10 @@ _LIVE_RANGE = re.compile(rf"[ \t]*({_NAME})({_INDEX}):({_N})-({_N})[ \t]*$")
 _PEAK_HEADER = re.compile(rf"[ \t]*Live ranges at ({_N}) \(peak\):[ \t]*$")
 _OLD_PEAK = re.compile(rf"[ \t]*({_NAME}): ({_N}) bytes[ \t]*$")
 _NEW_PEAK = re.compile(rf"[ \t]*({_NAME})({_INDEX}): ({_N}) bytes \(cumulative: ({_N}) bytes\)[ \t]*$")
-_BREAKDOWN_HEADER = re.compile(r"[ \t]*Stack trace breakdown for peak usage: ([0-9 ]+) bytes[ \t]*$")
+_BREAKDOWN_HEADER = re.compile(r"[ \t]*Stack trace breakdown for peak usage: ([0-9][0-9 ]{0,30}) bytes[ \t]*$")
 _BREAKDOWN_FRAME = re.compile(
-    r"([ \t]*)((?:[│ ]   )*(?:[├└]── )?)(.+) \(([0-9.]+)%, total: ([0-9 ]+) bytes, "
-    r"current: ([0-9 ]+) bytes, remaining: ([0-9 ]+) bytes\)[ \t]*$"
+    r"([ \t]*)((?:[│ ]   )*(?:[├└]── )?)(.+) \(([0-9]{1,3}(?:\.[0-9]{1,9})?)%, total: ([0-9][0-9 ]{0,30}) bytes, "
+    r"current: ([0-9][0-9 ]{0,30}) bytes, remaining: ([0-9][0-9 ]{0,30}) bytes\)[ \t]*$"
 )
 _STATS_LINE = re.compile(rf"[ \t]*([a-z_ ]+ (?:allocation|fragmentation)):[ \t]+({_HUMAN})(?: \(([0-9.]+)%\))?[ \t]*$")
 _REPORT_ROW = re.compile(rf"[ \t]*({_HUMAN})\([ 0-9.]+%\); +({_HUMAN}); (.*)$")

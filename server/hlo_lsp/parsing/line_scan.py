@@ -95,8 +95,8 @@ def make_ref(text: str, role: Role, name: str, start: int, end: int | None = Non
 
 
 def line_problem(text: str, start: int, end: int, code: str, message: str, severity: int = 1) -> LineProblem:
-    """A problem between Python indices `start` and `end` of `text`."""
-    return LineProblem(utf16_column(text, start), utf16_column(text, end), code, message, severity)
+    """A problem between Python indices `start` and `end` of `text` (never ending before it starts)."""
+    return LineProblem(utf16_column(text, start), utf16_column(text, max(start, end)), code, message, severity)
 
 
 def bracket_balance(text: str) -> int:

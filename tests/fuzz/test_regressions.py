@@ -1,0 +1,118 @@
+"""Failures the fuzzer found, each with its minimized input. Marked xfail(strict) until the server is fixed:
+when a fix lands, the test passes, strict xfail turns that into a failure, and the mark comes off."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import time
+from pathlib import Path
+
+from harness import _watchdog
+
+from hlo_lsp import cli
+from hlo_lsp.analysis.run import check_module
+from hlo_lsp.features.hover import hover
+from hlo_lsp.features.symbols import document_symbols
+from hlo_lsp.features.targets import target_at
+from hlo_lsp.model.document import Document
+from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.text import Position
+from hlo_lsp.workspace.loader import load
+
+HUGE = "1" + "0" * 400  # > the largest float: human_bytes() divides it by 1024.0
+
+# Minimized by harness.minimize from a mutant of tests/data/seeds/tpu-allreduce-mlp.buffer-assignment.txt.
+HUGE_ALLOCATION_WITH_TOTAL = f"BufferAssignment:\nallocation 0: size {HUGE}:\nTotal bytes used: 8 (8B)"
+HUGE_ALLOCATION = f"BufferAssignment:\nallocation 0: size {HUGE}, parameter 0, shape |f32[4]| at ShapeIndex {{}}:\n"
+
+
+def _module(text: str, kind: FileKind, name: str) -> tuple[ModuleDump, Document]:
+    document = Document(text, kind, name)
+    return ModuleDump("m", {kind: document}), document
+
+
+def test_outline_of_an_allocation_with_a_huge_size() -> None:
+    """A size longer than an int64 is not read as a number: the header is a syntax problem, the outline answers."""
+    module, document = _module(HUGE_ALLOCATION, FileKind.BUFFER_ASSIGNMENT, "m.buffer-assignment.txt")
+    document_symbols(module, document)
+    assert [(p.range.start.line, p.code) for p in document.scan_problems()] == [(1, "syntax")]
+
+
+def test_checks_of_an_allocation_with_a_huge_size(tmp_path: Path) -> None:
+    path = tmp_path / "m.buffer-assignment.txt"
+    path.write_text(HUGE_ALLOCATION_WITH_TOTAL)
+    loaded = load([str(tmp_path)])
+    problems = [p for module in loaded.modules for p in check_module(module)]
+    assert not [p for p in problems if p.code == "internal-error"], [p.message for p in problems]
+    assert problems  # the total (8 bytes) does not add up: that is the problem to report
+
+
+def test_cli_on_an_allocation_with_a_huge_size(tmp_path: Path) -> None:
+    """The CLI itself stays well-behaved (the check's exception is turned into a warning)."""
+    (tmp_path / "m.buffer-assignment.txt").write_text(HUGE_ALLOCATION_WITH_TOTAL)
+    for command in ("check", "memory"):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            code = cli.main([command, str(tmp_path)])
+        assert code in (0, 1) and "Traceback" not in out.getvalue()
+
+
+# 900 dimensions of 99999: 4500 digits of elements, past Python's int->str limit of 4300 digits.
+LONG_SHAPE = "f32[" + ",".join(["99999"] * 900) + "]"
+MANY_ELEMENTS = f"HloModule m\n\nENTRY %e () -> f32[] {{\n  ROOT %p = {LONG_SHAPE} parameter(0)\n}}\n"
+
+
+def test_hover_on_a_shape_with_a_huge_element_count() -> None:
+    module, document = _module(MANY_ELEMENTS, FileKind.HLO_MODULE, "m.txt")
+    target = target_at(document, Position(3, 14))
+    assert target is not None and target.kind == "shape"
+    info = hover(module, target)
+    assert info is not None and "f32" in info.markdown
+
+
+def test_target_at_on_a_long_run_of_letters_is_fast() -> None:
+    document = Document("x" * 200_000, FileKind.HLO_MODULE, "m.txt")  # ~35 s before the fix
+    started = time.perf_counter()
+    with _watchdog(2.0):
+        target_at(document, Position(0, 0))
+    assert time.perf_counter() - started < 2.0
+
+
+# Minimized from a mutant (4 flipped bytes, swapped lines) of a corpus live-range file.
+BAD_BREAKDOWN = ("Stack trace breakdown for peak usage: 0 bytes\n"
+                 "x (5%, total: 6 bytes, current: 5 bytes, remaining:   bytes)")
+
+
+def test_loading_a_breakdown_line_with_a_blank_number(tmp_path: Path) -> None:
+    path = tmp_path / "m.cpu_after_optimizations-live-range.txt"
+    path.write_text(BAD_BREAKDOWN)
+    loaded = load([str(tmp_path)])
+    assert len(loaded.modules) == 1
+    problems = check_module(loaded.modules[0])
+    assert not [p for p in problems if p.code == "internal-error"]
+
+
+# Minimized from a mutant (duplicated lines, truncated) of a corpus before_optimizations module.
+def test_syntax_problem_ranges_are_ordered(tmp_path: Path) -> None:
+    (tmp_path / "m.before_optimizations.txt").write_text("n{\ns= ")
+    loaded = load([str(tmp_path)])
+    problems = [p for module in loaded.modules for p in check_module(module)]
+    assert problems
+    for problem in problems:
+        start, end = problem.range.start, problem.range.end
+        assert (start.line, start.character) <= (end.line, end.character), problem
+
+
+# Minimized from a mutant (truncated, huge integers) of the jax-tpu-reference-attention seed.
+TILED_HUGE_DIM = ("BufferAssignment:\n"
+                  f"value: <5 o> (size=2,offset=0): d[8,8,{HUGE[:310]}]{{1,2,0:T(4,1)}}\n"
+                  "allocation 2: size 8:")
+
+
+def test_checks_of_a_tiled_shape_with_a_huge_dimension(tmp_path: Path) -> None:
+    (tmp_path / "m.buffer-assignment.txt").write_text(TILED_HUGE_DIM)
+    loaded = load([str(tmp_path)])
+    problems = [p for module in loaded.modules for p in check_module(module)]
+    assert not [p for p in problems if p.code == "internal-error"], [p.message for p in problems]
