@@ -473,10 +473,9 @@ def minimize(files: dict[str, bytes], failure: Failure, tmp_dir: Path | str, sec
 
 
 # ---- known bugs ------------------------------------------------------------------------------------------
-# Failures already reproduced by an xfail test in tests/fuzz/test_regressions.py: (name, predicate).
-# The fuzz tests report them but do not fail on them, so that they catch anything new.
-# Failures already reported and not yet fixed: listed here they are counted but do not fail the suite.
-# Every bug the fuzzer found so far is fixed and has its test in test_regressions.py.
+# Failures already reported and not yet fixed, as (name, predicate): the fuzz tests count them but do not
+# fail on them, so that they still catch anything new. Every bug found so far is fixed and has its
+# minimized input in tests/fuzz/test_regressions.py, so the list is empty.
 KNOWN_BUGS: tuple[tuple[str, Callable[[Failure], bool]], ...] = ()
 
 
