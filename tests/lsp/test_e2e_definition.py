@@ -9,10 +9,11 @@ from lsp_helpers import line_number, open_file, position_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from conftest import DATA, SPLIT_MLP
+
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-SPLIT = DATA / "jax-0.10.2" / "mlp3" / "module_0000.jit_mlp.cpu_after_optimizations"
+SPLIT = SPLIT_MLP
 SPLIT_HLO = Path(f"{SPLIT}.txt")
 SPLIT_BA = Path(f"{SPLIT}-buffer-assignment.txt")
 SPLIT_VALUES = Path(f"{SPLIT}-buffer-assignment-values.txt")

@@ -10,10 +10,11 @@ from lsp_helpers import edit_and_check, open_and_check, position_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from conftest import DATA, SPLIT_MLP
+
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-SPLIT = DATA / "jax-0.10.2" / "mlp3" / "module_0000.jit_mlp.cpu_after_optimizations"
+SPLIT = SPLIT_MLP
 MOVED = "<69 reduce_log_fusion @0> (size=128,offset=0)"
 ORIGINAL = "<69 reduce_log_fusion @0> (size=128,offset=128)"
 

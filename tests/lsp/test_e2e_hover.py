@@ -13,12 +13,11 @@ from lsp_helpers import column_of, negotiated_encoding, open_file, position_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from conftest import SERVER, start_session
+from conftest import DATA, SERVER, SPLIT_MLP, start_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-SPLIT = DATA / "jax-0.10.2" / "mlp3" / "module_0000.jit_mlp.cpu_after_optimizations"
+SPLIT = SPLIT_MLP
 SPLIT_HLO = Path(f"{SPLIT}.txt")
 SPLIT_FILES = [Path(f"{SPLIT}{suffix}") for suffix in
                ("-buffer-assignment.txt", "-buffer-assignment-values.txt", "-live-range.txt")]

@@ -30,12 +30,11 @@ from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pytest_lsp import LanguageClient, client_capabilities
 
-from conftest import CLIENTS, copy_module
+from conftest import CLIENTS, DATA, SPLIT_MLP, copy_module
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-SPLIT = DATA / "jax-0.10.2" / "mlp3" / "module_0000.jit_mlp.cpu_after_optimizations"
+SPLIT = SPLIT_MLP
 SPLIT_HLO = Path(f"{SPLIT}.txt")
 ADD_MAXIMUM = "  %add_maximum_fusion = f32[32,256]{1,0} fusion(%ynn_fusion.1, %bs_1_.1)"
 NON_ASCII = "é😀"  # 1 + 2 UTF-16 code units, 2 + 4 UTF-8 bytes, 2 code points

@@ -25,12 +25,11 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import make_test_lsp_client
 
-from conftest import CLIENTS, SERVER, copy_module
+from conftest import CLIENTS, SERVER, SPLIT_MLP, copy_module
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-SPLIT = DATA / "jax-0.10.2" / "mlp3" / "module_0000.jit_mlp.cpu_after_optimizations"
+SPLIT = SPLIT_MLP
 ADD_MAXIMUM = "  %add_maximum_fusion = f32[32,256]{1,0} fusion(%ynn_fusion.1, %bs_1_.1)"
 OP_NAME = 'op_name="jit(mlp)/jit(relu)/max"'
 

@@ -14,12 +14,11 @@ from lsp_helpers import close_file, column_of, negotiated_encoding, open_file
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from conftest import SERVER, copy_module, start_session
+from conftest import DATA, SERVER, SPLIT_MLP, copy_module, start_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-SPLIT = DATA / "jax-0.10.2" / "mlp3" / "module_0000.jit_mlp.cpu_after_optimizations"
+SPLIT = SPLIT_MLP
 SPLIT_HLO = Path(f"{SPLIT}.txt")
 SPLIT_BA = Path(f"{SPLIT}-buffer-assignment.txt")
 COMBINED = DATA / "jax-0.4.38" / "mlp3" / "module_0001.jit_mlp.cpu_after_optimizations"
