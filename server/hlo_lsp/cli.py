@@ -141,14 +141,12 @@ def _serve(tcp: str | None) -> int:
     from hlo_lsp.lsp.server import run  # the server's imports (pygls) are not needed by check/memory
 
     if tcp is None:
-        run()
-        return 0
+        return run()
     host, _, port = tcp.rpartition(":")
     if not port.isdigit():
         print(f"hlo-lsp: --tcp wants HOST:PORT, not {tcp!r}", file=sys.stderr)
         return 2
-    run((host or "127.0.0.1", int(port)))
-    return 0
+    return run((host or "127.0.0.1", int(port)))
 
 
 if __name__ == "__main__":

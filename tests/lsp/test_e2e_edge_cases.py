@@ -188,9 +188,6 @@ async def test_positions_beyond_uinteger_and_negative_leave_the_server_serving()
     assert code == 0
 
 
-@pytest.mark.xfail(strict=True, reason="a request whose params fail lsprotocol's validation (Position.line -1) is "
-                   "logged by pygls' reader loop (io_.run_async) and dropped: no response at all, so the client "
-                   "waits forever; JSON-RPC requires an error response (-32602 InvalidParams)")
 async def test_an_invalid_position_gets_an_invalid_params_error() -> None:
     process = await start_raw_session()
     assert process.stdin is not None and process.stdout is not None
@@ -389,9 +386,6 @@ async def test_shutdown_then_exit_ends_with_code_0(profile: str) -> None:
     assert code == 0
 
 
-@pytest.mark.xfail(strict=True, reason="exit without a prior shutdown ends the process with code 0; LSP says 1 "
-                   "(pygls' lsp_exit computes 1, but the sys.exit in its writer-close callback does not set "
-                   "the process's status)")
 @pytest.mark.parametrize("profile", CLIENTS)
 async def test_exit_without_shutdown_ends_with_code_1(profile: str) -> None:
     process = await raw_server()
@@ -406,8 +400,6 @@ async def test_exit_without_shutdown_ends_with_code_1(profile: str) -> None:
     assert code == 1
 
 
-@pytest.mark.xfail(strict=True, reason="pygls drops every request after shutdown without a response "
-                   "(JsonRPCProtocol.handle_message); LSP says they must fail with InvalidRequest (-32600)")
 async def test_a_request_after_shutdown_is_an_invalid_request_error() -> None:
     process = await raw_server()
     assert process.stdin is not None and process.stdout is not None
@@ -527,10 +519,7 @@ async def test_an_open_companion_whose_module_file_vanishes(client: LanguageClie
     await still_serving(client)
 
 
-@pytest.mark.parametrize("suffix", [pytest.param("-live-range.txt", marks=pytest.mark.xfail(
-    strict=True, reason="with control_flow's -live-range.txt in place of mlp3's, definition of the operand "
-    "%ynn_fusion.1 in the open HLO buffer answers a location in -buffer-assignment-values.txt (its value "
-    "line) instead of the instruction's definition in the same buffer")), "-buffer-assignment.txt"])
+@pytest.mark.parametrize("suffix", ["-live-range.txt", "-buffer-assignment.txt"])
 async def test_a_companion_replaced_by_another_modules_file(
         client: LanguageClient, tmp_path: Path, suffix: str) -> None:
     """The mlp3 module's live ranges (or buffer assignment) replaced on disk by control_flow's: the

@@ -41,7 +41,7 @@ class DocumentStore:
     def __init__(self) -> None:
         self._open: dict[str, OpenDocument] = {}  # by source
         self._disk: dict[str, _DiskDocument] = {}  # by path
-        self._modules: dict[str, tuple[tuple[int, ...], ModuleDump]] = {}  # by stem
+        self._modules: dict[str, tuple[tuple[int, ...], tuple[ModuleDump, ModuleDump]]] = {}  # by stem
         self._uris: dict[str, str] = {}  # URIs the client used, by source
 
     # ---- sources and URIs ------------------------------------------------------------
@@ -121,28 +121,23 @@ class DocumentStore:
                     companion = self.document(path) if path in self._open else self._from_disk(path, kind)
                     if companion is not None and companion.kind is kind:
                         documents[kind] = companion
-        return self._module(module_stem(source), documents)
+        return self._module(module_stem(source), documents, document.kind)
 
-    def _module(self, stem: str, documents: dict[FileKind, Document]) -> ModuleDump:
+    def _module(self, stem: str, documents: dict[FileKind, Document], anchor: FileKind) -> ModuleDump:
         key = tuple(id(documents[kind]) for kind in sorted(documents, key=lambda k: k.value))
         cached = self._modules.get(stem)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        module = ModuleDump(stem, dict(documents))
-        hlo, buffers = module.hlo, module.buffer_assignment
-        if hlo is not None and buffers is not None and paired_module(hlo, buffers) is None:
-            log.info("%s does not match its buffer assignment: not paired", hlo.document.source)
-            del documents[FileKind.HLO_MODULE]
-            module = ModuleDump(stem, dict(documents))
-        self._modules[stem] = (key, module)
-        return module
+        if cached is None or cached[0] != key:
+            cached = (key, _sides(ModuleDump(stem, dict(documents))))
+            self._modules[stem] = cached
+        hlo_side, buffers_side = cached[1]
+        return hlo_side if anchor is FileKind.HLO_MODULE else buffers_side
 
     def open_modules(self) -> list[ModuleDump]:
-        modules: dict[str, ModuleDump] = {}
+        modules: dict[int, ModuleDump] = {}
         for source in list(self._open):
             module = self.module_of(source)
             if module is not None:
-                modules.setdefault(module.stem, module)
+                modules.setdefault(id(module), module)
         return list(modules.values())
 
     def _from_disk(self, path: str, kind: FileKind | None) -> Document | None:
@@ -162,3 +157,17 @@ class DocumentStore:
             return None
         self._disk[path] = _DiskDocument(stamp, document)
         return document
+
+
+def _sides(module: ModuleDump) -> tuple[ModuleDump, ModuleDump]:
+    """The module as seen from its HLO file and from its buffer-assignment files: the same
+    module, unless the two come from different compilations; then each side leaves the
+    other out."""
+    hlo, buffers = module.hlo, module.buffer_assignment
+    if hlo is None or buffers is None or paired_module(hlo, buffers) is not None:
+        return module, module
+    log.info("%s does not match its buffer assignment: not paired", hlo.document.source)
+    documents = module.documents
+    hlo_side = {kind: doc for kind, doc in documents.items() if not kind.is_buffer_assignment_family}
+    buffers_side = {kind: doc for kind, doc in documents.items() if kind is not FileKind.HLO_MODULE}
+    return ModuleDump(module.stem, hlo_side), ModuleDump(module.stem, buffers_side)

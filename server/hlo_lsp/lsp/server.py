@@ -27,6 +27,7 @@ from hlo_lsp.lsp import convert
 from hlo_lsp.lsp.diagnostics import DiagnosticsPublisher
 from hlo_lsp.lsp.documents import DocumentStore
 from hlo_lsp.lsp.logs import forward_logs_to_client
+from hlo_lsp.lsp.protocol import HloProtocol
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
 
@@ -37,7 +38,8 @@ WATCHED = ("**/*.txt", "**/*.hlo")
 
 class HloLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("hlo-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("hlo-lsp", __version__, protocol_cls=HloProtocol,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.store = DocumentStore()
         self.diagnostics = DiagnosticsPublisher(self)
 
@@ -220,9 +222,11 @@ def folding_range(ls: HloLanguageServer, params: types.FoldingRangeParams) -> li
                       lambda module, document: [convert.folding_range(fold) for fold in folding_ranges(document)])
 
 
-def run(tcp: tuple[str, int] | None = None) -> None:
-    """Serves over stdio, or over TCP for debugging."""
+def run(tcp: tuple[str, int] | None = None) -> int:
+    """Serves over stdio, or over TCP for debugging; returns the process status LSP asks for
+    (1 when the client sent `exit` without `shutdown`)."""
     if tcp is not None:
         server.start_tcp(*tcp)
     else:
         server.start_io()
+    return server.protocol.exit_status

@@ -1,0 +1,47 @@
+"""The document store: which files make up a module, seen from each of its files."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from conftest import DATA, SPLIT_MLP, copy_module
+from hlo_lsp.lsp.documents import DocumentStore
+from hlo_lsp.parsing.file_kinds import FileKind
+
+OTHER = DATA / "jax-0.10.2" / "control_flow" / "module_0000.jit_f.cpu_after_optimizations"
+BUFFER_FILES = {FileKind.BUFFER_ASSIGNMENT, FileKind.BUFFER_ASSIGNMENT_VALUES, FileKind.LIVE_RANGE}
+
+
+def open_module(tmp_path: Path) -> tuple[DocumentStore, Path]:
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    store = DocumentStore()
+    for path in (Path(f"{stem}.txt"), Path(f"{stem}-live-range.txt")):
+        store.open(path.as_uri(), path.read_text(), 1)
+    return store, stem
+
+
+def test_every_file_of_a_matching_module_sees_one_module(tmp_path: Path) -> None:
+    store, stem = open_module(tmp_path)
+    from_hlo = store.module_of(f"{stem}.txt")
+    from_live_range = store.module_of(f"{stem}-live-range.txt")
+    assert from_hlo is from_live_range
+    assert from_hlo is not None and BUFFER_FILES | {FileKind.HLO_MODULE} <= set(from_hlo.documents)
+    assert store.open_modules() == [from_hlo]
+
+
+def test_files_of_another_compilation_are_left_out_of_each_side(tmp_path: Path) -> None:
+    """A live-range file of another module under this module's name: the HLO file keeps its own
+    text and loses the buffer assignment; the buffer-assignment files lose the HLO."""
+    store, stem = open_module(tmp_path)
+    replaced = Path(f"{stem}-live-range.txt")
+    shutil.copyfile(Path(f"{OTHER}-live-range.txt"), replaced)
+    store.open(replaced.as_uri(), replaced.read_text(), 2)
+
+    from_hlo = store.module_of(f"{stem}.txt")
+    from_live_range = store.module_of(str(replaced))
+    assert from_hlo is not None and from_live_range is not None
+    assert set(from_hlo.documents) == {FileKind.HLO_MODULE, FileKind.MEMORY_USAGE_REPORT}
+    assert FileKind.HLO_MODULE not in from_live_range.documents
+    assert set(from_live_range.documents) >= BUFFER_FILES
+    assert {id(module) for module in store.open_modules()} == {id(from_hlo), id(from_live_range)}
