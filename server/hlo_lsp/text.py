@@ -6,7 +6,11 @@ indices appear only where a line's text is sliced, and are converted here.
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
 from dataclasses import dataclass
+
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")  # two UTF-16 code units each
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -35,8 +39,20 @@ def utf16_column(line_text: str, index: int) -> int:
     """UTF-16 column of the Python index `index` in `line_text`."""
     if line_text.isascii():
         return index
-    prefix = line_text[:index]
-    return index + sum(1 for ch in prefix if ord(ch) > 0xFFFF)
+    return index + len(_ASTRAL.findall(line_text, 0, index))
+
+
+class Utf16Columns:
+    """UTF-16 columns of many indices of one line, each in O(log n): a long line with many
+    names would otherwise cost a scan of its prefix per name."""
+
+    __slots__ = ("_astral",)
+
+    def __init__(self, line_text: str) -> None:
+        self._astral = [] if line_text.isascii() else [match.start() for match in _ASTRAL.finditer(line_text)]
+
+    def column(self, index: int) -> int:
+        return index + bisect_left(self._astral, index) if self._astral else index
 
 
 def python_index(line_text: str, column: int) -> int:

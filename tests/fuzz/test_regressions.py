@@ -116,3 +116,22 @@ def test_checks_of_a_tiled_shape_with_a_huge_dimension(tmp_path: Path) -> None:
     loaded = load([str(tmp_path)])
     problems = [p for module in loaded.modules for p in check_module(module)]
     assert not [p for p in problems if p.code == "internal-error"], [p.message for p in problems]
+
+
+# Reduced by hand from mutant #4679 (a 40 KB operand line in a corpus module with letters outside the BMP):
+# every name's UTF-16 column was counted from the start of its line, O(n²) in the line's length.
+WIDE_OPERANDS = ", ".join(f"%p{n}" for n in range(5000))
+LONG_ASTRAL_LINE = ("HloModule m\n\nENTRY %e () -> f32[] {\n  %p0 = f32[] parameter(0)\n"
+                    f"  ROOT %t = f32[] add({WIDE_OPERANDS}), metadata={{op_name=\"𝔣\"}}\n}}\n")
+
+
+def test_checks_of_a_long_line_with_letters_outside_the_bmp_are_fast(tmp_path: Path) -> None:
+    (tmp_path / "m.before_optimizations.txt").write_text(LONG_ASTRAL_LINE)
+    module = load([str(tmp_path)]).modules[0]
+    started = time.perf_counter()
+    with _watchdog(5.0):
+        problems = check_module(module)
+    assert time.perf_counter() - started < 2.0  # ~20 s before the fix
+    undefined = [p for p in problems if p.code == "undefined-instruction"]
+    assert len(undefined) == 4999
+    assert undefined[-1].range.start.character == LONG_ASTRAL_LINE.split("\n")[4].index("%p4999") + 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any, NamedTuple
 
-from hlo_lsp.text import utf16_column
+from hlo_lsp.text import Utf16Columns, utf16_column
 
 # Scanner states are small hashable values: a section name, or a tuple for a
 # construct that continues over several lines.
@@ -72,17 +72,16 @@ class LineScan(NamedTuple):
 class RefCollector:
     """Builds Refs for one line, converting Python indices to UTF-16 columns once."""
 
-    __slots__ = ("_text", "_ascii", "refs")
+    __slots__ = ("_columns", "refs")
 
     def __init__(self, text: str) -> None:
-        self._text = text
-        self._ascii = text.isascii()
+        self._columns = None if text.isascii() else Utf16Columns(text)
         self.refs: list[Ref] = []
 
     def add(self, role: Role, name: str, start: int) -> None:
         end = start + len(name)
-        if not self._ascii:
-            start, end = utf16_column(self._text, start), utf16_column(self._text, end)
+        if self._columns is not None:
+            start, end = self._columns.column(start), self._columns.column(end)
         self.refs.append(Ref(role, name, start, end))
 
 
