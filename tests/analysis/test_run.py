@@ -117,3 +117,16 @@ def test_real_problems_come_sorted_by_file_then_line(tmp_path: Path) -> None:
     assert [(p.source, p.range.start.line, p.code) for p in problems] == [
         (f"{stem}-buffer-assignment-values.txt", 40, "unallocated-used-value"),
         (f"{stem}-buffer-assignment.txt", 6, "missing-used-value")]
+
+
+def test_a_check_stops_after_the_problem_limit(tmp_path: Path) -> None:
+    """A file of one instruction repeated 3,000 times: 1,000 duplicate-instruction errors, then one note
+    where the check stopped."""
+    head = "HloModule m\n\nENTRY %e () -> f32[] {\n  ROOT %r = f32[] parameter(0)\n"
+    (tmp_path / "m.before_optimizations.txt").write_text(head + "  %p = f32[] parameter(0)\n" * 3000 + "}\n")
+    problems = check_module(load([str(tmp_path)]).modules[0])
+    duplicates = [p for p in problems if p.code == "duplicate-instruction"]
+    assert len(duplicates) == run.PROBLEM_LIMIT
+    [note] = [p for p in problems if p.code == "too-many-problems"]
+    assert note.severity is Severity.INFO and note.range == duplicates[-1].range
+    assert note.message == "the hlo-structure check stopped after 1000 problems; fix these to see the rest"

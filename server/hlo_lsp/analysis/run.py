@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import traceback
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -23,6 +24,10 @@ from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range
 
 Check = Callable[[CheckContext], Iterable[Problem]]
+
+# Like a compiler's error limit: a file that is not a dump at all (one line repeated a
+# million times, say) would otherwise give a million diagnostics no editor can show.
+PROBLEM_LIMIT = 1000
 
 CHECKS: tuple[tuple[str, Check], ...] = (
     ("hlo-structure", hlo_structure.check),
@@ -49,8 +54,18 @@ def check_module(module: ModuleDump) -> list[Problem]:
 
 def _guarded(run: Callable[[Any], Iterable[Problem]], subject: object, source: str, name: str) -> list[Problem]:
     try:
-        return list(run(subject))
+        return _limited(run(subject), name)
     except Exception as error:  # a bug in one check must not hide the others' results
         where = traceback.extract_tb(error.__traceback__)[-1]
         message = f"internal error in the {name} check: {error!r} at {where.filename}:{where.lineno}"
         return [Problem(source, Range(Position(0, 0), Position(0, 0)), Severity.WARNING, "internal-error", message)]
+
+
+def _limited(problems: Iterable[Problem], name: str) -> list[Problem]:
+    """The first PROBLEM_LIMIT problems, then a note where the check stopped."""
+    found = list(itertools.islice(problems, PROBLEM_LIMIT + 1))
+    if len(found) <= PROBLEM_LIMIT:
+        return found
+    last = found[PROBLEM_LIMIT - 1]
+    message = f"the {name} check stopped after {PROBLEM_LIMIT} problems; fix these to see the rest"
+    return [*found[:PROBLEM_LIMIT], Problem(last.source, last.range, Severity.INFO, "too-many-problems", message)]
