@@ -81,7 +81,7 @@ def test_a_check_that_raises_after_yielding_loses_only_its_own_problems(monkeypa
 def test_syntax_that_raises_is_reported_on_each_document(monkeypatch: pytest.MonkeyPatch) -> None:
     module = module_of(Path(f"{SPLIT_MLP}.txt"))
 
-    def broken(document: object) -> list[Problem]:
+    def broken(document: object, on_lines: object = None) -> list[Problem]:
         raise IndexError("no line")
 
     monkeypatch.setattr(run, "syntax_problems", broken)
@@ -130,3 +130,23 @@ def test_a_check_stops_after_the_problem_limit(tmp_path: Path) -> None:
     [note] = [p for p in problems if p.code == "too-many-problems"]
     assert note.severity is Severity.INFO and note.range == duplicates[-1].range
     assert note.message == "the hlo-structure check stopped after 1000 problems; fix these to see the rest"
+
+
+def test_progress_rises_to_one_and_the_problems_are_the_same() -> None:
+    module = module_of(Path(f"{SPLIT_MLP}.txt"))
+    fractions: list[float] = []
+    assert check_module(module, fractions.append) == check_module(module)
+    assert fractions[-1] == 1.0 and fractions == sorted(fractions) and len(fractions) > len(run.CHECKS)
+
+
+def test_a_progress_callback_stops_the_run_by_raising() -> None:
+    calls = []
+
+    def stop_at_the_third_report(fraction: float) -> None:
+        calls.append(fraction)
+        if len(calls) == 3:
+            raise run.CheckCancelled
+
+    with pytest.raises(run.CheckCancelled):
+        check_module(module_of(Path(f"{SPLIT_MLP}.txt")), stop_at_the_third_report)
+    assert len(calls) == 3

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 from lsprotocol import types
@@ -172,3 +173,25 @@ async def answer_to(reader: asyncio.StreamReader, request_id: int, timeout: floa
             if message.get("id") == request_id and "method" not in message:
                 return message
     return await asyncio.wait_for(answered(), timeout)
+
+
+def write_large_module(folder: Path, hlo: Path, copies: int = 760) -> Path:
+    """About 5 MB: the module `hlo` with its computations repeated `copies` times under new names,
+    a valid module of its own (no companions)."""
+    lines = hlo.read_text().split("\n")
+    first = next(i for i, text in enumerate(lines) if text.startswith("%fused_computation "))
+    entry = next(i for i, text in enumerate(lines) if text.startswith("ENTRY "))
+    body = "\n".join(lines[first:entry])
+    params = re.compile(r"(?<=[( ])([A-Za-z_][\w.]*)(?=: )")
+
+    def renamed(copy: int) -> str:
+        out = []
+        for text in body.split("\n"):
+            text = re.sub(r"%([A-Za-z_][\w.\-]*)", lambda m: f"%{m.group(1)}_r{copy}", text)
+            out.append(params.sub(lambda m: f"{m.group(1)}_r{copy}", text) if text.startswith("%") else text)
+        return "\n".join(out)
+
+    parts = ["\n".join(lines[:first]), body, *(renamed(copy) for copy in range(copies)), "\n".join(lines[entry:])]
+    path = folder / "module_0007.jit_large.cpu_after_optimizations.txt"
+    path.write_text("\n".join(parts))
+    return path

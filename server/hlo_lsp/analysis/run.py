@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import traceback
 from collections.abc import Callable, Iterable
@@ -29,6 +30,16 @@ Check = Callable[[CheckContext], Iterable[Problem]]
 # million times, say) would otherwise give a million diagnostics no editor can show.
 PROBLEM_LIMIT = 1000
 
+Progress = Callable[[float], None]
+"""Told the fraction of a run done (0 to 1) as it goes; it may raise CheckCancelled to stop the run."""
+
+# The grammar's pass over every line is most of a run on a large module.
+SYNTAX_SHARE = 0.8
+
+
+class CheckCancelled(Exception):
+    """Raised by a Progress callback: the run's result is no longer wanted."""
+
 CHECKS: tuple[tuple[str, Check], ...] = (
     ("hlo-structure", hlo_structure.check),
     ("allocations", allocations.check),
@@ -41,20 +52,37 @@ CHECKS: tuple[tuple[str, Check], ...] = (
 )
 
 
-def check_module(module: ModuleDump) -> list[Problem]:
+def check_module(module: ModuleDump, progress: Progress | None = None) -> list[Problem]:
     """Syntax problems of every document, then every invariant check, sorted by place."""
+    report = progress or _ignore
     problems: list[Problem] = []
-    for document in module.all_documents():
-        problems.extend(_guarded(syntax_problems, document, document.source, "syntax"))
+    documents = module.all_documents()
+    total_lines = sum(document.line_count for document in documents) or 1
+    lines_before = 0
+    for document in documents:
+        def on_lines(lines: int, before: int = lines_before) -> None:
+            report(SYNTAX_SHARE * (before + lines) / total_lines)
+
+        syntax = functools.partial(syntax_problems, on_lines=on_lines)
+        problems.extend(_guarded(syntax, document, document.source, "syntax"))
+        lines_before += document.line_count
     context = CheckContext(module)
-    for name, check in CHECKS:
+    for done, (name, check) in enumerate(CHECKS):
+        report(SYNTAX_SHARE + (1 - SYNTAX_SHARE) * done / len(CHECKS))
         problems.extend(_guarded(check, context, module.stem, name))
+    report(1.0)
     return sorted(set(problems), key=Problem.sort_key)
+
+
+def _ignore(fraction: float) -> None:
+    pass
 
 
 def _guarded(run: Callable[[Any], Iterable[Problem]], subject: object, source: str, name: str) -> list[Problem]:
     try:
         return _limited(run(subject), name)
+    except CheckCancelled:
+        raise
     except Exception as error:  # a bug in one check must not hide the others' results
         where = traceback.extract_tb(error.__traceback__)[-1]
         message = f"internal error in the {name} check: {error!r} at {where.filename}:{where.lineno}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from hlo_lsp.model.document import Document
 from hlo_lsp.parsing.ba_syntax import line_error
@@ -19,15 +19,21 @@ from hlo_lsp.text import Position, Range, utf16_column
 
 # Beyond this a line is indexed for names but not parsed with the grammar.
 MAX_PARSED_CHARS = 1 << 20
+PROGRESS_EVERY_LINES = 4096
 
 
-def syntax_problems(document: Document) -> list[Problem]:
+def syntax_problems(document: Document, on_lines: Callable[[int], None] | None = None) -> list[Problem]:
+    """The document's syntax problems; `on_lines` is told, now and then, how many lines are done."""
     problems = document.scan_problems()
     if document.kind.is_buffer_assignment_family:
         problems = [_refined(document, problem) for problem in problems]
     flagged = {problem.range.start.line for problem in problems}
-    problems.extend(_grammar_problems(document, flagged))
+    problems.extend(_grammar_problems(document, flagged, on_lines or _ignore))
     return problems
+
+
+def _ignore(lines: int) -> None:
+    pass
 
 
 def _refined(document: Document, problem: Problem) -> Problem:
@@ -42,9 +48,11 @@ def _refined(document: Document, problem: Problem) -> Problem:
     return _located(document, line, text, error.start, error.end, error.message)
 
 
-def _grammar_problems(document: Document, flagged: set[int]) -> Iterator[Problem]:
+def _grammar_problems(document: Document, flagged: set[int], on_lines: Callable[[int], None]) -> Iterator[Problem]:
     is_hlo = document.kind is FileKind.HLO_MODULE
     for line, scan in document.scans():
+        if line % PROGRESS_EVERY_LINES == 0:
+            on_lines(line)
         if line in flagged:
             continue
         kind = scan.kind

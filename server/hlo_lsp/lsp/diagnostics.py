@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from hlo_lsp.analysis.run import check_module
+from hlo_lsp.analysis.run import CheckCancelled, check_module
 from hlo_lsp.lsp import convert
+from hlo_lsp.lsp.progress import ProgressBar
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.problems import Problem
 
@@ -53,11 +55,22 @@ class DiagnosticsPublisher:
     async def _check_later(self, source: str, module: ModuleDump, delay: float) -> None:
         if delay:
             await asyncio.sleep(delay)
+        progress = ProgressBar(self._server, f"Checking {os.path.basename(module.stem)}")
+        await progress.begin()
         try:
-            problems = await asyncio.to_thread(check_module, module)
+            problems = await asyncio.to_thread(check_module, module, progress.report)
+        except asyncio.CancelledError:  # a newer edit: the thread stops at its next report
+            progress.stop()
+            progress.end("superseded by an edit")
+            raise
+        except CheckCancelled:
+            progress.end("cancelled")
+            return
         except Exception:
             log.exception("checking %s failed", module.stem)
+            progress.end("failed")
             return
+        progress.end(f"{len(problems)} problem(s)")
         if self._server.store.module_of(source) is not module:
             return  # an edit made this module stale; its own check is scheduled
         self._publish(module, problems)

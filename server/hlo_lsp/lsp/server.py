@@ -7,6 +7,7 @@ loop, debounced while the user types.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -54,14 +55,24 @@ class HloLanguageServer(LanguageServer):
         log.error("internal error: %r", error, exc_info=error)
 
     def request(self, name: str, uri: str, answer: Callable[[ModuleDump, Document], T]) -> T | None:
-        """Runs `answer` on the document's module; unknown documents and failures give None, logged."""
+        """Runs `answer` on the document's module; unknown documents give None, logged."""
+        found = self._module_and_document(name, uri)
+        return answer(*found) if found is not None else None
+
+    async def request_in_thread(self, name: str, uri: str, answer: Callable[[ModuleDump, Document], T]) -> T | None:
+        """`request` for work that can take seconds on a large module (the first references read
+        every line): the loop keeps serving meanwhile, and `$/cancelRequest` is answered at once."""
+        found = self._module_and_document(name, uri)
+        return await asyncio.to_thread(answer, *found) if found is not None else None
+
+    def _module_and_document(self, name: str, uri: str) -> tuple[ModuleDump, Document] | None:
         source = self.store.source_of(uri)
         document = self.store.document(source)
         module = self.store.module_of(source) if document is not None else None
         if document is None or module is None:
             log.info("%s: unknown document %s", name, uri)
             return None
-        return answer(module, document)
+        return module, document
 
     def target(self, module: ModuleDump, document: Document, position: types.Position) -> Target | None:
         target = target_at(document, self.positions.from_client(position, document))
@@ -144,21 +155,26 @@ def goto_declaration(ls: HloLanguageServer, params: types.DeclarationParams) -> 
 
 
 @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-def find_references(ls: HloLanguageServer, params: types.ReferenceParams) -> list[types.Location] | None:
+async def find_references(ls: HloLanguageServer, params: types.ReferenceParams) -> list[types.Location] | None:
     include = params.context.include_declaration
-    return _locations(ls, "references", params.text_document.uri, params.position,
-                      lambda module, target: references(module, target, include))
+    answer = _locations_answer(ls, params.position, lambda module, target: references(module, target, include))
+    return await ls.request_in_thread("references", params.text_document.uri, answer)
 
 
 def _locations(ls: HloLanguageServer, name: str, uri: str, position: types.Position,
                find: Callable[[ModuleDump, Target], list]) -> list[types.Location] | None:  # type: ignore[type-arg]
+    return ls.request(name, uri, _locations_answer(ls, position, find))
+
+
+def _locations_answer(ls: HloLanguageServer, position: types.Position, find: Callable[[ModuleDump, Target], list]
+                      ) -> Callable[[ModuleDump, Document], list[types.Location] | None]:  # type: ignore[type-arg]
     def answer(module: ModuleDump, document: Document) -> list[types.Location] | None:
         target = ls.target(module, document, position)
         if target is None:
             return None
         return [convert.location(found, ls.resolve, ls.positions) for found in find(module, target)]
 
-    return ls.request(name, uri, answer)
+    return answer
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
@@ -193,7 +209,7 @@ def _markdown(ls: HloLanguageServer) -> bool:
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-def document_symbol(ls: HloLanguageServer, params: types.DocumentSymbolParams
+async def document_symbol(ls: HloLanguageServer, params: types.DocumentSymbolParams
                     ) -> list[types.DocumentSymbol] | list[types.SymbolInformation] | None:
     def answer(module: ModuleDump, document: Document) -> Any:
         symbols = document_symbols(module, document)
@@ -201,7 +217,7 @@ def document_symbol(ls: HloLanguageServer, params: types.DocumentSymbolParams
             return [convert.document_symbol(symbol, ls.positions, document) for symbol in symbols]
         return convert.flat_symbols(symbols, params.text_document.uri, ls.positions, document)
 
-    return ls.request("symbols", params.text_document.uri, answer)
+    return await ls.request_in_thread("symbols", params.text_document.uri, answer)
 
 
 def _hierarchical(ls: HloLanguageServer) -> bool:
@@ -211,9 +227,14 @@ def _hierarchical(ls: HloLanguageServer) -> bool:
 
 
 @server.feature(types.WORKSPACE_SYMBOL)
-def workspace_symbol(ls: HloLanguageServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
-    found = workspace_symbols(ls.store.open_modules(), params.query)
-    return [convert.workspace_symbol(symbol, ls.resolve, ls.positions) for symbol in found]
+async def workspace_symbol(ls: HloLanguageServer,
+                           params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+    def answer() -> list[types.SymbolInformation]:
+        found = workspace_symbols(modules, params.query)
+        return [convert.workspace_symbol(symbol, ls.resolve, ls.positions) for symbol in found]
+
+    modules = ls.store.open_modules()
+    return await asyncio.to_thread(answer)
 
 
 @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)

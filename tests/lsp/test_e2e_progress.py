@@ -1,0 +1,61 @@
+"""Work-done progress: checking a module shows a progress bar in the editor, which can cancel it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from lsp_helpers import next_diagnostics, open_file, still_serving, write_large_module
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from conftest import SPLIT_MLP, copy_module
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+def progress_of(client: LanguageClient, title: str) -> list[list[object]]:
+    """Every progress sequence the server began with `title`."""
+    return [reports for reports in client.progress_reports.values()
+            if reports and isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].title == title]
+
+
+async def test_checking_a_module_shows_progress_from_begin_to_end(client: LanguageClient, tmp_path: Path) -> None:
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    uri = open_file(client, Path(f"{stem}.txt"))
+    assert await next_diagnostics(client, uri) == []
+    [reports] = progress_of(client, "Checking module_0000.jit_mlp.cpu_after_optimizations")
+    begin, end = reports[0], reports[-1]
+    assert isinstance(begin, types.WorkDoneProgressBegin) and begin.cancellable and begin.percentage == 0
+    assert isinstance(end, types.WorkDoneProgressEnd) and end.message == "0 problem(s)"
+    percentages = [report.percentage for report in reports[1:-1]]  # type: ignore[attr-defined]
+    assert percentages == sorted(percentages) and all(0 <= p <= 100 for p in percentages)
+
+
+async def test_cancelling_the_progress_bar_stops_the_check(client: LanguageClient, tmp_path: Path) -> None:
+    """The user cancels the check of a 5 MB module from its progress bar: the bar ends as cancelled and
+    no diagnostics are published for that check; the server goes on serving."""
+    path = write_large_module(tmp_path, Path(f"{SPLIT_MLP}.txt"))
+    client.diagnostics.pop(path.as_uri(), None)
+    open_file(client, path)
+    title = f"Checking {path.name.removesuffix('.txt')}"
+
+    async def begun() -> str:
+        while True:
+            for token, reports in client.progress_reports.items():
+                if reports and getattr(reports[0], "title", None) == title:
+                    return str(token)
+            await asyncio.sleep(0.01)
+
+    token = await asyncio.wait_for(begun(), 30)
+    client.protocol.notify(types.WINDOW_WORK_DONE_PROGRESS_CANCEL, types.WorkDoneProgressCancelParams(token))
+
+    async def ended() -> types.WorkDoneProgressEnd:
+        while not isinstance(client.progress_reports[token][-1], types.WorkDoneProgressEnd):
+            await asyncio.sleep(0.01)
+        return client.progress_reports[token][-1]  # type: ignore[return-value]
+
+    assert (await asyncio.wait_for(ended(), 30)).message == "cancelled"
+    assert path.as_uri() not in client.diagnostics
+    await still_serving(client)
