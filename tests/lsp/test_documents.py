@@ -8,6 +8,7 @@ from pathlib import Path
 from conftest import DATA, SPLIT_MLP, copy_module
 from hlo_lsp.lsp.documents import DocumentStore
 from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.text import Position, Range
 
 OTHER = DATA / "jax-0.10.2" / "control_flow" / "module_0000.jit_f.cpu_after_optimizations"
 BUFFER_FILES = {FileKind.BUFFER_ASSIGNMENT, FileKind.BUFFER_ASSIGNMENT_VALUES, FileKind.LIVE_RANGE}
@@ -45,3 +46,27 @@ def test_files_of_another_compilation_are_left_out_of_each_side(tmp_path: Path) 
     assert FileKind.HLO_MODULE not in from_live_range.documents
     assert set(from_live_range.documents) >= BUFFER_FILES
     assert {id(module) for module in store.open_modules()} == {id(from_hlo), id(from_live_range)}
+
+
+def test_an_edit_of_the_hlo_file_keeps_the_buffer_assignment_already_read(tmp_path: Path) -> None:
+    store, stem = open_module(tmp_path)
+    hlo = Path(f"{stem}.txt")
+    before = store.module_of(str(hlo))
+    assert before is not None and before.buffer_assignment is not None and before.hlo is not None
+    edit = Range(Position(0, 0), Position(0, 0))
+    store.change(hlo.as_uri(), 2, edit, "")
+    after = store.module_of(str(hlo))
+    assert after is not None and after is not before
+    assert after.buffer_assignment is before.buffer_assignment  # the companions did not change
+    assert after.hlo is not before.hlo and after.hlo is not None  # the HLO file did
+
+
+def test_an_edit_of_a_companion_reads_the_buffer_assignment_again(tmp_path: Path) -> None:
+    store, stem = open_module(tmp_path)
+    live_range = Path(f"{stem}-live-range.txt")
+    before = store.module_of(str(live_range))
+    assert before is not None and before.buffer_assignment is not None and before.hlo is not None
+    store.change(live_range.as_uri(), 2, Range(Position(0, 0), Position(0, 0)), "")
+    after = store.module_of(str(live_range))
+    assert after is not None and after.buffer_assignment is not before.buffer_assignment
+    assert after.hlo is before.hlo

@@ -41,7 +41,8 @@ class DocumentStore:
     def __init__(self) -> None:
         self._open: dict[str, OpenDocument] = {}  # by source
         self._disk: dict[str, _DiskDocument] = {}  # by path
-        self._modules: dict[str, tuple[tuple[int, ...], tuple[ModuleDump, ModuleDump]]] = {}  # by stem
+        # by stem: the documents' identities, the whole module, and its HLO and buffer-assignment sides
+        self._modules: dict[str, tuple[tuple[int, ...], ModuleDump, tuple[ModuleDump, ModuleDump]]] = {}
         self._uris: dict[str, str] = {}  # URIs the client used, by source
 
     # ---- sources and URIs ------------------------------------------------------------
@@ -127,9 +128,10 @@ class DocumentStore:
         key = tuple(id(documents[kind]) for kind in sorted(documents, key=lambda k: k.value))
         cached = self._modules.get(stem)
         if cached is None or cached[0] != key:
-            cached = (key, _sides(ModuleDump(stem, dict(documents))))
+            module = cached[1].updated(dict(documents)) if cached else ModuleDump(stem, dict(documents))
+            cached = (key, module, _sides(module))
             self._modules[stem] = cached
-        hlo_side, buffers_side = cached[1]
+        hlo_side, buffers_side = cached[2]
         return hlo_side if anchor is FileKind.HLO_MODULE else buffers_side
 
     def open_modules(self) -> list[ModuleDump]:

@@ -63,3 +63,14 @@ class ModuleDump:
 
     def all_documents(self) -> list[Document]:
         return list(self.documents.values())
+
+    def updated(self, documents: dict[FileKind, Document]) -> ModuleDump:
+        """The module of `documents`, keeping what was already read from the documents it shares
+        with this one: an edit of the HLO file does not re-read the buffer assignment."""
+        module = ModuleDump(self.stem, documents)
+        read = self.__dict__  # functools.cached_property keeps its values here
+        if "buffer_assignment" in read and module.buffer_assignment_documents == self.buffer_assignment_documents:
+            module.__dict__["buffer_assignment"] = read["buffer_assignment"]
+        if "hlo" in read and module.hlo_document is self.hlo_document:
+            module.__dict__["hlo"] = read["hlo"]
+        return module
