@@ -9,7 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_MLP, HANDWRITTEN, SPLIT_MLP, copy_module, plant
+from conftest import (
+    COMBINED_CONTROL_FLOW,
+    COMBINED_MLP,
+    DATA,
+    HANDWRITTEN,
+    SPLIT_CONTROL_FLOW,
+    SPLIT_MLP,
+    TPU_SEED,
+    copy_module,
+    plant,
+)
 from hlo_lsp.cli import main
 
 BA, LR = "-buffer-assignment.txt", "-live-range.txt"
@@ -132,11 +142,14 @@ def test_memory_of_a_split_dump(split: Path, capsys: pytest.CaptureFixture[str])
     assert (code, err) == (0, "")
     assert lines[:3] == [NAME, "  allocated: 488,768 bytes (477.3KiB) in 15 allocations",
                          "  peak: 487,464 bytes (476.0KiB) live at schedule step 9 (ynn_fusion.1), 9 buffers"]
+    # Each row: size, value, live range, allocation and offset, then kind, source and op_name.
     assert [line.split() for line in lines[3:6]] == [
-        ["256.0KiB", "ws_1_.1{}", "live", "0-15", "allocation", "0", "@", "0"],
-        ["128.0KiB", "ws_0_.1{}", "live", "0-15", "allocation", "1", "@", "0"],
-        ["32.0KiB", "broadcast_maximum_fusion{}", "live", "8-9", "allocation", "14", "@", "32768"]]
-    assert lines[6:] == ["    ... and 6 smaller buffer(s)", ""]
+        ["256.0KiB", "ws_1_.1{}", "live", "0-15", "allocation", "0", "@", "0", "parameter", "ws[1]"],
+        ["128.0KiB", "ws_0_.1{}", "live", "0-15", "allocation", "1", "@", "0", "parameter", "ws[0]"],
+        ["32.0KiB", "broadcast_maximum_fusion{}", "live", "8-9", "allocation", "14", "@", "32768", "temporary",
+         "gen_dumps.py:171", "jit(mlp)/jit(relu)/max"]]
+    assert lines[6:] == ["    ... and 6 smaller buffer(s)",
+                         "  at the peak: parameters 421,928 bytes (412.0KiB), temporaries 65,536 bytes (64.0KiB)", ""]
 
 
 def test_memory_of_a_combined_dump(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -150,13 +163,116 @@ def test_memory_of_a_combined_dump(tmp_path: Path, capsys: pytest.CaptureFixture
     assert [line.split()[1] for line in lines[3:12]] == [
         "Arg_1.2{}", "Arg_0.1{}", "broadcast_maximum_fusion{}", "dot.8{}", "Arg_6.7{}", "Arg_2.3{}", "Arg_3.4{}",
         "Arg_4.5{}", "Arg_5.6{}"]
-    assert lines[12:] == [""]
+    assert lines[12:] == [
+        "  at the peak: parameters 421,928 bytes (412.0KiB), temporaries 65,536 bytes (64.0KiB)", ""]
 
 
 def test_memory_without_buffer_assignment(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, lines, err = run(capsys, "memory", str(HANDWRITTEN))
     assert (code, lines) == (1, [])
     assert err == f"no buffer-assignment files found under {HANDWRITTEN}\n"
+
+
+def test_memory_rows_name_kind_source_and_op_name(split: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, _ = run(capsys, "memory", str(split.parent))
+    row = next(line for line in lines if "ynn_fusion.1{}" in line)
+    assert row.split() == ["32.0KiB", "ynn_fusion.1{}", "live", "9-10", "allocation", "14", "@", "0", "temporary",
+                           "gen_dumps.py:169", "jit(mlp)/dot_general"]
+
+
+def test_memory_shows_a_busier_step_and_fragmentation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    stem = copy_module(SPLIT_CONTROL_FLOW, tmp_path)
+    assert "    add_maximum_fusion" not in Path(f"{stem}{LR}").read_text()
+    assert "(cumulative: 3116 bytes)\n  Stack trace" in Path(f"{stem}{LR}").read_text()  # the printed peak
+    code, lines, err = run(capsys, "memory", str(tmp_path), "--top", "1")
+    assert (code, err) == (0, "")
+    assert lines[2] == "  peak: 3,116 bytes (3.0KiB) live at schedule step 30 (tuple.28), 12 buffers"
+    assert lines[4:] == [
+        "    ... and 11 smaller buffer(s)",
+        "  at the peak: parameters 1,036 bytes (1.0KiB), outputs 1,032 bytes (1.0KiB), temporaries 1,048 bytes "
+        "(1.0KiB)",
+        "  most live: 4,148 bytes (4.1KiB) at schedule step 37 (cond.9.clone); XLA's peak step counts a value "
+        "until the step after its last use",
+        "  allocation 22 (preallocated-temp): 1,560 bytes, at most 1,048 in use at once (step 25): 512 bytes "
+        "(32.8%) fragmentation",
+        ""]
+
+
+def test_memory_of_an_old_dump_that_counts_tuples_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    copy_module(COMBINED_CONTROL_FLOW, tmp_path)
+    code, lines, _ = run(capsys, "memory", str(tmp_path), "--top", "0")
+    assert lines[2] == "  peak: 2,076 bytes (2.0KiB) live at schedule step 21 (dot.30), 8 buffers"
+    assert "  by the values' own sizes: 3,092 bytes (3.0KiB); this XLA counts a live tuple element with its whole " \
+           "tuple's size" in lines
+
+
+def test_memory_writes_the_timeline_picture(split: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, err = run(capsys, "memory", str(split.parent), "--svg", "timeline.svg")
+    assert (code, err) == (0, "")
+    assert lines[-2:] == ["  timeline: timeline.svg", ""]
+    svg = Path("timeline.svg").read_text()
+    assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg" width="1000"')
+    assert ">peak 476.0KiB at t=9 (ynn_fusion.1)</text>" in svg
+
+
+def test_memory_pictures_of_several_modules_get_their_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    for stem in (SPLIT_MLP, SPLIT_CONTROL_FLOW):
+        copy_module(stem, tmp_path)
+    (tmp_path / TPU_SEED.name).write_text(TPU_SEED.read_text())
+    code, lines, err = run(capsys, "memory", ".", "--svg", "out/m.svg")
+    assert (code, err) == (0, "")
+    written = sorted(path.name for path in (tmp_path / "out").iterdir())
+    assert written == [f"m.{SPLIT_CONTROL_FLOW.name}.svg", f"m.{SPLIT_MLP.name}.svg", "m.tpu-allreduce-mlp.svg"]
+    assert f"  timeline: out/m.{SPLIT_MLP.name}.svg" in lines
+
+
+def test_memory_picture_that_cannot_be_written(split: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    Path("taken").write_text("a file, not a folder")
+    code, lines, err = run(capsys, "memory", str(split.parent), "--svg", "taken/t.svg")
+    assert code == 1
+    assert err.startswith("hlo-lsp: cannot write taken/t.svg: ")
+    assert lines[2].startswith("  peak: 487,464 bytes") and not any("timeline:" in line for line in lines)
+
+
+def test_memory_as_json(split: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, err = run(capsys, "memory", str(split.parent), "--format", "json", "--svg", "t.svg")
+    assert (code, err) == (0, "")
+    [answer] = json.loads("\n".join(lines))
+    assert (answer["module"], answer["svgPath"], answer["maxTime"]) == (NAME, "t.svg", 15)
+    assert {key: answer["peak"][key] for key in ("time", "instruction", "bytes", "byKind")} == {
+        "time": 9, "instruction": "ynn_fusion.1", "bytes": 487_464,
+        "byKind": {"parameter": 421_928, "temporary": 65_536}}
+    printed = [line.split(":")[0].strip() for line in Path(f"{split}{LR}").read_text().split("\n")
+               if "(cumulative:" in line]
+    assert [buffer["label"] for buffer in answer["buffers"]] == printed
+    ynn = next(buffer for buffer in answer["buffers"] if buffer["name"] == "ynn_fusion.1")
+    hlo = Path(f"{split}.txt")
+    assert ynn["uri"] == hlo.resolve().as_uri()
+    line = hlo.read_text().split("\n")[ynn["range"]["start"]["line"]]
+    start, end = ynn["range"]["start"]["character"], ynn["range"]["end"]["character"]
+    assert line[start:end] == "ynn_fusion.1" and line.startswith("  %ynn_fusion.1 = ")
+    assert "svg" not in answer and Path("t.svg").is_file()
+
+
+def test_memory_as_json_without_live_ranges(split: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    Path(f"{split}{LR}").unlink()
+    code, lines, err = run(capsys, "memory", str(split.parent), "--format", "json", "--svg", "t.svg")
+    assert code == 0
+    assert json.loads("\n".join(lines)) == [
+        {"module": NAME, "peak": None, "allocated": {"bytes": 488_768, "allocations": 15}}]
+    assert err == f"{NAME}: no timeline (no live-range section, or shapes missing)\n"
+    assert not Path("t.svg").exists()
+
+
+def test_memory_of_a_bundled_dump_as_a_command() -> None:
+    folder = DATA / "jax-0.10.2" / "mlp3"
+    result = subprocess.run([sys.executable, "-m", "hlo_lsp", "memory", str(folder), "--top", "2"],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[2] == (
+        "  peak: 487,464 bytes (476.0KiB) live at schedule step 9 (ynn_fusion.1), 9 buffers")
 
 
 def test_check_as_a_command(split: Path) -> None:

@@ -9,8 +9,12 @@ import sys
 from collections.abc import Sequence
 
 from hlo_lsp import __version__
-from hlo_lsp.analysis.memory import MemorySummary, memory_summary
+from hlo_lsp.analysis.memory import NO_ORIGIN, MemorySummary, memory_summary
 from hlo_lsp.analysis.run import check_module
+from hlo_lsp.features.hover_memory import byte_text
+from hlo_lsp.features.memory_svg import timeline_svg
+from hlo_lsp.features.memory_timeline import PLURALS, MemoryReport, file_location, memory_report, report_json
+from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.sizes import human_bytes
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.workspace.loader import load
@@ -23,7 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             return _check(args.paths, args.format)
         if args.command == "memory":
-            return _memory(args.paths, args.top)
+            return _memory(args.paths, args.top, args.svg, args.format)
         return _serve(args.tcp)
     except KeyboardInterrupt:
         return 130
@@ -41,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     memory = commands.add_parser("memory", help="peak memory and the buffers live at the peak")
     memory.add_argument("paths", nargs="+", metavar="PATH")
     memory.add_argument("--top", type=int, default=10, help="how many buffers at the peak to list (default 10)")
+    memory.add_argument("--svg", metavar="OUT.svg",
+                        help="write the memory timeline picture (several modules: OUT.<module>.svg)")
+    memory.add_argument("--format", choices=("text", "json"), default="text")
     serve = commands.add_parser("serve", help="run the language server over stdio (the default)")
     for command_parser in (parser, serve):
         command_parser.add_argument("--tcp", metavar="HOST:PORT", help="serve over TCP instead of stdio (debugging)")
@@ -100,41 +107,115 @@ def _problem_json(problem: Problem) -> dict[str, object]:
     }
 
 
-def _memory(paths: list[str], top: int) -> int:
+def _memory(paths: list[str], top: int, svg: str | None, output: str) -> int:
     loaded = load(paths)
     for problem in loaded.problems:
         _print_problem(problem)
-    shown = 0
-    for module in loaded.modules:
-        buffers = module.buffer_assignment
-        if buffers is None:
-            continue
-        shown += 1
-        _print_summary(os.path.basename(module.stem), memory_summary(module.hlo, buffers), top)
-    if not shown:
+    modules = [module for module in loaded.modules if module.buffer_assignment is not None]
+    if not modules:
         print("no buffer-assignment files found under " + ", ".join(paths), file=sys.stderr)
         return 1
-    return 0
+    answers, failed = [], False
+    for module in modules:
+        report = memory_report(module)
+        picture = None
+        if svg and report is None:
+            print(f"{os.path.basename(module.stem)}: no timeline (no live-range section, or shapes missing)",
+                  file=sys.stderr)
+        elif svg and report is not None:
+            picture = _write_svg(report, svg, len(modules))
+            failed = failed or picture is None
+        if output == "json":
+            answers.append(_memory_json(module, report, picture))
+        else:
+            _print_memory(module, report, top, picture)
+    if output == "json":
+        json.dump(answers, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    return 1 if failed else 0
 
 
-def _print_summary(name: str, summary: MemorySummary, top: int) -> None:
+def _write_svg(report: MemoryReport, svg: str, modules: int) -> str | None:
+    """Writes the picture to `svg`, or beside it with the module's name when there are several;
+    None (and a message) when it cannot be written."""
+    root, extension = os.path.splitext(svg)
+    path = svg if modules == 1 else f"{root}.{report.name}{extension or '.svg'}"
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(timeline_svg(report))
+    except OSError as error:
+        print(f"hlo-lsp: cannot write {path}: {error.strerror or error}", file=sys.stderr)
+        return None
+    return path
+
+
+def _memory_json(module: ModuleDump, report: MemoryReport | None, picture: str | None) -> dict[str, object]:
+    if report is None:
+        summary = memory_summary(module.hlo, module.buffer_assignment)  # type: ignore[arg-type]
+        return {"module": os.path.basename(module.stem), "peak": None,
+                "allocated": {"bytes": summary.total_bytes, "allocations": summary.allocation_count}}
+    answer = report_json(report, file_location)
+    if picture is not None:
+        answer["svgPath"] = picture
+    return answer
+
+
+def _print_memory(module: ModuleDump, report: MemoryReport | None, top: int, picture: str | None) -> None:
+    name = os.path.basename(module.stem)
+    if report is None:
+        _print_summary(name, memory_summary(module.hlo, module.buffer_assignment), top)  # type: ignore[arg-type]
+        print()
+        return
+    _print_summary(name, report.timeline.summary, top, report)
+    _print_timeline(report, picture)
+    print()
+
+
+def _print_summary(name: str, summary: MemorySummary, top: int, report: MemoryReport | None = None) -> None:
     print(f"{name}")
     if summary.total_bytes is not None:
         print(f"  allocated: {summary.total_bytes:,} bytes ({human_bytes(summary.total_bytes)}) "
               f"in {summary.allocation_count} allocations")
     if summary.peak_time is None or summary.peak_bytes is None:
-        print("  peak: unknown (no live-range section, or shapes missing)\n")
+        print("  peak: unknown (no live-range section, or shapes missing)")
         return
     print(f"  peak: {summary.peak_bytes:,} bytes ({human_bytes(summary.peak_bytes)}) live at schedule step "
           f"{summary.peak_time} ({summary.peak_instruction or '?'}), {len(summary.buffers_at_peak)} buffers")
     for buffer in summary.buffers_at_peak[:top]:
         where = f"allocation {buffer.allocation} @ {buffer.offset}" if buffer.allocation is not None else "unallocated"
-        print(f"    {human_bytes(buffer.size):>10}  {buffer.label:<40} live {buffer.live_range.start}-"
-              f"{buffer.live_range.end}  {where}")
+        live = f"live {buffer.live_range.start}-{buffer.live_range.end}"
+        origin = report.origin(buffer.live_range.name) if report is not None else NO_ORIGIN
+        source = os.path.basename(origin.source) if origin.source else ""
+        print(f"    {human_bytes(buffer.size):>10}  {buffer.label:<40} {live:<12}  {where:<22}  {buffer.kind:<10}  "
+              f"{source:<20}  {origin.op_name or ''}".rstrip())
     hidden = len(summary.buffers_at_peak) - top
     if hidden > 0:
         print(f"    ... and {hidden} smaller buffer(s)")
-    print()
+
+
+def _print_timeline(report: MemoryReport, picture: str | None) -> None:
+    """What the table does not say: the split by kind, a busier step, fragmentation, the picture."""
+    timeline, summary = report.timeline, report.timeline.summary
+    split = ", ".join(f"{PLURALS[kind]} {byte_text(count)}" for kind, count in summary.bytes_by_kind().items())
+    print(f"  at the peak: {split}")
+    if summary.whole_instruction_sizes and summary.value_bytes != summary.peak_bytes:
+        print(f"  by the values' own sizes: {byte_text(summary.value_bytes)}; "
+              "this XLA counts a live tuple element with its whole tuple's size")
+    time, most = timeline.highest
+    if most > (summary.peak_bytes or 0):
+        print(f"  most live: {byte_text(most)} at schedule step {time} "
+              f"({timeline.instruction_at(time) or '?'}); XLA's peak step counts a value until the step after "
+              "its last use")
+    for use in timeline.allocations:
+        if use.fragmentation:
+            kinds = ", ".join(use.allocation.kinds())
+            print(f"  allocation {use.allocation.index}" + (f" ({kinds})" if kinds else "")
+                  + f": {use.allocation.size:,} bytes, at most {use.peak_live_bytes:,} in use at once (step "
+                  f"{use.peak_live_time}): {use.fragmentation:,} bytes ({use.fragmentation_percent:.1f}%) "
+                  "fragmentation")
+    if picture is not None:
+        print(f"  timeline: {picture}")
 
 
 def _serve(tcp: str | None) -> int:

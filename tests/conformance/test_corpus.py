@@ -12,8 +12,12 @@ from conftest import CORPUS
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.analysis.memory import live_at, new_format_peak, peak_moment
 from hlo_lsp.analysis.run import check_module
+from hlo_lsp.analysis.timeline import memory_timeline
+from hlo_lsp.features.memory_svg import timeline_svg
+from hlo_lsp.features.memory_timeline import memory_report
+from hlo_lsp.model.buffer_assignment import Allocation
 from hlo_lsp.model.dump_module import ModuleDump
-from hlo_lsp.model.sizes import dense_size, tiled_size
+from hlo_lsp.model.sizes import dense_size, human_bytes, tiled_size
 from hlo_lsp.parsing.ba_syntax import buffer_assignment_error, memory_report_error
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_syntax import parse_module
@@ -114,6 +118,60 @@ def test_peak_time_and_list_equal_xla(module: ModuleDump) -> None:
         assert Counter(s.live_range.name for s in live) == Counter(entry.name for entry in section.peak)
         sizes = {s.live_range.name: s.instruction_bytes for s in live}
         assert all(sizes[entry.name] == entry.size for entry in section.peak)
+
+
+def xla_kind(allocation: Allocation) -> str:
+    """What holds a value, as XProf's memory viewer splits it: the allocation's kind."""
+    if allocation.is_parameter:
+        return "parameter"
+    if allocation.maybe_live_out:
+        return "output"
+    return "constant" if allocation.is_constant else "temporary"
+
+
+@pytest.mark.parametrize("module", WITH_PEAK, ids=PEAK_IDS)
+def test_memory_model_has_xlas_peak_time_bytes_and_list(module: ModuleDump) -> None:
+    buffers = module.buffer_assignment
+    section = buffers.live_range
+    timeline = memory_timeline(module.hlo, buffers)
+    assert timeline is not None
+    summary = timeline.summary
+    printed = sum(entry.size for entry in section.peak)
+    if section.peak_format == "new":
+        assert printed == section.peak[-1].cumulative
+    if section.breakdown_total is not None:
+        assert printed == section.breakdown_total
+    assert (summary.peak_time, summary.peak_bytes) == (section.peak_time, printed)
+    assert timeline.usage[section.peak_time] == printed  # the usage curve passes through XLA's peak
+    if section.peak_format == "new":
+        assert [(b.label, b.counted) for b in summary.buffers_at_peak] == [(e.label, e.size) for e in section.peak]
+    else:  # name only, each live value with its whole instruction's size, in value-ID order
+        assert Counter((b.live_range.name, b.counted) for b in summary.buffers_at_peak) == Counter(
+            (e.name, e.size) for e in section.peak)
+
+
+@pytest.mark.parametrize("module", [m for m in WITH_PEAK if m.buffer_assignment.live_range.peak_format == "new"],
+                         ids=[i for m, i in zip(WITH_PEAK, PEAK_IDS)
+                              if m.buffer_assignment.live_range.peak_format == "new"])
+def test_peak_split_into_parameters_outputs_and_temporaries(module: ModuleDump) -> None:
+    buffers = module.buffer_assignment
+    allocations = {allocation.index: allocation for allocation in buffers.allocations}
+    values = {(value.name, value.index or ()): value for value in buffers.values()}
+    expected: Counter[str] = Counter()
+    for entry in buffers.live_range.peak:
+        expected[xla_kind(allocations[values[(entry.name, entry.index)].allocation])] += entry.size
+    summary = memory_timeline(module.hlo, buffers).summary
+    assert summary.bytes_by_kind() == dict(expected)
+
+
+@pytest.mark.parametrize("module", WITH_PEAK, ids=PEAK_IDS)
+def test_every_timeline_draws_with_the_peak_marked(module: ModuleDump) -> None:
+    report = memory_report(module)
+    assert report is not None
+    svg = timeline_svg(report)
+    summary = report.timeline.summary
+    assert f">peak {human_bytes(summary.peak_bytes)} at t={summary.peak_time}" in svg
+    assert svg.count('<g class="buffer ') == min(20, len(report.timeline.buffers))
 
 
 def test_corpus_has_both_peak_formats_and_all_generations() -> None:

@@ -1,14 +1,25 @@
 """XLA's own memory accounting over the schedule (xla/hlo/utils/hlo_live_range.cc).
 
-Used both to check the peak XLA printed and, later, to draw usage over time.
+Used to check the peak XLA printed, to list the buffers live at it, and (analysis/timeline.py)
+to draw usage over time. The peak moment is chosen with instruction-shape sizes; the bytes at
+it are counted as the printed peak list counts them: each value's own size in the new format,
+its whole defining instruction's size in the old one (a live tuple element counts as the tuple).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from hlo_lsp.model.buffer_assignment import BufferAssignment, LiveRange
+from hlo_lsp.model.buffer_assignment import (
+    Allocation,
+    BufferAssignment,
+    BufferValue,
+    LiveRange,
+    LiveRangeSection,
+    Place,
+)
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.model.sizes import dense_size
 from hlo_lsp.parsing.hlo_syntax import parse_shape
@@ -103,14 +114,59 @@ def new_format_peak(sized: Iterable[SizedRange], time: int) -> list[tuple[str, i
     return [(item.live_range.label, item.value_bytes) for item in live]
 
 
+# What an allocation holds, as XProf's memory viewer splits it.
+PARAMETER, OUTPUT, CONSTANT, TEMPORARY, UNALLOCATED = "parameter", "output", "constant", "temporary", "unallocated"
+KINDS = (PARAMETER, CONSTANT, OUTPUT, TEMPORARY, UNALLOCATED)
+
+
+def allocation_kind(allocation: Allocation | None) -> str:
+    """parameter (also when donated to an output), output (maybe-live-out), constant or temporary."""
+    if allocation is None:
+        return UNALLOCATED
+    if allocation.is_parameter:
+        return PARAMETER
+    if allocation.maybe_live_out:
+        return OUTPUT
+    return CONSTANT if allocation.is_constant else TEMPORARY
+
+
+def counts_whole_instruction(section: LiveRangeSection) -> bool:
+    """True when this XLA's peak list counts a value with its whole instruction's size (old format)."""
+    return section.peak_format == "old"
+
+
+def counted_bytes(item: SizedRange, whole_instruction: bool) -> int:
+    return item.instruction_bytes if whole_instruction else item.value_bytes
+
+
+class ValueIndex:
+    """The allocated value of each live range, and its allocation."""
+
+    def __init__(self, buffers: BufferAssignment) -> None:
+        self._values = {(v.name, v.index or ()): v for v in buffers.values()}
+        self._allocations = {a.index: a for a in buffers.allocations}
+
+    def value(self, live_range: LiveRange) -> BufferValue | None:
+        return self._values.get((live_range.name, live_range.index))
+
+    def allocation(self, live_range: LiveRange) -> Allocation | None:
+        value = self.value(live_range)
+        return self._allocations.get(value.allocation) if value is not None else None
+
+    def kind(self, live_range: LiveRange) -> str:
+        return allocation_kind(self.allocation(live_range))
+
+
 @dataclass(frozen=True, slots=True)
 class PeakBuffer:
     label: str
-    size: int  # dense bytes of the value, as XLA's peak list counts them
+    size: int  # dense bytes of the value's own shape (what the new peak-list format prints)
     live_range: LiveRange
     allocation: int | None
     offset: int | None
     allocated_size: int | None  # the value's size in its allocation (padded on TPU)
+    counted: int  # bytes XLA's printed peak counts for it (old format: its whole instruction's size)
+    kind: str  # parameter, output, constant, temporary or unallocated (from its allocation)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,26 +175,127 @@ class MemorySummary:
     allocation_count: int
     peak_time: int | None
     peak_instruction: str | None
-    peak_bytes: int | None
+    peak_bytes: int | None  # as XLA's printed peak counts them: the sum of `counted`
     buffers_at_peak: tuple[PeakBuffer, ...]
+    whole_instruction_sizes: bool = False  # the old peak format's accounting (see counted_bytes)
+
+    def bytes_by_kind(self) -> dict[str, int]:
+        """Counted bytes at the peak per kind, in KINDS order, kinds with no buffer left out."""
+        totals = {kind: 0 for kind in KINDS}
+        present = set()
+        for buffer in self.buffers_at_peak:
+            totals[buffer.kind] += buffer.counted
+            present.add(buffer.kind)
+        return {kind: total for kind, total in totals.items() if kind in present}
+
+    @property
+    def value_bytes(self) -> int:
+        """The bytes at the peak by the values' own sizes (differs from peak_bytes only in the old format)."""
+        return sum(buffer.size for buffer in self.buffers_at_peak)
 
 
-def memory_summary(hlo: HloModule | None, buffers: BufferAssignment) -> MemorySummary:
+def sized_module(hlo: HloModule | None, buffers: BufferAssignment) -> list[SizedRange] | None:
+    """Every live range of the module with its sizes; None without a live-range section or a shape."""
+    section = buffers.live_range
+    return sized_ranges(section.ranges, ShapeLookup(hlo, buffers).shape) if section else None
+
+
+def xla_peak_time(sized: Iterable[SizedRange]) -> int:
+    return peak_moment((s.live_range.start, s.live_range.end, s.instruction_bytes) for s in sized)
+
+
+def memory_summary(hlo: HloModule | None, buffers: BufferAssignment,
+                   sized: list[SizedRange] | None = None) -> MemorySummary:
     """Peak and the buffers live at it, by XLA's own accounting (matches its printed peak)."""
     total = buffers.totals.size if buffers.totals else sum(a.size for a in buffers.allocations)
     section = buffers.live_range
-    sized = sized_ranges(section.ranges, ShapeLookup(hlo, buffers).shape) if section else None
+    sized = sized if sized is not None else sized_module(hlo, buffers)
     if section is None or sized is None:
         return MemorySummary(total, len(buffers.allocations), None, None, None, ())
-    time = peak_moment((s.live_range.start, s.live_range.end, s.instruction_bytes) for s in sized)
-    values = {(v.name, v.index or ()): v for v in buffers.values()}
-    peak = []
-    for item in live_at(sized, time):
-        value = values.get((item.live_range.name, item.live_range.index))
-        peak.append(PeakBuffer(item.live_range.label, item.value_bytes, item.live_range,
-                               value.allocation if value else None, value.offset if value else None,
-                               value.size if value else None))
+    time = xla_peak_time(sized)
+    whole = counts_whole_instruction(section)
+    index = ValueIndex(buffers)
+    peak = [_peak_buffer(item, index, whole) for item in live_at(sized, time)]
     peak.sort(key=lambda b: (-b.size, b.live_range.name, b.live_range.index))
     names = {entry.time: entry.name for entry in section.schedule}
     return MemorySummary(total, len(buffers.allocations), time, names.get(time),
-                         sum(b.size for b in peak), tuple(peak))
+                         sum(b.counted for b in peak), tuple(peak), whole)
+
+
+def _peak_buffer(item: SizedRange, index: ValueIndex, whole_instruction: bool) -> PeakBuffer:
+    value = index.value(item.live_range)
+    return PeakBuffer(item.live_range.label, item.value_bytes, item.live_range,
+                      value.allocation if value else None, value.offset if value else None,
+                      value.size if value else None, counted_bytes(item, whole_instruction),
+                      index.kind(item.live_range))
+
+
+# ---- where an instruction comes from ----------------------------------------------------------
+
+# The metadata fields an origin needs, read without the grammar (a module can have thousands of
+# buffers at its peak; `op_name` and `source_file` are printed only inside `metadata={...}`).
+_METADATA_FIELD = re.compile(r'\b(op_name|source_file|source_line|stack_frame_id)=("(?:[^"\\]|\\.)*"|[0-9]+)')
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where an instruction is defined in the dump, and where it comes from in the user's program."""
+
+    place: Place | None  # its name in the HLO module, else its `from instruction:` line
+    op_name: str | None
+    source_file: str | None
+    source_line: int | None
+    function: str | None
+
+    @property
+    def source(self) -> str | None:
+        """`file:line` (or just the file) in the user's program."""
+        if self.source_file is None:
+            return None
+        return self.source_file + (f":{self.source_line}" if self.source_line is not None else "")
+
+
+NO_ORIGIN = Origin(None, None, None, None, None)
+
+
+def instruction_origins(hlo: HloModule | None, buffers: BufferAssignment | None,
+                        names: Iterable[str]) -> dict[str, Origin]:
+    """Each instruction's origin: from the paired HLO module when it defines it, else from the
+    `from instruction:` text of one of its Used values."""
+    hlo = paired_module(hlo, buffers)
+    used_values = {}
+    for used in buffers.used_values if buffers is not None else ():
+        if used.instruction_text:
+            used_values.setdefault(used.name, used)
+    origins = {}
+    for name in names:
+        site = hlo.site(name) if hlo is not None else None
+        used = used_values.get(name)
+        if hlo is not None and site is not None:
+            place = Place(hlo.document.source, site.line, site.name_range)
+            origins[name] = _origin(place, hlo.instruction_text(site.line), hlo)
+        elif used is not None and used.instruction_text is not None:
+            origins[name] = _origin(used.instruction_place, used.instruction_text, None)
+        else:
+            origins[name] = NO_ORIGIN
+    return origins
+
+
+def _origin(place: Place | None, text: str, hlo: HloModule | None) -> Origin:
+    start = text.rfind("metadata={")
+    fields = dict(match.groups() for match in _METADATA_FIELD.finditer(text, start)) if start >= 0 else {}
+    op_name = _unquoted(fields.get("op_name"))
+    source_file, line = _unquoted(fields.get("source_file")), fields.get("source_line")
+    if source_file is not None:
+        return Origin(place, op_name, source_file, int(line) if line and line.isdigit() else None, None)
+    frame_id = fields.get("stack_frame_id")
+    stack = hlo.stack(int(frame_id)) if hlo is not None and frame_id and frame_id.isdigit() else []
+    if not stack or stack[0].file_name is None:
+        return Origin(place, op_name, None, None, None)
+    return Origin(place, op_name, stack[0].file_name, stack[0].line, stack[0].function_name)
+
+
+def _unquoted(value: str | None) -> str | None:
+    if value is None or not value.startswith('"'):
+        return value
+    return re.sub(r"\\(.)", r"\1", value[1:-1])

@@ -1,0 +1,154 @@
+"""The memory timeline of a module (the `hlo.memoryTimeline` command, `hlo-lsp memory`): the
+peak by XLA's accounting, the buffers live at it with where they come from, usage over the
+schedule, per-allocation fragmentation, and the picture (features/memory_svg.py).
+
+The answer is plain data; `report_json` spells it as the JSON both the command and the CLI
+give, with each buffer's instruction located by the caller (a URI and range for an editor).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from hlo_lsp.analysis.memory import (
+    CONSTANT,
+    NO_ORIGIN,
+    OUTPUT,
+    PARAMETER,
+    TEMPORARY,
+    UNALLOCATED,
+    Origin,
+    PeakBuffer,
+    instruction_origins,
+)
+from hlo_lsp.analysis.timeline import AllocationUse, Timeline, TimelineBuffer, memory_timeline
+from hlo_lsp.features.types import Location
+from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.model.sizes import human_bytes
+
+DRAWN_BUFFERS = 20  # the largest buffers drawn as bars
+PLURALS = {PARAMETER: "parameters", CONSTANT: "constants", OUTPUT: "outputs", TEMPORARY: "temporaries",
+           UNALLOCATED: "unallocated"}
+
+# How a caller spells a location in the JSON (e.g. {"uri": ..., "range": ...}); None leaves it out.
+Locate = Callable[[Location], dict[str, object] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryReport:
+    name: str  # the module's file name without its suffix
+    timeline: Timeline
+    drawn: tuple[TimelineBuffer, ...]  # the largest buffers, largest first
+    origins: dict[str, Origin]  # by instruction name: the peak's, the drawn and the live-at-peak ones
+
+    def origin(self, name: str | None) -> Origin:
+        return self.origins.get(name or "", NO_ORIGIN)
+
+    @property
+    def peak_buffers(self) -> tuple[PeakBuffer, ...]:
+        return self.timeline.summary.buffers_at_peak
+
+
+def memory_report(module: ModuleDump, drawn: int = DRAWN_BUFFERS) -> MemoryReport | None:
+    """None when the module has no buffer assignment, no live ranges, or a scheduled shape is unknown."""
+    buffers = module.buffer_assignment
+    timeline = memory_timeline(module.hlo, buffers) if buffers is not None else None
+    if timeline is None:
+        return None
+    largest = timeline.buffers[:drawn]
+    names = {timeline.summary.peak_instruction or "", *(b.live_range.name for b in largest),
+             *(b.live_range.name for b in timeline.summary.buffers_at_peak)}
+    origins = instruction_origins(module.hlo, buffers, sorted(name for name in names if name))
+    return MemoryReport(os.path.basename(module.stem), timeline, largest, origins)
+
+
+def report_json(report: MemoryReport, locate: Locate, svg: str | None = None) -> dict[str, object]:
+    timeline, summary = report.timeline, report.timeline.summary
+    highest_time, highest_bytes = timeline.highest
+    answer: dict[str, object] = {
+        "module": report.name,
+        "maxTime": timeline.max_time,
+        "allocated": {"bytes": summary.total_bytes, "allocations": summary.allocation_count},
+        "peak": _peak_json(report, locate),
+        "highest": {"time": highest_time, "instruction": timeline.instruction_at(highest_time),
+                    "bytes": highest_bytes},
+        "usage": list(timeline.usage),
+        "usageByKind": {kind: list(steps) for kind, steps in timeline.usage_by_kind.items()},
+        "buffers": [_peak_buffer_json(report, buffer, locate) for buffer in report.peak_buffers],
+        "largest": [_timeline_buffer_json(report, buffer, locate) for buffer in report.drawn],
+        "allocations": [_allocation_json(use) for use in timeline.allocations],
+    }
+    if svg is not None:
+        answer["svg"] = svg
+    return answer
+
+
+def _peak_json(report: MemoryReport, locate: Locate) -> dict[str, object]:
+    summary = report.timeline.summary
+    peak_bytes = summary.peak_bytes or 0
+    origin = report.origin(summary.peak_instruction)
+    return {
+        "time": summary.peak_time,
+        "instruction": summary.peak_instruction,
+        "bytes": peak_bytes,
+        "human": human_bytes(peak_bytes),
+        "countedAs": "instruction" if summary.whole_instruction_sizes else "value",
+        "valueBytes": summary.value_bytes,
+        "byKind": summary.bytes_by_kind(),
+        "buffers": len(summary.buffers_at_peak),
+        **_located(origin, locate),
+    }
+
+
+def _peak_buffer_json(report: MemoryReport, buffer: PeakBuffer, locate: Locate) -> dict[str, object]:
+    live = buffer.live_range
+    return {
+        "label": buffer.label, "name": live.name, "index": list(live.index),
+        "bytes": buffer.counted, "valueBytes": buffer.size, "allocatedBytes": buffer.allocated_size,
+        "kind": buffer.kind, "start": live.start, "end": live.end,
+        "allocation": buffer.allocation, "offset": buffer.offset,
+        **_origin_json(report.origin(live.name), locate),
+    }
+
+
+def _timeline_buffer_json(report: MemoryReport, buffer: TimelineBuffer, locate: Locate) -> dict[str, object]:
+    live = buffer.live_range
+    peak_time = report.timeline.summary.peak_time
+    return {
+        "label": buffer.label, "name": live.name, "index": list(live.index),
+        "bytes": buffer.size, "valueBytes": buffer.value_size, "kind": buffer.kind,
+        "start": live.start, "end": live.end, "allocation": buffer.allocation, "offset": buffer.offset,
+        "liveAtPeak": peak_time is not None and live.start <= peak_time <= live.end,
+        **_origin_json(report.origin(live.name), locate),
+    }
+
+
+def _origin_json(origin: Origin, locate: Locate) -> dict[str, object]:
+    return {"opName": origin.op_name, "source": origin.source, "function": origin.function,
+            **_located(origin, locate)}
+
+
+def _located(origin: Origin, locate: Locate) -> dict[str, object]:
+    if origin.place is None:
+        return {}
+    return locate(Location(origin.place.source, origin.place.range)) or {}
+
+
+def _allocation_json(use: AllocationUse) -> dict[str, object]:
+    return {
+        "index": use.allocation.index, "size": use.allocation.size, "kind": use.kind,
+        "flags": use.allocation.kinds(), "liveValues": use.live_values,
+        "peakLiveBytes": use.peak_live_bytes, "peakLiveTime": use.peak_live_time, "usedExtent": use.used_extent,
+        "fragmentation": use.fragmentation, "fragmentationPercent": round(use.fragmentation_percent, 2),
+    }
+
+
+def file_location(found: Location) -> dict[str, object]:
+    """A location as the JSON of `hlo-lsp memory` spells it: a file URI and an LSP range (UTF-16)."""
+    uri = found.source if "://" in found.source else Path(found.source).absolute().as_uri()
+    start, end = found.range.start, found.range.end
+    return {"uri": uri, "range": {"start": {"line": start.line, "character": start.character},
+                                  "end": {"line": end.line, "character": end.character}}}
