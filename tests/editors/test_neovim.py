@@ -233,3 +233,35 @@ def test_hover_definition_references_and_diagnostics(tmp_path: Path, mode: str,
         ]},
     }, tmp_path, init)
 
+
+
+# ---- :HloMemoryTimeline ------------------------------------------------------------------------------
+
+
+def test_memory_timeline_command(tmp_path: Path) -> None:
+    """The picture goes to vim.ui.open; `:HloMemoryTimeline!` (and a Neovim without vim.ui.open) lists the
+    buffers at the peak in a split, where <CR> jumps to the instruction."""
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    stem = copy_module(SPLIT_MLP, dump)
+    hlo = Path(f"{stem}.txt")
+    definition = line_of(hlo, f"%{NAME} = ")
+    peak = Path(f"{stem}-live-range.txt").read_text()
+    assert "Live ranges at 9 (peak):" in peak and "(cumulative: 487464 bytes)" in peak
+    run_nvim("memory_timeline.lua", {
+        "cmd": SERVER_COMMAND,
+        "module": str(hlo),
+        "name": stem.name,
+        "svg_contains": ["peak 476.0KiB at t=9 (ynn_fusion.1)",
+                         "<title>ynn_fusion.1{}: 32,768 bytes (32.0KiB), temporary\n"],
+        "table": [
+            stem.name,
+            "peak 487,464 bytes (476.0KiB) at step 9 (ynn_fusion.1), 9 buffers",
+            "at the peak: parameter 412.0KiB, temporary 64.0KiB",
+            f"{'size':>10}  {'buffer':<32} {'live':<9} {'kind':<10} op_name",
+            f"{'32.0KiB':>10}  {'ynn_fusion.1{}':<32} {'9-10':<9} {'temporary':<10} jit(mlp)/dot_general",
+            f"{'256.0KiB':>10}  {'ws_1_.1{}':<32} {'0-15':<9} {'parameter':<10} ws[1]",
+        ],
+        "row": "ynn_fusion.1{}",
+        "definition": [definition, column_of(hlo, definition, f"{NAME} = ")],
+    }, tmp_path)

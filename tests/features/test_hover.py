@@ -94,7 +94,12 @@ def test_instruction_hover_in_full() -> None:
 - live at the peak (time 9, `ynn_fusion.1`): counted as 32,768 of 487,464 bytes (476.0KiB)
 
 - op_name `jit(mlp)/dot_general`
-- source `/home/dev/xla-examples/gen_dumps.py:169` in `_mlp3.<locals>.mlp`"""
+- source `/home/dev/xla-examples/gen_dumps.py:169` in `_mlp3.<locals>.mlp`
+- Python stack, innermost first:
+  1. `/home/dev/xla-examples/gen_dumps.py:169` in `_mlp3.<locals>.mlp`
+  2. `/home/dev/xla-examples/gen_dumps.py:174` in `_mlp3`
+  3. `/home/dev/xla-examples/gen_dumps.py:646` in `main`
+  4. `/home/dev/xla-examples/gen_dumps.py:669` in `<module>`"""
 
 
 def test_instruction_in_combined_dump_live_at_the_peak() -> None:

@@ -126,6 +126,14 @@ def frame_source(hlo: str, frame: int) -> str:
     return f"`{file_name}:{field(location, 'line')}` in `{function}`"
 
 
+def frame_stack(hlo: str, frame: int) -> list[int]:
+    """The frame and its callers, innermost first: XLA prints a parent as its id + 1, and 1 for none."""
+    frames = [frame]
+    while (parent := field(table_row(hlo, "StackFrames", frames[-1]), "parent_frame_id") - 1) >= 1:
+        frames.append(parent)
+    return frames
+
+
 # ---- requests ----------------------------------------------------------------------------------
 
 
@@ -171,6 +179,9 @@ async def test_hover_on_an_instruction_of_the_split_dump(client: LanguageClient)
         "",
         f"- op_name `{defined.group(3)}`",
         f"- source {frame_source(hlo, int(defined.group(4)))}",
+        "- Python stack, innermost first:",
+        *(f"  {number}. {frame_source(hlo, frame)}"
+          for number, frame in enumerate(frame_stack(hlo, int(defined.group(4))), 1)),
     ]
 
 

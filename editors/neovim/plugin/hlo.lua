@@ -6,3 +6,4 @@ if vim.g.loaded_hlo_lsp then
 end
 vim.g.loaded_hlo_lsp = true
 require('hlo.filetype').add()
+require('hlo.memory').create_command() -- :HloMemoryTimeline

@@ -56,6 +56,7 @@ class _Defined:
     opcode: str
     op_name: str | None
     source: str | None  # Markdown: `file:line` in `function`
+    stack: tuple[str, ...] = ()  # Markdown, every frame of the Python stack, innermost first
 
 
 def hover(module: ModuleDump, target: Target) -> HoverInfo | None:
@@ -122,7 +123,8 @@ def _defined_in_hlo(hlo: HloModule, site: InstructionSite) -> _Defined:
     metadata = parsed.metadata if isinstance(parsed, Instruction) else None
     location = hlo.source_location(site.line) if metadata is not None else None
     source = _source_text(location.file_name, location.line, location.function_name) if location else None
-    return _Defined(shape, site.opcode, metadata.op_name if metadata else None, source)
+    stack = tuple(_frame_text(frame) for frame in location.stack) if location and len(location.stack) > 1 else ()
+    return _Defined(shape, site.opcode, metadata.op_name if metadata else None, source, stack)
 
 
 def _defined_in_buffers(buffers: BufferAssignment, name: str) -> _Defined | None:
@@ -149,6 +151,9 @@ def _origin_lines(defined: _Defined) -> list[str]:
     lines = [f"- op_name `{defined.op_name}`"] if defined.op_name else []
     if defined.source:
         lines.append(f"- source {defined.source}")
+    if defined.stack:
+        lines.append("- Python stack, innermost first:")
+        lines.extend(f"  {number}. {frame}" for number, frame in enumerate(defined.stack, 1))
     return lines
 
 

@@ -6,11 +6,17 @@ another position encoding, columns go through pygls' position codec.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from lsprotocol import types
+from pygls.uris import from_fs_path
 from pygls.workspace.position_codec import PositionCodec
 
+from hlo_lsp.features.call_hierarchy import Call, CallItem
+from hlo_lsp.features.code_lens import Lens
+from hlo_lsp.features.inlay_hints import InlayHint
+from hlo_lsp.features.links import Link
+from hlo_lsp.features.semantic_tokens import Token
 from hlo_lsp.features.types import Fold, Highlight, HoverInfo, Location, Symbol, WorkspaceSymbol
 from hlo_lsp.model.document import Document
 from hlo_lsp.problems import Problem, Severity
@@ -169,3 +175,78 @@ def workspace_symbol(symbol: WorkspaceSymbol, resolve: Resolver, positions: Posi
 def folding_range(fold: Fold) -> types.FoldingRange:
     kind = types.FoldingRangeKind.Comment if fold.kind == "comment" else types.FoldingRangeKind.Region
     return types.FoldingRange(start_line=fold.start_line, end_line=fold.end_line, kind=kind)
+
+
+# ---- memory insight: inlay hints, code lenses, links, call hierarchy, semantic tokens --------
+
+SHOW_PEAK_BUFFERS = "hlo.showPeakBuffers"
+_INLAY_HINT_KINDS = {"type": types.InlayHintKind.Type, "parameter": types.InlayHintKind.Parameter}
+
+
+def inlay_hint(hint: InlayHint, positions: Positions, document: Document) -> types.InlayHint:
+    return types.InlayHint(position=positions.to_client(hint.position, document), label=hint.label,
+                           kind=_INLAY_HINT_KINDS.get(hint.kind), tooltip=hint.tooltip or None, padding_left=True)
+
+
+def code_lens(lens: Lens, uri: str, resolve: Resolver, positions: Positions, document: Document) -> types.CodeLens:
+    """A lens that lists places runs `hlo.showPeakBuffers` with the arguments of VS Code's
+    `editor.action.showReferences` (uri, position, locations); the others run no command."""
+    where = positions.range_to_client(lens.range, document)
+    if not lens.locations:
+        return types.CodeLens(range=where, command=types.Command(title=lens.title, command=""))
+    locations = [location(found, resolve, positions) for found in lens.locations]
+    return types.CodeLens(range=where, command=types.Command(
+        title=lens.title, command=SHOW_PEAK_BUFFERS, arguments=[uri, where.start, locations]))
+
+
+def document_link(link: Link, positions: Positions, document: Document, tooltip: bool) -> types.DocumentLink:
+    """`file:///…/gen_dumps.py#L169`: VS Code opens the file at that line. (`tooltip`: the client shows them.)"""
+    target = (from_fs_path(link.path) or link.path) + (f"#L{link.line}" if link.line else "")
+    return types.DocumentLink(range=positions.range_to_client(link.range, document), target=target,
+                              tooltip=link.tooltip or None if tooltip else None)
+
+
+def call_hierarchy_item(item: CallItem, resolve: Resolver, positions: Positions) -> types.CallHierarchyItem:
+    uri, document = resolve(item.source)
+    return types.CallHierarchyItem(
+        name=item.name, kind=types.SymbolKind.Function, uri=uri, detail=item.detail or None,
+        range=positions.range_to_client(item.range, document),
+        selection_range=positions.range_to_client(item.selection_range, document),
+        data={"computation": item.name})
+
+
+def incoming_call(call: Call, resolve: Resolver, positions: Positions) -> types.CallHierarchyIncomingCall:
+    _, document = resolve(call.item.source)
+    return types.CallHierarchyIncomingCall(
+        from_=call_hierarchy_item(call.item, resolve, positions),
+        from_ranges=[positions.range_to_client(found, document) for found in call.from_ranges])
+
+
+def outgoing_call(call: Call, caller_source: str, resolve: Resolver,
+                  positions: Positions) -> types.CallHierarchyOutgoingCall:
+    _, document = resolve(caller_source)
+    return types.CallHierarchyOutgoingCall(
+        to=call_hierarchy_item(call.item, resolve, positions),
+        from_ranges=[positions.range_to_client(found, document) for found in call.from_ranges])
+
+
+def semantic_tokens(tokens: Iterable[Token], positions: Positions, document: Document) -> list[int]:
+    """LSP's relative encoding (delta line, delta start, length, type, modifiers), in the client's
+    position encoding: columns of a line that is not ASCII go through the codec."""
+    data: list[int] = []
+    append = data.extend
+    previous_line = previous_start = 0
+    ascii_line = -1
+    line_is_ascii = True
+    for line, start, length, token_type, modifiers in tokens:
+        if line != ascii_line:
+            ascii_line, line_is_ascii = line, document.line(line).isascii()
+        if not line_is_ascii:
+            first = positions.to_client(Position(line, start), document).character
+            length = positions.to_client(Position(line, start + length), document).character - first
+            start = first
+        append((line - previous_line, start - previous_start if line == previous_line else start,
+                length, token_type, modifiers))
+        previous_line, previous_start = line, start
+    return data
+

@@ -13,24 +13,35 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 
 from hlo_lsp import __version__
+from hlo_lsp.features.call_hierarchy import incoming_calls, outgoing_calls, prepare_call_hierarchy
+from hlo_lsp.features.code_lens import code_lenses
 from hlo_lsp.features.definition import definition
 from hlo_lsp.features.folding import folding_ranges
 from hlo_lsp.features.hover import hover
+from hlo_lsp.features.inlay_hints import inlay_hints
+from hlo_lsp.features.links import document_links
+from hlo_lsp.features.memory_svg import timeline_svg
+from hlo_lsp.features.memory_timeline import memory_report, report_json
 from hlo_lsp.features.references import highlights, references
+from hlo_lsp.features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, semantic_tokens
 from hlo_lsp.features.symbols import document_symbols
 from hlo_lsp.features.targets import target_at
-from hlo_lsp.features.types import Target
+from hlo_lsp.features.types import Location, Target
 from hlo_lsp.features.workspace_symbols import workspace_symbols
 from hlo_lsp.lsp import convert
 from hlo_lsp.lsp.diagnostics import DiagnosticsPublisher
 from hlo_lsp.lsp.documents import DocumentStore
 from hlo_lsp.lsp.logs import forward_logs_to_client
 from hlo_lsp.lsp.protocol import HloProtocol
+from hlo_lsp.lsp.settings import Settings
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.workspace.sources import SourceFinder
 
 log = logging.getLogger("hlo_lsp")
 T = TypeVar("T")
@@ -43,6 +54,7 @@ class HloLanguageServer(LanguageServer):
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.store = DocumentStore()
         self.diagnostics = DiagnosticsPublisher(self)
+        self.settings = Settings()
 
     @property
     def positions(self) -> convert.Positions:
@@ -101,6 +113,7 @@ async def initialized(ls: HloLanguageServer, params: types.InitializedParams) ->
             await ls.client_register_capability_async(types.RegistrationParams([registration]))
         except Exception as error:  # the client refused: companions are still re-read by mtime
             log.info("file watchers not registered: %s", error)
+    await _pull_settings(ls)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -241,6 +254,204 @@ async def workspace_symbol(ls: HloLanguageServer,
 def folding_range(ls: HloLanguageServer, params: types.FoldingRangeParams) -> list[types.FoldingRange] | None:
     return ls.request("folding", params.text_document.uri,
                       lambda module, document: [convert.folding_range(fold) for fold in folding_ranges(document)])
+
+
+# ---- memory insight: inlay hints, code lenses, source links, call hierarchy, semantic tokens --------
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: HloLanguageServer, params: types.InitializeParams) -> None:
+    ls.settings.apply_initialization_options(params.initialization_options)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+def did_change_configuration(ls: HloLanguageServer, params: types.DidChangeConfigurationParams) -> None:
+    """Applied before the next message is read (so the next request sees it); refreshing and pulling
+    the section (VS Code's pull model sends no settings) wait for the client in the background."""
+    if isinstance(params.settings, dict) and "hlo" in params.settings:
+        if ls.settings.apply_settings(params.settings):
+            _in_background(_refresh_inlay_hints(ls))
+    else:
+        _in_background(_pull_settings(ls))
+
+
+_background: set[asyncio.Task[None]] = set()
+
+
+def _in_background(work: Any) -> None:
+    task = asyncio.ensure_future(work)
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+
+
+async def _pull_settings(ls: HloLanguageServer) -> None:
+    """Reads the client's `hlo` configuration section, if the client offers workspace/configuration."""
+    workspace = ls.client_capabilities.workspace
+    if not (workspace and workspace.configuration):
+        return
+    try:
+        sections = await ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section="hlo")]))
+    except Exception as error:  # the client could not answer: keep the settings as they are
+        log.info("workspace/configuration: %s", error)
+        return
+    if sections and ls.settings.apply_section(sections[0]):
+        await _refresh_inlay_hints(ls)
+
+
+async def _refresh_inlay_hints(ls: HloLanguageServer) -> None:
+    workspace = ls.client_capabilities.workspace
+    if workspace and workspace.inlay_hint and workspace.inlay_hint.refresh_support:
+        try:
+            await ls.workspace_inlay_hint_refresh_async(None)
+        except Exception as error:
+            log.info("workspace/inlayHint/refresh: %s", error)
+
+
+@server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
+async def inlay_hint(ls: HloLanguageServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
+    if not ls.settings.inlay_hints:
+        return []
+
+    def answer(module: ModuleDump, document: Document) -> list[types.InlayHint]:
+        visible = ls.positions.range_from_client(params.range, document)
+        return [convert.inlay_hint(hint, ls.positions, document) for hint in inlay_hints(module, document, visible)]
+
+    # A client may ask for a whole file (Neovim does): off the event loop.
+    return await ls.request_in_thread("inlay hints", params.text_document.uri, answer)
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+def code_lens(ls: HloLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+    uri = params.text_document.uri
+    return ls.request("code lens", uri, lambda module, document: [
+        convert.code_lens(lens, uri, ls.resolve, ls.positions, document) for lens in code_lenses(module, document)])
+
+
+@server.command(convert.SHOW_PEAK_BUFFERS)
+def show_peak_buffers(ls: HloLanguageServer, *arguments: Any) -> Any:
+    """The lens `N buffers live at peak` runs this with (uri, position, locations). Editors map it
+    to their references list (VS Code: editor.action.showReferences); run here, it answers the
+    locations it was given."""
+    return arguments[2] if len(arguments) > 2 else []
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
+async def document_link(ls: HloLanguageServer, params: types.DocumentLinkParams) -> list[types.DocumentLink] | None:
+    finder = _source_finder(ls)
+    text_document = ls.client_capabilities.text_document
+    tooltips = bool(text_document and text_document.document_link and text_document.document_link.tooltip_support)
+
+    def answer(module: ModuleDump, document: Document) -> list[types.DocumentLink]:
+        links = document_links(module, document, finder.find)
+        return [convert.document_link(link, ls.positions, document, tooltips) for link in links]
+
+    return await ls.request_in_thread("document links", params.text_document.uri, answer)
+
+
+_finders: list[SourceFinder] = []
+
+
+def _source_finder(ls: HloLanguageServer) -> SourceFinder:
+    """One finder per set of workspace folders and root."""
+    uris = [folder.uri for folder in ls.workspace.folders.values()] + (
+        [ls.workspace.root_uri] if ls.workspace.root_uri else [])
+    roots = tuple(dict.fromkeys(path for uri in uris if uri.startswith("file:") and (path := to_fs_path(uri))))
+    if not _finders or _finders[0].roots != SourceFinder(roots).roots:
+        _finders[:] = [SourceFinder(roots)]
+    return _finders[0]
+
+
+@server.feature(types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
+def prepare_call_hierarchy_items(ls: HloLanguageServer, params: types.CallHierarchyPrepareParams
+                                 ) -> list[types.CallHierarchyItem] | None:
+    def answer(module: ModuleDump, document: Document) -> list[types.CallHierarchyItem] | None:
+        target = ls.target(module, document, params.position)
+        items = prepare_call_hierarchy(module, target) if target is not None else []
+        return [convert.call_hierarchy_item(item, ls.resolve, ls.positions) for item in items] or None
+
+    return ls.request("call hierarchy", params.text_document.uri, answer)
+
+
+@server.feature(types.CALL_HIERARCHY_INCOMING_CALLS)
+async def call_hierarchy_incoming(ls: HloLanguageServer, params: types.CallHierarchyIncomingCallsParams
+                                  ) -> list[types.CallHierarchyIncomingCall] | None:
+    def answer(module: ModuleDump, document: Document) -> list[types.CallHierarchyIncomingCall]:
+        return [convert.incoming_call(call, ls.resolve, ls.positions)
+                for call in incoming_calls(module, params.item.name)]
+
+    return await ls.request_in_thread("incoming calls", params.item.uri, answer)
+
+
+@server.feature(types.CALL_HIERARCHY_OUTGOING_CALLS)
+def call_hierarchy_outgoing(ls: HloLanguageServer, params: types.CallHierarchyOutgoingCallsParams
+                            ) -> list[types.CallHierarchyOutgoingCall] | None:
+    def answer(module: ModuleDump, document: Document) -> list[types.CallHierarchyOutgoingCall]:
+        return [convert.outgoing_call(call, document.source, ls.resolve, ls.positions)
+                for call in outgoing_calls(module, params.item.name)]
+
+    return ls.request("outgoing calls", params.item.uri, answer)
+
+
+SEMANTIC_TOKENS_LEGEND = types.SemanticTokensLegend(token_types=list(TOKEN_TYPES),
+                                                    token_modifiers=list(TOKEN_MODIFIERS))
+FULL_TOKENS_LINES = 150_000  # a longer file gets tokens by range only (the lines on screen)
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, SEMANTIC_TOKENS_LEGEND)
+async def semantic_tokens_full(ls: HloLanguageServer, params: types.SemanticTokensParams
+                               ) -> types.SemanticTokens | None:
+    def answer(module: ModuleDump, document: Document) -> types.SemanticTokens | None:
+        if document.line_count > FULL_TOKENS_LINES:
+            log.info("semantic tokens: %s has %d lines, answering range requests only",
+                     document.source, document.line_count)
+            return None
+        return types.SemanticTokens(data=convert.semantic_tokens(semantic_tokens(document), ls.positions, document))
+
+    return await ls.request_in_thread("semantic tokens", params.text_document.uri, answer)
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, SEMANTIC_TOKENS_LEGEND)
+def semantic_tokens_range(ls: HloLanguageServer, params: types.SemanticTokensRangeParams
+                          ) -> types.SemanticTokens | None:
+    def answer(module: ModuleDump, document: Document) -> types.SemanticTokens:
+        lines = ls.positions.range_from_client(params.range, document)
+        tokens = semantic_tokens(document, lines.start.line, lines.end.line)
+        return types.SemanticTokens(data=convert.semantic_tokens(tokens, ls.positions, document))
+
+    return ls.request("semantic tokens", params.text_document.uri, answer)
+
+
+# ---- the memory timeline -------------------------------------------------------------------------
+
+MEMORY_TIMELINE = "hlo.memoryTimeline"
+
+
+@server.command(MEMORY_TIMELINE)
+async def memory_timeline(ls: HloLanguageServer, *arguments: Any) -> dict[str, object] | None:
+    """Argument: the URI of any file of a module (or `{"uri": ...}`). Answer: the peak, the buffers
+    live at it with the URI and range of their instruction, usage over the schedule, fragmentation
+    and the SVG picture (features/memory_timeline.py); null when the module has no live ranges."""
+    first = arguments[0] if arguments else None
+    uri = first.get("uri") if isinstance(first, dict) else first
+    if not isinstance(uri, str):
+        raise JsonRpcInvalidParams(f"{MEMORY_TIMELINE} takes the URI of a dump file, not {first!r}")
+
+    def answer(module: ModuleDump, document: Document) -> dict[str, object] | None:
+        report = memory_report(module)
+        if report is None:
+            log.info("%s: no live ranges (or an unknown shape) in the module of %s", MEMORY_TIMELINE, uri)
+            return None
+        return report_json(report, lambda found: _location_json(ls, found), timeline_svg(report))
+
+    return await ls.request_in_thread("memory timeline", uri, answer)
+
+
+def _location_json(ls: HloLanguageServer, found: Location) -> dict[str, object]:
+    location = convert.location(found, ls.resolve, ls.positions)
+    start, end = location.range.start, location.range.end
+    return {"uri": location.uri, "range": {"start": {"line": start.line, "character": start.character},
+                                           "end": {"line": end.line, "character": end.character}}}
 
 
 def run(tcp: tuple[str, int] | None = None) -> int:

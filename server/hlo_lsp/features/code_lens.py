@@ -1,0 +1,137 @@
+"""Code lenses (textDocument/codeLens): the module's peak memory, where the source shows it.
+
+- On the ENTRY computation of the HLO module: `peak 476.0 KiB at time 9 (ynn_fusion.1)`
+  and `9 buffers live at peak`, which lists the instructions of those buffers.
+- On the instruction scheduled at the peak (and its `InstructionSequence` entry):
+  `peak here: 476.0 KiB, 9 buffers live`, which lists them too.
+- On each allocation header of a buffer-assignment file: what the allocation holds at the
+  peak, `32.0 KiB at peak (time 9)` and `1 buffer live at peak` (listing its value lines),
+  or `no buffer live at peak (time 9)`.
+
+The peak is the one XLA printed (`Live ranges at T (peak)`), or XLA's algorithm run
+over the live ranges when no peak list was printed; the bytes are XLA's accounting.
+A lens that lists places carries them; the server turns it into a command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hlo_lsp.features.memory_index import MemoryIndex, ModulePeak, module_memory, size_text
+from hlo_lsp.features.types import Location
+from hlo_lsp.model.buffer_assignment import LiveRange
+from hlo_lsp.model.document import Document
+from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.text import Range, utf16_column
+
+
+@dataclass(frozen=True, slots=True)
+class Lens:
+    range: Range
+    title: str
+    locations: tuple[Location, ...] = ()  # not empty: choosing the lens lists these places
+
+
+def code_lenses(module: ModuleDump, document: Document) -> list[Lens]:
+    hlo, index = module_memory(module)
+    if index is None:
+        return []
+    peak = index.peak(hlo)
+    if peak is None:
+        return []
+    if document.kind is FileKind.HLO_MODULE:
+        if hlo is None or hlo.document is not document:
+            return []
+        return _module_lenses(hlo, index, peak)
+    if document.kind.is_buffer_assignment_family:
+        return _allocation_lenses(document, index, peak) + _schedule_lenses(document, index, peak)
+    return []
+
+
+def _buffers(count: int) -> str:
+    return f"{count} buffer{'' if count == 1 else 's'}"
+
+
+def _moment(peak: ModulePeak) -> str:
+    return f"time {peak.time}" + (f" ({peak.instruction})" if peak.instruction else "")
+
+
+def _total(peak: ModulePeak, index: MemoryIndex) -> int:
+    if peak.total is not None:
+        return peak.total
+    return sum(peak.counted_size(live, index.values_by_key.get((live.name, live.index))) for live in peak.live)
+
+
+# ---- the HLO module -------------------------------------------------------------------------
+
+
+def _module_lenses(hlo: HloModule, index: MemoryIndex, peak: ModulePeak) -> list[Lens]:
+    lenses = []
+    places = tuple(_instruction_places(hlo, peak.live))
+    total = size_text(_total(peak, index))
+    entry = hlo.entry
+    if entry is not None:
+        header = _line_range(hlo.document, entry.line)
+        lenses.append(Lens(header, f"peak {total} at {_moment(peak)}"))
+        lenses.append(Lens(header, f"{_buffers(len(peak.live))} live at peak", places))
+    line = hlo.line_of(peak.instruction) if peak.instruction else None
+    if line is not None:
+        lenses.append(Lens(_line_range(hlo.document, line),
+                           f"peak here: {total}, {_buffers(len(peak.live))} live", places))
+    return lenses
+
+
+def _instruction_places(hlo: HloModule, live: tuple[LiveRange, ...]) -> list[Location]:
+    """The defining line of each live buffer's instruction, largest first as XLA lists them."""
+    places: dict[str, Location] = {}
+    for entry in live:
+        if entry.name in places:
+            continue
+        line = hlo.line_of(entry.name)
+        site = hlo.site_at_line(line) if line is not None else None
+        if site is not None:
+            places[entry.name] = Location(hlo.document.source, site.name_range)
+    return list(places.values())
+
+
+# ---- buffer-assignment files ----------------------------------------------------------------
+
+
+def _allocation_lenses(document: Document, index: MemoryIndex, peak: ModulePeak) -> list[Lens]:
+    live_by_key = {(live.name, live.index): live for live in peak.live}
+    lenses = []
+    for allocation in index.buffers.allocations:
+        if allocation.place.source != document.source or allocation.is_thread_local:
+            continue
+        header = _line_range(document, allocation.place.line)
+        held = [(value, live_by_key[key]) for value in allocation.values
+                if (key := (value.name, value.index or ())) in live_by_key]
+        if not held:
+            lenses.append(Lens(header, f"no buffer live at peak (time {peak.time})"))
+            continue
+        size = sum(peak.counted_size(live, value) for value, live in held)
+        lenses.append(Lens(header, f"{size_text(size)} at peak (time {peak.time})"))
+        places = tuple(Location(value.place.source, value.place.range) for value, _ in held)
+        lenses.append(Lens(header, f"{_buffers(len(held))} live at peak", places))
+    return lenses
+
+
+def _schedule_lenses(document: Document, index: MemoryIndex, peak: ModulePeak) -> list[Lens]:
+    section = index.section
+    if section is None or section.place.source != document.source:
+        return []
+    entry = next((entry for entry in section.schedule if entry.time == peak.time), None)
+    if entry is None:
+        return []
+    places = tuple(Location(live.place.source, live.place.range) for live in peak.live)
+    title = f"peak here: {size_text(_total(peak, index))}, {_buffers(len(peak.live))} live"
+    return [Lens(_line_range(document, entry.place.line), title, places)]
+
+
+def _line_range(document: Document, line: int) -> Range:
+    """The line's text without its indentation."""
+    text = document.line(line).rstrip("\r")
+    start = len(text) - len(text.lstrip())
+    return Range.on_line(line, utf16_column(text, start), utf16_column(text, len(text.rstrip())))

@@ -1,0 +1,156 @@
+"""Lookups over a buffer assignment that inlay hints and code lenses make per line: built once per model.
+
+`BufferAssignment.values_named` and `live_range_of` scan every value or range; a
+request that asks for the hundred lines on screen of a module with 100,000 values
+must not. The index is kept while the model lives (the model is rebuilt when one of
+its files changes) and dropped with it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import weakref
+from dataclasses import dataclass
+
+from hlo_lsp.analysis.memory import paired_module, peak_moment
+from hlo_lsp.features.hover_memory import Peak, peak_of
+from hlo_lsp.model.buffer_assignment import BufferAssignment, BufferValue, LiveRange, LiveRangeSection
+from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.model.sizes import human_bytes
+
+_HUMAN = re.compile(r"([0-9.]+)([A-Za-z]+)$")
+ValueKey = tuple[str, tuple[int, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class ModulePeak:
+    """The peak as XLA printed it (or recomputed by its algorithm) and the buffers live at it."""
+
+    time: int
+    instruction: str | None
+    total: int | None
+    live: tuple[LiveRange, ...]  # the BufferLiveRange entries with start <= time <= end
+    counted: dict[str, int]  # bytes each live buffer adds at the peak, by label (old format: by name)
+    by_name: bool
+
+    def counted_size(self, live: LiveRange, value: BufferValue | None) -> int:
+        size = self.counted.get(live.name if self.by_name else live.label)
+        if size is not None:
+            return size
+        return value.size if value is not None else 0
+
+
+class MemoryIndex:
+    """Values by instruction name and by (name, index), live ranges by (name, index), the schedule."""
+
+    def __init__(self, buffers: BufferAssignment) -> None:
+        self.buffers = buffers
+        self.values_by_name: dict[str, list[BufferValue]] = {}
+        self.values_by_key: dict[ValueKey, BufferValue] = {}
+        self.thread_local: frozenset[int] = frozenset(
+            allocation.index for allocation in buffers.allocations if allocation.is_thread_local)
+        for value in buffers.values():
+            self.values_by_name.setdefault(value.name, []).append(value)
+            self.values_by_key.setdefault((value.name, value.index or ()), value)
+        for values in self.values_by_name.values():
+            values.sort(key=lambda value: (value.index or (), value.value_id))
+        self.section: LiveRangeSection | None = buffers.live_range
+        self.ranges: dict[ValueKey, LiveRange] = {}
+        self.scheduled: dict[int, str] = {}
+        if self.section is not None:
+            for entry in self.section.ranges:
+                self.ranges.setdefault((entry.name, entry.index), entry)
+            for scheduled in self.section.schedule:
+                self.scheduled.setdefault(scheduled.time, scheduled.name)
+        self._peak: tuple[ModulePeak | None] | None = None
+        self._paired: list[tuple[weakref.ref[HloModule], bool]] = []
+
+    def live_range(self, value: BufferValue) -> LiveRange | None:
+        return self.ranges.get((value.name, value.index or ()))
+
+    def is_thread_local(self, value: BufferValue) -> bool:
+        return value.allocation in self.thread_local
+
+    def pairs_with(self, hlo: HloModule | None) -> bool:
+        """False when `hlo` is a module of another compilation that shares the name."""
+        if hlo is None:
+            return True
+        self._paired = [(ref, paired) for ref, paired in self._paired if ref() is not None]
+        for ref, paired in self._paired:
+            if ref() is hlo:
+                return paired
+        paired = paired_module(hlo, self.buffers) is not None
+        self._paired = [(weakref.ref(hlo), paired), *self._paired][:_KEPT]
+        return paired
+
+    def peak(self, hlo: HloModule | None) -> ModulePeak | None:
+        """The module's peak and the buffers live at it (None without live ranges or a peak)."""
+        if self._peak is None:
+            self._peak = (self._read_peak(hlo if self.pairs_with(hlo) else None),)
+        return self._peak[0]
+
+    def _read_peak(self, hlo: HloModule | None) -> ModulePeak | None:
+        section = self.section
+        if section is None:
+            return None
+        peak: Peak | None = peak_of(hlo, self.buffers)
+        if peak is None:
+            return None
+        live = tuple(entry for entry in section.ranges if entry.start <= peak.time <= entry.end)
+        return ModulePeak(peak.time, peak.instruction, peak.total, live, peak.counted, peak.by_name)
+
+    def allocation_peak(self, index: int) -> tuple[int, int] | None:
+        """(time, bytes) of an allocation's own peak, by XLA's peak algorithm over its values."""
+        allocation = self.buffers.allocation(index)
+        if allocation is None:
+            return None
+        sized = [(live.start, live.end, value.size) for value in allocation.values
+                 if (live := self.live_range(value)) is not None]
+        if not sized:
+            return None
+        time = peak_moment(sized)
+        return time, sum(size for start, end, size in sized if start <= time <= end)
+
+
+_INDEXES: list[tuple[weakref.ref[BufferAssignment], MemoryIndex]] = []
+_KEPT = 4
+
+
+_LOCK = threading.Lock()  # requests may run in worker threads
+
+
+def memory_index(buffers: BufferAssignment) -> MemoryIndex:
+    """The index of `buffers`, built on first use and kept while `buffers` lives."""
+    global _INDEXES
+    with _LOCK:
+        _INDEXES = [(ref, index) for ref, index in _INDEXES if ref() is not None]
+        for ref, index in _INDEXES:
+            if ref() is buffers:
+                return index
+        index = MemoryIndex(buffers)
+        _INDEXES = [(weakref.ref(buffers), index), *_INDEXES][:_KEPT]
+        return index
+
+
+def module_memory(module: ModuleDump) -> tuple[HloModule | None, MemoryIndex | None]:
+    """The module's HLO view and memory index; the index is None without a buffer assignment,
+    and the HLO view None when it comes from another compilation than the buffer assignment."""
+    buffers = module.buffer_assignment
+    if buffers is None:
+        return module.hlo, None
+    index = memory_index(buffers)
+    hlo = module.hlo
+    return (hlo if index.pairs_with(hlo) else None), index
+
+
+def size_text(count: int) -> str:
+    """`32.0 KiB`, `40 B`: XLA's human-readable bytes with a space before the unit."""
+    text = human_bytes(count)
+    match = _HUMAN.match(text)
+    return f"{match.group(1)} {match.group(2)}" if match else text
+
+
+def range_text(live: LiveRange) -> str:
+    return f"{live.start}→{live.end}"

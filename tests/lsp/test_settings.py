@@ -1,0 +1,35 @@
+"""The server's settings: initializationOptions in both spellings, the `hlo` section of
+didChangeConfiguration and workspace/configuration; anything malformed leaves a setting as it was."""
+
+from __future__ import annotations
+
+from hlo_lsp.lsp.settings import Settings
+
+
+def test_inlay_hints_are_on_by_default() -> None:
+    assert Settings().inlay_hints is True
+
+
+def test_initialization_options() -> None:
+    for options in ({"inlayHints": False}, {"hlo": {"inlayHints": {"enabled": False}}},
+                    {"inlayHints": {"enabled": False}}):
+        settings = Settings()
+        assert settings.apply_initialization_options(options) is True
+        assert settings.inlay_hints is False, options
+    for options in (None, [], "off", {"inlayHints": "no"}, {"hlo": {"inlayHints": None}}, {"other": 1}):
+        settings = Settings()
+        assert settings.apply_initialization_options(options) is False
+        assert settings.inlay_hints is True, options
+
+
+def test_configuration_changes() -> None:
+    settings = Settings()
+    assert settings.apply_settings({"hlo": {"inlayHints": {"enabled": False}}}) is True
+    assert settings.inlay_hints is False
+    assert settings.apply_settings({"hlo": {"inlayHints": {"enabled": False}}}) is False  # no change
+    assert settings.apply_settings({"python": {}}) is False
+    assert settings.apply_settings(None) is False
+    assert settings.apply_section({"inlayHints": {"enabled": True}}) is True
+    assert settings.inlay_hints is True
+    assert settings.apply_section({"inlayHints": {"enabled": 0}}) is False
+    assert settings.inlay_hints is True
