@@ -51,6 +51,8 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the language server over stdio (the default)")
     for command_parser in (parser, serve):
         command_parser.add_argument("--tcp", metavar="HOST:PORT", help="serve over TCP instead of stdio (debugging)")
+        # Language clients (vscode-languageclient among them) add --stdio when they start a stdio server.
+        command_parser.add_argument("--stdio", action="store_true", help="serve over stdio (the default)")
     return parser
 
 

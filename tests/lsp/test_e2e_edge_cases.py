@@ -338,10 +338,27 @@ def initialize_message(request_id: int, profile: str) -> dict:  # type: ignore[t
             "params": get_converter().unstructure(params)}
 
 
-async def raw_server() -> asyncio.subprocess.Process:
+async def raw_server(*args: str) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "hlo_lsp", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        sys.executable, "-m", "hlo_lsp", *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("args", [(), ("--stdio",), ("serve", "--stdio")])
+async def test_the_stdio_flag_clients_add_is_accepted(args: tuple[str, ...]) -> None:
+    """vscode-languageclient and others start a stdio server with `--stdio`; it is the default."""
+    process = await raw_server(*args)
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write(framed(initialize_message(1, "visual-studio-code")))
+        answer = await answer_to(process.stdout, 1)
+        assert answer["result"]["serverInfo"]["name"] == "hlo-lsp"
+        process.stdin.write(framed({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+        await answer_to(process.stdout, 2)
+        process.stdin.write(framed({"jsonrpc": "2.0", "method": "exit"}))
+    finally:
+        code = await exit_code(process)
+    assert code == 0
 
 
 async def exit_code(process: asyncio.subprocess.Process) -> int | None:

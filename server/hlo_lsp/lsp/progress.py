@@ -37,7 +37,9 @@ class ProgressBar:
             return
         token = f"hlo-lsp-{uuid.uuid4()}"
         try:
-            await self._server.work_done_progress.create_async(token)
+            # Shielded: cancelling the request's future while the client's answer is on its way makes
+            # pygls fail on that answer (InvalidStateError); the request may finish on its own.
+            await asyncio.shield(self._server.work_done_progress.create_async(token))
         except Exception as error:  # the client may refuse; the work goes on without a bar
             log.info("no progress bar: %s", error)
             return
