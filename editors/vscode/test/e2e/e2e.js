@@ -1,0 +1,498 @@
+#!/usr/bin/env node
+// End-to-end test of the extension in a real VS Code: installs the .vsix into code-server,
+// opens a copy of a real dump folder in headless Chromium (driven by playwright-core), and checks
+//   1. the language VS Code gives each file of the module (status bar),
+//   2. the hover on an instruction name (the text comes from the hlo-lsp server),
+//   3. go to definition (F12) from a use of that instruction (cursor line in the status bar),
+//   4. a server path that does not exist: the error notification, its Open Settings button, and
+//      HLO: Show Server Output.
+// Screenshots go to <out>/vscode-hover.png and <out>/vscode-server-missing.png (and
+// <out>/vscode-failure.png with the logs when a check fails). Exit status 0 = passed.
+// Set E2E_DEBUG=1 for more output.
+//
+// usage: node e2e.js --code-server BIN --playwright DIR --vsix FILE --server HLO_LSP --dump DIR --out DIR
+"use strict";
+const childProcess = require("child_process");
+const fs = require("fs");
+const net = require("net");
+const os = require("os");
+const path = require("path");
+
+const args = parseArgs(process.argv.slice(2));
+const { chromium } = require(path.resolve(args.playwright));
+const WAIT = 60_000; // the longest any single wait may take
+const started = Date.now();
+const log = (...parts) => console.log(`[e2e ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s]`, ...parts);
+
+// What the test expects, from the dump it opens (tests/data/jax-0.10.2/mlp3).
+const MODULE = "module_0000.jit_mlp.cpu_after_optimizations";
+const HLO_FILE = `${MODULE}.txt`;
+const LANGUAGES = [
+  [HLO_FILE, "XLA HLO"],
+  [`${MODULE}-buffer-assignment.txt`, "XLA Buffer Assignment"],
+  [`${MODULE}-buffer-assignment-values.txt`, "XLA Buffer Assignment"],
+  [`${MODULE}-live-range.txt`, "XLA Buffer Assignment"],
+  [`${MODULE}-memory-usage-report.txt`, "XLA Buffer Assignment"],
+  ["module_0000.jit_mlp.before_optimizations.txt", "XLA HLO"],
+];
+const NAME = "ynn_fusion.1";
+const DEFINITION = `  %${NAME} = f32[32,256]{1,0} fusion(`; // the line that defines it
+const USE = `  %add_maximum_fusion = f32[32,256]{1,0} fusion(%${NAME}, `; // a line that uses it
+// The hover on the definition, as the server writes it (Markdown) and VS Code renders it.
+const HOVER_TEXTS = [
+  `<62 ${NAME} @0>`,
+  "32,768 bytes (32.0KiB) in allocation 14 (preallocated-temp), offset 0",
+];
+
+class Failure extends Error {}
+
+async function main() {
+  fs.mkdirSync(args.out, { recursive: true });
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "hlo-vscode-e2e-"));
+  const folder = path.join(work, "mlp3");
+  const userData = path.join(work, "user-data");
+  const extensions = path.join(work, "extensions");
+  const config = ["--config", path.join(work, "code-server.yaml")]; // not ~/.config/code-server/config.yaml
+  // code-server, VS Code and Chromium write logs and caches under the XDG folders: keep them in `work`.
+  const env = { ...process.env };
+  for (const [name, dir] of [["XDG_CONFIG_HOME", "config"], ["XDG_DATA_HOME", "data"], ["XDG_CACHE_HOME", "cache"]]) {
+    env[name] = path.join(work, "xdg", dir);
+    fs.mkdirSync(env[name], { recursive: true });
+  }
+  fs.cpSync(args.dump, folder, { recursive: true });
+  fs.mkdirSync(path.join(userData, "User"), { recursive: true });
+  fs.writeFileSync(path.join(userData, "User", "settings.json"), JSON.stringify(settings(), null, 2));
+
+  const hloText = fs.readFileSync(path.join(folder, HLO_FILE), "utf8").split("\n");
+  const definitionLine = lineOf(hloText, DEFINITION);
+  const useLine = lineOf(hloText, USE);
+
+  log(`installing ${path.basename(args.vsix)} into code-server`);
+  const installed = childProcess.spawnSync(
+    args.codeServer,
+    [...config, "--user-data-dir", userData, "--extensions-dir", extensions, "--install-extension", args.vsix, "--force"],
+    { encoding: "utf8", timeout: WAIT, env },
+  );
+  if (installed.status !== 0 || !/was successfully installed/.test(installed.stdout)) {
+    throw new Failure(`code-server --install-extension failed (status ${installed.status}):\n${installed.stdout}${installed.stderr}`);
+  }
+
+  const port = await freePort();
+  const serverLog = path.join(args.out, "code-server.log");
+  const codeServer = childProcess.spawn(
+    args.codeServer,
+    [
+      ...config, "--auth", "none", "--bind-addr", `127.0.0.1:${port}`,
+      "--user-data-dir", userData, "--extensions-dir", extensions,
+      "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+      "--disable-getting-started-override", "--disable-proxy", folder,
+    ],
+    { detached: true, env, stdio: ["ignore", fs.openSync(serverLog, "w"), fs.openSync(serverLog, "a")] },
+  );
+  let browser;
+  let page;
+  try {
+    await until(`code-server answers on port ${port}`, () => healthy(port), WAIT);
+    log(`code-server ${codeServerVersion(env, config)} on 127.0.0.1:${port}, folder ${folder}`);
+    browser = await chromium.launch({
+      executablePath: args.chromium,
+      headless: true,
+      env,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"],
+    });
+    page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
+    page.on("pageerror", (error) => log("page error:", error.message));
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: WAIT });
+    log("workbench loaded");
+
+    // 1. The language of each file of the module.
+    for (const [file, language] of LANGUAGES) {
+      await openFile(page, file);
+      const shown = await until(`the status bar language of ${file}`, async () => {
+        const text = await statusText(page, "status.editor.mode");
+        return text === language ? text : undefined;
+      }, 15_000).catch(async () => {
+        throw new Failure(`${file} opened as "${await statusText(page, "status.editor.mode")}", expected "${language}"`);
+      });
+      log(`language of ${file}: ${shown}`);
+    }
+
+    // 2. Hover on the instruction name where it is defined.
+    await openFile(page, HLO_FILE);
+    await goToLine(page, definitionLine + 1);
+    const name = await nameOnLine(page, DEFINITION, NAME);
+    const hover = page.locator(".monaco-hover:not(.hidden)");
+    const text = await until(`a hover on ${NAME} that shows ${JSON.stringify(HOVER_TEXTS)}`, async () => {
+      // (Re)hover: the first hover can come before the server has read the dump.
+      await page.mouse.move(5, 5);
+      await name.hover({ position: { x: 10, y: 5 }, timeout: 5000 });
+      try {
+        await hover.filter({ hasText: HOVER_TEXTS[0] }).first().waitFor({ timeout: 4000 });
+      } catch {
+        return undefined;
+      }
+      const shown = normalize(await hover.first().innerText());
+      return HOVER_TEXTS.every((expected) => shown.includes(expected)) ? shown : undefined;
+    }, WAIT).catch(async (error) => {
+      const shown = await hover.first().innerText({ timeout: 1000 }).catch(() => "(no hover)");
+      throw new Failure(`${error.message}\nthe hover shows: ${JSON.stringify(normalize(shown))}`);
+    });
+    log("hover text:\n    " + text.split("\n").join("\n    "));
+    // Let the hover's fade-in animation finish before the screenshot.
+    await page.waitForFunction(() => {
+      const shown = document.querySelector(".monaco-hover:not(.hidden)");
+      return shown && shown.getAnimations({ subtree: true }).every((animation) => animation.playState !== "running");
+    }, null, { timeout: 5000 }).catch(() => undefined);
+    await page.waitForTimeout(500);
+    const screenshot = path.join(args.out, "vscode-hover.png");
+    await page.screenshot({ path: screenshot });
+    log(`screenshot: ${screenshot}`);
+
+    // 3. Go to definition (F12) from the use of the name on the next line.
+    await page.keyboard.press("Escape");
+    await page.mouse.move(5, 5);
+    const use = await nameOnLine(page, USE, NAME);
+    await use.click({ position: { x: 10, y: 5 } });
+    await until(`the cursor on line ${useLine + 1}`, async () =>
+      (await statusText(page, "status.editor.selection")).startsWith(`Ln ${useLine + 1},`), 10_000);
+    log(`cursor before F12: ${await statusText(page, "status.editor.selection")} (the use in %add_maximum_fusion)`);
+    await page.keyboard.press("F12");
+    const landed = await until(`F12 to move the cursor to line ${definitionLine + 1}`, async () => {
+      const selection = await statusText(page, "status.editor.selection");
+      return selection.startsWith(`Ln ${definitionLine + 1},`) ? selection : undefined;
+    }, 15_000).catch(async (error) => {
+      throw new Failure(`${error.message}; the status bar says "${await statusText(page, "status.editor.selection")}"`);
+    });
+    log(`cursor after F12: ${landed} (the definition of ${NAME})`);
+
+    // 4. A server that cannot start: set hlo.server.path to a missing file in the Settings editor (Remote
+    //    tab: code-server is a remote window, where machine-overridable settings live); the change
+    //    restarts the server, and the error says why and how to install it. Its Open Settings button
+    //    shows the hlo.server settings; HLO: Show Server Output shows the client's log.
+    const missing = path.join(work, "no-such-dir", "hlo-lsp");
+    await runCommand(page, "Preferences: Open Remote Settings");
+    const pathSetting = page.locator(".settings-editor .setting-item-contents", { hasText: "Server: Path" }).first();
+    await until("the hlo.server.path setting in the Settings editor", async () => {
+      await page.locator(".settings-editor .suggest-input-container").first().click({ timeout: 2000 });
+      await page.keyboard.press("Control+A");
+      await page.keyboard.type("hlo.server.path");
+      await pathSetting.waitFor({ timeout: 3000 });
+      return true;
+    }, WAIT);
+    await pathSetting.locator("input").first().fill(missing);
+    const toast = page.locator(".notification-toast", { hasText: `hlo.server.path is "${missing}"` }).first();
+    await toast.waitFor({ timeout: 20_000 }).catch(() => {
+      throw new Failure(`no error notification after setting hlo.server.path to ${missing}`);
+    });
+    const message = normalize(await toast.locator(".notification-list-item-message").innerText());
+    if (!message.includes("pipx install")) {
+      throw new Failure(`the error notification does not say how to install the server: ${JSON.stringify(message)}`);
+    }
+    log(`error notification: ${message}`);
+    await page.screenshot({ path: path.join(args.out, "vscode-server-missing.png") });
+    // Close the Settings editor (its tab's close button), so that Open Settings has to open it again.
+    const settingsTab = page.locator(".tabs-container .tab", { hasText: "Settings" }).first();
+    await settingsTab.hover();
+    await settingsTab.locator(".codicon-close").click({ timeout: 5000 });
+    await page.locator(".settings-editor").waitFor({ state: "hidden", timeout: 5000 });
+    if (process.env.E2E_DEBUG) {
+      log(`toasts before Open Settings: ${JSON.stringify(await page.locator(".notification-toast").allInnerTexts())}`);
+    }
+    await toast.hover();
+    await toast.getByRole("button", { name: "Open Settings" }).click();
+    if (process.env.E2E_DEBUG) {
+      await page.waitForTimeout(2000);
+      log(`after Open Settings: toasts ${JSON.stringify(await page.locator(".notification-toast").allInnerTexts())}`);
+      await page.screenshot({ path: path.join(args.out, "debug-open-settings.png") });
+    }
+    await until('Open Settings to show the "hlo.server" settings', async () => {
+      const query = normalize(await page.locator(".settings-editor .suggest-input-container .view-line").first()
+        .innerText({ timeout: 2000 }));
+      return query === "hlo.server" && (await pathSetting.isVisible());
+    }, 10_000);
+    log('Open Settings: the Settings editor shows "hlo.server" with Server: Path');
+    await runCommand(page, "HLO: Show Server Output");
+    await page.locator(".output-view .view-line", { hasText: `hlo.server.path is "${missing}"` }).first()
+      .waitFor({ timeout: 10_000 }).catch(() => {
+        throw new Failure("HLO: Show Server Output did not show the client's log");
+      });
+    log("HLO: Show Server Output shows the log");
+    log("PASS");
+    if (process.env.E2E_DEBUG) {
+      copyLogs(userData);
+    }
+  } catch (error) {
+    if (page) {
+      const failed = path.join(args.out, "vscode-failure.png");
+      await page.screenshot({ path: failed }).catch(() => undefined);
+      console.error(`screenshot of the failure: ${failed}`);
+    }
+    reportLogs(userData, serverLog);
+    throw error;
+  } finally {
+    await Promise.race([browser?.close(), new Promise((resolve) => setTimeout(resolve, 5000))]).catch(() => undefined);
+    stop(codeServer);
+    fs.rmSync(work, { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+function settings() {
+  return {
+    "hlo.server.path": args.server,
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": false,
+    "workbench.enableExperiments": false,
+    "workbench.welcomePage.walkthroughs.openOnInstall": false,
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+    "chat.commandCenter.enabled": false,
+    "security.workspace.trust.enabled": false,
+    "telemetry.telemetryLevel": "off",
+    "update.mode": "none",
+    "extensions.autoCheckUpdates": false,
+    "extensions.autoUpdate": false,
+    "git.enabled": false,
+    "editor.hover.delay": 200,
+    "editor.minimap.enabled": false,
+    "window.restoreWindows": "none",
+    ...(process.env.E2E_DEBUG ? { "hlo.trace.server": "messages" } : {}),
+  };
+}
+
+/** Quick Open (Ctrl+P), type the file name, Enter once the focused row is exactly that file; retried
+ * (a key press can be lost while the workbench settles, and rows move while results stream in). */
+async function openFile(page, file) {
+  const tab = page.locator(".tabs-container .tab.active", { hasText: file });
+  await until(`the editor to open ${file}`, async () => {
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Control+P");
+    const input = page.locator(".quick-input-widget input");
+    try {
+      await input.waitFor({ state: "visible", timeout: 3000 });
+    } catch {
+      return false;
+    }
+    await input.fill(file);
+    const focused = page.locator(".quick-input-list .monaco-list-row.focused .label-name");
+    try {
+      await until(`${file} first in Quick Open`, async () =>
+        (await focused.innerText({ timeout: 1000 })) === file, 5000);
+      await page.waitForTimeout(200); // let late results settle, then check again
+      if ((await focused.innerText({ timeout: 1000 })) !== file) {
+        return false;
+      }
+      await page.keyboard.press("Enter");
+      await tab.waitFor({ timeout: 5000 });
+    } catch (error) {
+      if (process.env.E2E_DEBUG) {
+        const rows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts().catch(() => []);
+        log(`open ${file}: ${error.message.split("\n")[0]}; rows ${JSON.stringify(rows)}`);
+      }
+      return false;
+    }
+    return true;
+  }, WAIT);
+  await page.locator(".editor-instance .monaco-editor .view-lines").first().waitFor({ timeout: WAIT });
+}
+
+/** Runs a command from the Command Palette (F1), by its title. */
+async function runCommand(page, title) {
+  await until(`the command "${title}"`, async () => {
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("F1");
+    const input = page.locator(".quick-input-widget input");
+    try {
+      await input.waitFor({ state: "visible", timeout: 3000 });
+      await input.fill(`>${title}`, { timeout: 2000 });
+      const focused = page.locator(".quick-input-list .monaco-list-row.focused .label-name");
+      await until(`"${title}" first in the Command Palette`, async () =>
+        normalize(await focused.innerText({ timeout: 1000 })).startsWith(title), 5000);
+    } catch {
+      return false;
+    }
+    await page.keyboard.press("Enter");
+    return true;
+  }, WAIT);
+}
+
+/** Ctrl+G, line number, Enter (the editor has the focus after Quick Open): brings the line into view. */
+async function goToLine(page, line) {
+  await until(`Go to Line ${line}`, async () => {
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Control+G");
+    const input = page.locator(".quick-input-widget input");
+    try {
+      await input.waitFor({ state: "visible", timeout: 3000 });
+      await input.fill(`:${line}`, { timeout: 2000 });
+    } catch {
+      return false;
+    }
+    await page.keyboard.press("Enter");
+    return (await statusText(page, "status.editor.selection")).startsWith(`Ln ${line},`);
+  }, WAIT);
+}
+
+/** The token of `name` on the visible editor line that starts like `lineText` (up to its " = ": the
+ * server's inlay hints go after the shape). Theme-independent: tokens of the same colour may share a
+ * span, so take the first span that starts with the name (with or without its %). */
+async function nameOnLine(page, lineText, name) {
+  const head = lineText.slice(0, lineText.indexOf(" = ") + 3).trim();
+  const line = page.locator(".editor-instance .view-line").filter({ hasText: head }).first();
+  await line.waitFor({ timeout: WAIT });
+  const span = line.locator("span > span").filter({ hasText: new RegExp(`^%?${escapeRegExp(name)}$`) }).first();
+  await span.waitFor({ timeout: 5000 }).catch(async () => {
+    throw new Failure(`no token ${name} on the line ${JSON.stringify(head)}: ${await line.innerHTML()}`);
+  });
+  return span;
+}
+
+async function statusText(page, id) {
+  const item = page.locator(`.statusbar-item[id="${id}"]`);
+  return normalize(await item.innerText({ timeout: 2000 }).catch(() => ""));
+}
+
+/** Polls `probe` until it returns something truthy; throws a Failure naming `what` after `ms`. */
+async function until(what, probe, ms) {
+  const deadline = Date.now() + ms;
+  let lastError;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value) {
+        return value;
+      }
+    } catch (error) {
+      if (error instanceof Failure) {
+        throw error;
+      }
+      lastError = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Failure(`timed out after ${ms / 1000} s waiting for ${what}${lastError ? ` (last error: ${lastError.message.split("\n")[0]})` : ""}`);
+}
+
+function healthy(port) {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.on("connect", () => {
+      socket.write(`GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n`);
+    });
+    let reply = "";
+    socket.on("data", (chunk) => (reply += chunk));
+    socket.on("end", () => resolve(/^HTTP\/1\.[01] 200/.test(reply)));
+    socket.on("error", () => resolve(false));
+  });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+function codeServerVersion(env, config) {
+  return childProcess.execFileSync(args.codeServer, [...config, "--version"], { encoding: "utf8", env }).split("\n")[0];
+}
+
+/** Stops code-server and everything it started (its own process group). */
+function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return;
+  }
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    child.kill("SIGTERM");
+  }
+}
+
+/** On failure: the tails of code-server's log and of the extension's output channels. */
+function reportLogs(userData, serverLog) {
+  const tail = (file, lines = 30) => {
+    const text = fs.readFileSync(file, "utf8").trimEnd().split("\n");
+    console.error(`--- ${file} (last ${Math.min(lines, text.length)} lines)\n${text.slice(-lines).join("\n")}`);
+  };
+  try {
+    tail(serverLog);
+    for (const file of copyLogs(userData)) {
+      tail(file);
+    }
+  } catch (error) {
+    console.error(`(could not read the logs: ${error.message})`);
+  }
+}
+
+/** Copies the extension's output channels and the extension host's log to <out>; returns the copies. */
+function copyLogs(userData) {
+  const copies = [];
+  for (const file of walk(path.join(userData, "logs"))) {
+    if (/HLO Language Server|exthost\.log$/.test(path.basename(file))) {
+      const copy = path.join(args.out, path.basename(file));
+      fs.copyFileSync(file, copy);
+      copies.push(copy);
+    }
+  }
+  return copies;
+}
+
+function* walk(dir) {
+  for (const entry of fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : []) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      yield* walk(full);
+    } else {
+      yield full;
+    }
+  }
+}
+
+function lineOf(lines, prefix) {
+  const index = lines.findIndex((line) => line.startsWith(prefix));
+  if (index < 0) {
+    throw new Failure(`no line starting with ${JSON.stringify(prefix)} in ${HLO_FILE}`);
+  }
+  return index;
+}
+
+function normalize(text) {
+  return text.replace(/\u00a0/g, " ").replace(/[ \t]+/g, " ").replace(/\n{2,}/g, "\n").trim();
+}
+
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function parseArgs(argv) {
+  const options = { chromium: process.env.CHROMIUM || "/usr/bin/chromium" };
+  const names = { "--code-server": "codeServer", "--playwright": "playwright", "--vsix": "vsix", "--server": "server",
+    "--dump": "dump", "--out": "out", "--chromium": "chromium" };
+  for (let i = 0; i < argv.length; i += 2) {
+    if (!names[argv[i]] || argv[i + 1] === undefined) {
+      console.error(`unknown or incomplete argument ${argv[i]}\nusage: node e2e.js ${Object.keys(names).map((n) => `${n} ...`).join(" ")}`);
+      process.exit(2);
+    }
+    options[names[argv[i]]] = argv[i + 1];
+  }
+  for (const name of ["codeServer", "playwright", "vsix", "server", "dump", "out"]) {
+    if (!options[name]) {
+      console.error(`missing --${name.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase())}`);
+      process.exit(2);
+    }
+  }
+  return options;
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(`FAIL: ${error instanceof Failure ? error.message : error.stack || error}`);
+    process.exit(1);
+  },
+);
