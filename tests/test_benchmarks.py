@@ -1,0 +1,27 @@
+"""The benchmark that drives the server like an editor keeps working: a 1 MB run, figures in its JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_editor_benchmark_runs_at_1_mb(tmp_path: Path) -> None:
+    out = tmp_path / "run.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks/run.py"), "--sizes", "1", "--samples", "20", "--edits", "3",
+         "--no-lark", "--json", str(out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    [figures] = json.loads(out.read_text())
+    assert 0.9 < figures["size_mb"] < 1.1
+    for name in ("first_hover_s", "first_definition_s", "diagnostics_s", "hover_p99_ms", "definition_p99_ms",
+                 "references_ms", "edit_index_p95_ms", "edit_p95_ms", "rss_mb"):
+        assert figures[name] > 0, name
+    assert figures["progress_reports"] >= 2  # begin and end at least
+    assert figures["references_count"] >= 2
+    table = done.stdout
+    assert "first_hover_s" in table and "<= 1 s (40 MB)" in table
