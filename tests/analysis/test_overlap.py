@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, copy_module, module_of, plant, problems_of, where
+from hlo_lsp.analysis.checks import overlap
 from hlo_lsp.problems import Severity
 
 ERROR = Severity.ERROR
@@ -142,3 +149,35 @@ def test_zero_size_values_are_skipped(tmp_path: Path) -> None:
     line = plant(ba, "<69 reduce_log_fusion @0> (size=128,offset=128)", "<69 reduce_log_fusion @0> (size=0,offset=0)")
     # Only the size itself is wrong; a value of no bytes overlaps nothing.
     assert where(problems_of(tmp_path)) == [(ba.name, line, Severity.WARNING, "value-size")]
+
+
+@dataclass
+class _Value:
+    label: str
+    offset: int
+    end: int
+
+
+@dataclass
+class _Live:
+    start: int
+    end: int
+
+
+values_and_ranges = st.lists(st.tuples(st.integers(0, 64), st.integers(1, 32), st.integers(0, 20), st.integers(0, 20)),
+                             max_size=25)
+
+
+@given(values_and_ranges)
+def test_the_sweep_finds_exactly_the_pairs_a_comparison_of_every_pair_finds(drawn: list) -> None:  # type: ignore[type-arg]
+    """Sharing bytes and sharing more than an endpoint of their live ranges, over random values."""
+    timed = [(_Value(f"v{i}", offset, offset + size), _Live(min(a, b), max(a, b)))
+             for i, (offset, size, a, b) in enumerate(drawn)]
+    expected = {frozenset((first.label, second.label)) for (first, first_live), (second, second_live)
+                in itertools.combinations(timed, 2)
+                if max(first.offset, second.offset) < min(first.end, second.end)
+                and max(first_live.start, second_live.start) < min(first_live.end, second_live.end)}
+    found = []
+    with mock.patch.object(overlap, "_report", lambda allocation, a, a_live, b, b_live: iter([(a.label, b.label)])):
+        found = list(overlap._overlaps(None, list(timed)))  # type: ignore[arg-type]
+    assert len(found) == len(expected) and {frozenset(pair) for pair in found} == expected

@@ -38,14 +38,19 @@ def _timed_values(context: CheckContext, allocation: Allocation) -> list[tuple[B
 
 
 def _overlaps(allocation: Allocation, timed: list[tuple[BufferValue, LiveRange]]) -> Iterator[Problem]:
-    timed.sort(key=lambda pair: pair[0].offset)
-    active: list[tuple[BufferValue, LiveRange]] = []
+    """Sweeps the values in order of their live ranges' starts, comparing each with the values still
+    live: XLA's heap reuses the same bytes for many values over time, so few are live at once while
+    many share bytes."""
+    timed.sort(key=lambda pair: pair[1].start)
+    live_now: list[tuple[BufferValue, LiveRange]] = []
     for value, live in timed:
-        active = [pair for pair in active if pair[0].end > value.offset]
-        for other, other_live in active:
-            if max(live.start, other_live.start) < min(live.end, other_live.end):
+        if live.end <= live.start:
+            continue  # live for an instant only: it shares no more than an endpoint with anything
+        live_now = [pair for pair in live_now if pair[1].end > live.start]
+        for other, other_live in live_now:
+            if other.offset < value.end and value.offset < other.end:
                 yield from _report(allocation, other, other_live, value, live)
-        active.append((value, live))
+        live_now.append((value, live))
 
 
 def _report(allocation: Allocation, first: BufferValue, first_live: LiveRange,
