@@ -24,10 +24,17 @@ from typing import Any
 
 from hlo_lsp import cli
 from hlo_lsp.analysis.run import check_module
+from hlo_lsp.features.call_hierarchy import incoming_calls, outgoing_calls, prepare_call_hierarchy
+from hlo_lsp.features.code_lens import code_lenses
 from hlo_lsp.features.definition import definition
 from hlo_lsp.features.folding import folding_ranges
 from hlo_lsp.features.hover import hover
+from hlo_lsp.features.inlay_hints import inlay_hints
+from hlo_lsp.features.links import document_links
+from hlo_lsp.features.memory_svg import timeline_svg
+from hlo_lsp.features.memory_timeline import memory_report
 from hlo_lsp.features.references import highlights, references
+from hlo_lsp.features.semantic_tokens import semantic_tokens
 from hlo_lsp.features.symbols import document_symbols
 from hlo_lsp.features.targets import target_at
 from hlo_lsp.features.workspace_symbols import workspace_symbols
@@ -307,8 +314,13 @@ def _exercise(runner: _Runner, folder: Path, rng: random.Random, positions: int,
             ok, problems = runner.call("check_module", check_module, module)
             if ok:
                 _check_problems(runner, module, problems)
+        if _wanted(operations, "memory_report"):
+            ok, report = runner.call("memory_report", memory_report, module)
+            if ok and report is not None:
+                runner.call("timeline_svg", timeline_svg, report)
         for document in module.all_documents():
             _query_document(runner, module, document, rng, positions, dense, operations)
+            _whole_document_features(runner, module, document, operations)
     if _wanted(operations, "workspace_symbols"):
         for query in ("", "a", "add", "%", "😀", rng.choice(("fusion", "param", "0", ".", "allocation"))):
             runner.call(f"workspace_symbols({query!r})", workspace_symbols, modules, query)
@@ -350,8 +362,31 @@ def _query_document(runner: _Runner, module: ModuleDump, document: Document, rng
         ):
             if _wanted(operations, operation):
                 runner.call(f"{operation} {where} on {target.kind} {target.name[:40]!r}", function, *args)
+        if _wanted(operations, "call_hierarchy"):
+            _call_hierarchy(runner, module, target, where)
     if _wanted(operations, "apply_edit") and document.line_count:
         _check_edit(runner, document, rng)
+
+
+def _whole_document_features(runner: _Runner, module: ModuleDump, document: Document,
+                             operations: frozenset[str] | None) -> None:
+    """The features an editor asks for a whole document (or all of its visible lines)."""
+    everything = Range(Position(0, 0), Position(document.line_count, 0))
+    for operation, function, args in (
+        ("inlay_hints", inlay_hints, (module, document, everything)),
+        ("code_lenses", code_lenses, (module, document)),
+        ("document_links", document_links, (module, document, lambda printed, beside: None)),
+        ("semantic_tokens", lambda d: list(semantic_tokens(d)), (document,)),
+    ):
+        if _wanted(operations, operation):
+            runner.call(operation, function, *args)
+
+
+def _call_hierarchy(runner: _Runner, module: ModuleDump, target: Any, where: str) -> None:
+    ok, items = runner.call(f"prepare_call_hierarchy {where}", prepare_call_hierarchy, module, target)
+    for item in (items or [])[:3] if ok else []:
+        runner.call(f"incoming_calls {where}", incoming_calls, module, item.name)
+        runner.call(f"outgoing_calls {where}", outgoing_calls, module, item.name)
 
 
 def _check_edit(runner: _Runner, document: Document, rng: random.Random) -> None:
@@ -399,6 +434,10 @@ def _operations_of(failure: Failure) -> frozenset[str]:
         return frozenset({"workspace_symbols"})
     if name in ("target_at", "definition", "references", "highlights", "hover"):
         return frozenset({"target_at", name})
+    if name in ("prepare_call_hierarchy", "incoming_calls", "outgoing_calls"):
+        return frozenset({"target_at", "call_hierarchy"})
+    if name == "timeline_svg":
+        return frozenset({"memory_report"})
     return frozenset({name})
 
 
