@@ -92,7 +92,15 @@ def scan_ba_line(state: State, text: str) -> LineScan:
     return reader(state, text, stripped)
 
 
+_OTHER_HEADERS = ("HloLiveRange", "Total bytes used:", "Live ranges at", "Peak memory could not be determined",
+                  "Stack trace breakdown", "Memory Space:")
+# Most lines are values and ranges: one set lookup rules them out as section headers.
+_HEADER_INITIALS = frozenset(prefix[0] for prefix in (*(header[0] for header in _SECTION_HEADERS), *_OTHER_HEADERS))
+
+
 def _section_header(stripped: str) -> LineScan | None:
+    if stripped[0] not in _HEADER_INITIALS:
+        return None
     for prefix, kind, next_state in _SECTION_HEADERS:
         if stripped.startswith(prefix):
             return LineScan(kind, next_state)
