@@ -1,5 +1,7 @@
 // VS Code client for hlo-lsp: starts the Python language server over stdio for the `hlo`
 // (HLO module) and `hlo-buffers` (buffer assignment, live range, memory usage report) languages.
+// Commands: HLO: Restart Language Server, HLO: Show Server Output, HLO: Show Memory Timeline
+// (memoryTimeline.ts); the server's code-lens command `hlo.showPeakBuffers` opens VS Code's references peek.
 import * as childProcess from "child_process";
 import * as fs from "fs";
 import * as os from "os";
@@ -12,13 +14,18 @@ import {
   ErrorHandlerResult,
   LanguageClient,
   LanguageClientOptions,
+  Location as LspLocation,
+  Position as LspPosition,
   RevealOutputChannelOn,
   ServerOptions,
 } from "vscode-languageclient/node";
+import { MemoryTimelines, SHOW_MEMORY_TIMELINE } from "./memoryTimeline";
 
 const CLIENT_ID = "hlo"; // vscode-languageclient reads the `hlo.trace.server` setting from this id
 const CLIENT_NAME = "HLO Language Server";
 const LANGUAGES = ["hlo", "hlo-buffers"];
+/** The server's code lenses `N buffers live at peak` run this with `[uri, position, locations]` (LSP JSON). */
+const SHOW_PEAK_BUFFERS = "hlo.showPeakBuffers";
 const INSTALL_HINT =
   "Install the server with \"pipx install <path to an hlo-lsp checkout>\" (or \"pip install <checkout>\" " +
   "into the Python environment VS Code uses), or set hlo.server.path to the hlo-lsp executable.";
@@ -37,11 +44,15 @@ let traceOutput: vscode.OutputChannel;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel(CLIENT_NAME);
   traceOutput = vscode.window.createOutputChannel(`${CLIENT_NAME} Trace`);
+  const timelines = new MemoryTimelines(context.extensionUri, runningClient, LANGUAGES, output);
   context.subscriptions.push(
     output,
     traceOutput,
+    timelines,
     vscode.commands.registerCommand("hlo.restartServer", () => restart()),
     vscode.commands.registerCommand("hlo.showOutput", () => output.show(true)),
+    vscode.commands.registerCommand(SHOW_MEMORY_TIMELINE, (resource?: unknown) =>
+      timelines.show(resource instanceof vscode.Uri ? resource : undefined)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration("hlo.server")) {
         void restart();
@@ -57,6 +68,12 @@ export async function deactivate(): Promise<void> {
 }
 
 let queue: Promise<void> = Promise.resolve();
+
+/** The client once a start or restart under way has finished; undefined when the server is not running. */
+async function runningClient(): Promise<LanguageClient | undefined> {
+  await queue;
+  return client?.isRunning() ? client : undefined;
+}
 
 /** Restarts are queued, so that a settings change during a start does not run two servers. */
 function restart(): Promise<void> {
@@ -108,6 +125,12 @@ async function start(): Promise<void> {
     synchronize: { configurationSection: "hlo" },
     initializationFailedHandler: () => false, // reported once, below, with the install hint
     errorHandler: crashes,
+    middleware: {
+      // The server lists hlo.showPeakBuffers in its executeCommandProvider, so the client registers that
+      // command id itself (sending workspace/executeCommand); a lens click lands here instead.
+      executeCommand: (command, args, next) =>
+        command === SHOW_PEAK_BUFFERS ? showPeakBuffers(created, args, () => next(command, args)) : next(command, args),
+    },
   };
   const created = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
   client = created;
@@ -123,6 +146,34 @@ async function start(): Promise<void> {
       `the server command "${quote([server.command, ...server.args])}" (${server.origin}) failed: ${describe(error)}.`,
     );
   }
+}
+
+/** `hlo.showPeakBuffers` with `[uri, position, locations]` as LSP JSON: VS Code's references peek
+ * (`editor.action.showReferences`, which wants a vscode.Uri, a vscode.Position and vscode.Locations).
+ * Arguments of another shape go to the server (`fallback`), which answers them. */
+async function showPeakBuffers(languageClient: LanguageClient, args: unknown[], fallback: () => unknown): Promise<unknown> {
+  const [uri, position, locations] = args;
+  if (typeof uri !== "string" || !isLspPosition(position) || !Array.isArray(locations) || !locations.every(isLspLocation)) {
+    output.appendLine(`[client] ${SHOW_PEAK_BUFFERS}: unexpected arguments ${JSON.stringify(args).slice(0, 200)}`);
+    return fallback();
+  }
+  const convert = languageClient.protocol2CodeConverter;
+  return vscode.commands.executeCommand(
+    "editor.action.showReferences",
+    convert.asUri(uri),
+    convert.asPosition(position),
+    locations.map((location) => convert.asLocation(location)),
+  );
+}
+
+function isLspPosition(value: unknown): value is LspPosition {
+  const position = value as LspPosition | undefined;
+  return typeof position?.line === "number" && typeof position?.character === "number";
+}
+
+function isLspLocation(value: unknown): value is LspLocation {
+  const location = value as LspLocation | undefined;
+  return typeof location?.uri === "string" && isLspPosition(location?.range?.start) && isLspPosition(location?.range?.end);
 }
 
 /** Restarts a crashed server up to 4 times in 3 minutes, then says so and stops; a server that

@@ -4,10 +4,15 @@
 //   1. the language VS Code gives each file of the module (status bar),
 //   2. the hover on an instruction name (the text comes from the hlo-lsp server),
 //   3. go to definition (F12) from a use of that instruction (cursor line in the status bar),
-//   4. a server path that does not exist: the error notification, its Open Settings button, and
+//   4. HLO: Show Memory Timeline: the webview panel, its SVG with the peak's label and its summary; a
+//      click on a row of its table and on a bar of its SVG moves the cursor to that buffer's instruction,
+//   5. the code lens "9 buffers live at peak" on the ENTRY line opens the references peek with 9 places;
+//      the timeline of a module without live ranges (before optimizations) says why there is none,
+//   6. a server path that does not exist: the error notification, its Open Settings button, and
 //      HLO: Show Server Output.
-// Screenshots go to <out>/vscode-hover.png and <out>/vscode-server-missing.png (and
-// <out>/vscode-failure.png with the logs when a check fails). Exit status 0 = passed.
+// Screenshots go to <out>/vscode-hover.png, <out>/vscode-memory-timeline.png, <out>/vscode-peak-buffers.png
+// and <out>/vscode-server-missing.png (and <out>/vscode-failure.png with the logs when a check fails).
+// Exit status 0 = passed.
 // Set E2E_DEBUG=1 for more output.
 //
 // usage: node e2e.js --code-server BIN --playwright DIR --vsix FILE --server HLO_LSP --dump DIR --out DIR
@@ -44,6 +49,19 @@ const HOVER_TEXTS = [
   "32,768 bytes (32.0KiB) in allocation 14 (preallocated-temp), offset 0",
 ];
 
+// HLO: Show Memory Timeline, from the server's hlo.memoryTimeline answer for this module.
+const TIMELINE_TAB = `Memory: ${MODULE}`; // the webview panel's title
+const PEAK_LABEL = "peak 476.0KiB at t=9 (ynn_fusion.1)"; // the peak marker's label in the server's SVG
+const PEAK_SUMMARY = "peak 476.0KiB (487,464 bytes) · time 9 (of 0-15) · ynn_fusion.1 · 9 buffers live"; // the panel's header
+const ROW_BUFFER = "broadcast_maximum_fusion"; // a row of the table of the buffers live at the peak
+const BAR_BUFFER = "add_maximum_fusion"; // a bar of the SVG (not live at the peak: not in the table)
+const NO_TIMELINE_FILE = "module_0000.jit_mlp.before_optimizations.txt"; // no buffer assignment: the answer is null
+const NO_TIMELINE_TAB = "Memory: module_0000.jit_mlp.before_optimizations";
+const NO_TIMELINE_TEXT = "No memory timeline: this module has no live-range information";
+// The code lens on the ENTRY line, and the title of the references peek it opens (editor.action.showReferences).
+const PEAK_LENS = "9 buffers live at peak";
+const PEEK_TITLE = "Locations (9)";
+
 class Failure extends Error {}
 
 async function main() {
@@ -66,6 +84,9 @@ async function main() {
   const hloText = fs.readFileSync(path.join(folder, HLO_FILE), "utf8").split("\n");
   const definitionLine = lineOf(hloText, DEFINITION);
   const useLine = lineOf(hloText, USE);
+  const entryLine = lineOf(hloText, "ENTRY ");
+  const rowLine = lineOf(hloText, `  %${ROW_BUFFER} = `);
+  const barLine = lineOf(hloText, `  %${BAR_BUFFER} = `);
 
   log(`installing ${path.basename(args.vsix)} into code-server`);
   const installed = childProcess.spawnSync(
@@ -167,7 +188,94 @@ async function main() {
     });
     log(`cursor after F12: ${landed} (the definition of ${NAME})`);
 
-    // 4. A server that cannot start: set hlo.server.path to a missing file in the Settings editor (Remote
+    // 4. HLO: Show Memory Timeline on the HLO file: a webview panel (an iframe in an iframe) beside it.
+    await runCommand(page, "HLO: Show Memory Timeline");
+    await page.locator(".tabs-container .tab.active", { hasText: TIMELINE_TAB }).first().waitFor({ timeout: 20_000 })
+      .catch(() => {
+        throw new Failure(`no webview panel "${TIMELINE_TAB}" after HLO: Show Memory Timeline`);
+      });
+    const webview = page.frameLocator("iframe.webview.ready").first().frameLocator("#active-frame");
+    const picture = webview.locator(".timeline");
+    const peakLabel = picture.locator("svg text", { hasText: PEAK_LABEL }).last();
+    await peakLabel.waitFor({ timeout: 20_000 }).catch(async () => {
+      const body = await webview.locator("body").innerText({ timeout: 1000 }).catch(() => "(no webview content)");
+      throw new Failure(`the panel shows no SVG with the label "${PEAK_LABEL}"; it says: ${JSON.stringify(normalize(body).slice(0, 500))}`);
+    });
+    const markup = await picture.innerHTML();
+    if (!markup.startsWith("<svg")) {
+      throw new Failure(`the panel's picture is not an inline <svg>: ${JSON.stringify(markup.slice(0, 200))}`);
+    }
+    const summary = normalize(await webview.locator(".summary").innerText());
+    if (!summary.startsWith(PEAK_SUMMARY)) {
+      throw new Failure(`the panel's summary says ${JSON.stringify(summary)}, expected it to start with ${JSON.stringify(PEAK_SUMMARY)}`);
+    }
+    log(`memory timeline panel "${TIMELINE_TAB}": <svg> with "${PEAK_LABEL}"; summary: ${summary}`);
+    //    A row of the table, then a bar of the SVG: the cursor goes to the buffer's instruction, its name
+    //    selected. Without the side bar (more room for the panel in the screenshot); it comes back after.
+    const sideBar = page.locator(".part.sidebar");
+    await runCommand(page, "View: Toggle Primary Side Bar Visibility");
+    await sideBar.waitFor({ state: "hidden", timeout: 5000 });
+    const row = webview.locator("table.buffers tbody tr", { has: webview.locator("td.name", { hasText: `${ROW_BUFFER}{}` }) });
+    await row.click({ timeout: 5000 });
+    await cursorOn(page, rowLine, ROW_BUFFER.length, `a click on the row of ${ROW_BUFFER}{}`);
+    await page.waitForTimeout(300);
+    const screenshotTimeline = path.join(args.out, "vscode-memory-timeline.png");
+    await page.screenshot({ path: screenshotTimeline });
+    log(`screenshot: ${screenshotTimeline}`);
+    const bar = picture.locator(`g.buffer[data-list="largest"][aria-label="Go to ${BAR_BUFFER}{}"]`);
+    await bar.locator("rect").last().click({ timeout: 5000 }).catch(async (error) => {
+      throw new Failure(`no clickable bar for ${BAR_BUFFER}{} in the SVG (${error.message.split("\n")[0]})`);
+    });
+    await cursorOn(page, barLine, BAR_BUFFER.length, `a click on the bar of ${BAR_BUFFER}{}`);
+    await runCommand(page, "View: Toggle Primary Side Bar Visibility");
+    await sideBar.waitFor({ state: "visible", timeout: 5000 });
+
+    // 5. The code lens "9 buffers live at peak" above the ENTRY line: the references peek with the 9 buffers.
+    await openFile(page, HLO_FILE);
+    await goToLine(page, entryLine + 1);
+    const lens = page.locator(".editor-instance .codelens-decoration a", { hasText: PEAK_LENS }).first();
+    await lens.waitFor({ timeout: 20_000 }).catch(async () => {
+      const lenses = await page.locator(".editor-instance .codelens-decoration").allInnerTexts().catch(() => []);
+      throw new Failure(`no code lens "${PEAK_LENS}" (the lenses shown: ${JSON.stringify(lenses)})`);
+    });
+    const entryView = page.locator(".editor-instance .view-line").filter({ hasText: /^ENTRY\s/ }).first();
+    const box = (locator) => locator.boundingBox({ timeout: 5000 }).catch(() => null);
+    const [lensBox, entryBox] = [await box(lens), await box(entryView)];
+    const gap = lensBox && entryBox ? entryBox.y - (lensBox.y + lensBox.height) : NaN; // lens bottom to line top
+    if (process.env.E2E_DEBUG) {
+      log(`lens ${JSON.stringify(lensBox)}, ENTRY line ${JSON.stringify(entryBox)}, gap ${gap}`);
+    }
+    if (!(gap >= -1 && gap < entryBox.height / 2)) {
+      throw new Failure(`the code lens "${PEAK_LENS}" is not right above the ENTRY line (lens ${JSON.stringify(lensBox)}, line ${JSON.stringify(entryBox)})`);
+    }
+    await lens.click();
+    const peek = page.locator(".peekview-widget.reference-zone-widget").first();
+    const peekTitle = await until(`the references peek "${PEEK_TITLE}"`, async () => {
+      const title = normalize(await peek.locator(".peekview-title").innerText({ timeout: 1000 }));
+      return title.includes(PEEK_TITLE) ? title.replace(/\n/g, " | ") : undefined;
+    }, 15_000).catch(async (error) => {
+      const title = await peek.locator(".peekview-title").innerText({ timeout: 1000 }).catch(() => "(no peek widget)");
+      throw new Failure(`${error.message}; a click on the lens "${PEAK_LENS}" shows ${JSON.stringify(normalize(title))}`);
+    });
+    log(`code lens "${PEAK_LENS}": references peek "${peekTitle}"`);
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(args.out, "vscode-peak-buffers.png") });
+    await page.keyboard.press("Escape");
+    //    A module without a buffer assignment (the server answers null): the panel says why.
+    await openFile(page, NO_TIMELINE_FILE);
+    await runCommand(page, "HLO: Show Memory Timeline");
+    await page.locator(".tabs-container .tab.active", { hasText: NO_TIMELINE_TAB }).first().waitFor({ timeout: 20_000 })
+      .catch(() => {
+        throw new Failure(`no webview panel "${NO_TIMELINE_TAB}" after HLO: Show Memory Timeline on ${NO_TIMELINE_FILE}`);
+      });
+    const why = page.frameLocator("iframe.webview.ready").last().frameLocator("#active-frame")
+      .locator(".why", { hasText: NO_TIMELINE_TEXT });
+    await why.waitFor({ timeout: 20_000 }).catch(() => {
+      throw new Failure(`HLO: Show Memory Timeline on ${NO_TIMELINE_FILE} does not say "${NO_TIMELINE_TEXT}"`);
+    });
+    log(`memory timeline of ${NO_TIMELINE_FILE}: ${normalize(await why.innerText()).slice(0, 80)}…`);
+
+    // 6. A server that cannot start: set hlo.server.path to a missing file in the Settings editor (Remote
     //    tab: code-server is a remote window, where machine-overridable settings live); the change
     //    restarts the server, and the error says why and how to install it. Its Open Settings button
     //    shows the hlo.server settings; HLO: Show Server Output shows the client's log.
@@ -345,6 +453,18 @@ async function nameOnLine(page, lineText, name) {
     throw new Failure(`no token ${name} on the line ${JSON.stringify(head)}: ${await line.innerHTML()}`);
   });
   return span;
+}
+
+/** Waits for the status bar to show `selected` characters selected on `line` (0-based), from column 4 (a name after "  %"). */
+async function cursorOn(page, line, selected, what) {
+  const expected = `Ln ${line + 1}, Col ${4 + selected} (${selected} selected)`; // the cursor after the name
+  const shown = await until(`${what} to select ${expected}`, async () => {
+    const selection = await statusText(page, "status.editor.selection");
+    return selection === expected ? selection : undefined;
+  }, 10_000).catch(async (error) => {
+    throw new Failure(`${error.message}; the status bar says "${await statusText(page, "status.editor.selection")}"`);
+  });
+  log(`${what}: the cursor is at ${shown}`);
 }
 
 async function statusText(page, id) {
