@@ -9,6 +9,7 @@ Every record remembers the document and line it was read from.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -238,20 +239,39 @@ class BufferAssignment:
     def value_by_id(self) -> dict[int, BufferValue]:
         return {value.value_id: value for value in self.values()}
 
+    # Lookups answer from tables built on first use, once reading is done: a hover asks several,
+    # and a 40 MB module has tens of thousands of values.
+
     def allocation(self, index: int) -> Allocation | None:
-        return next((allocation for allocation in self.allocations if allocation.index == index), None)
+        return self._allocations_by_index.get(index)
 
     def values_named(self, name: str) -> list[BufferValue]:
-        return [value for value in self.values() if value.name == name]
+        return list(self._values_by_name.get(name, ()))
 
     def live_range_of(self, name: str, index: tuple[int, ...] | None = None) -> LiveRange | None:
         """The BufferLiveRange entry of a value (which always prints an index, `{}` at the top)."""
-        if self.live_range is None:
-            return None
-        for entry in self.live_range.ranges:
-            if entry.name == name and entry.index == (index or ()):
-                return entry
-        return None
+        return self._ranges_by_value.get((name, index or ()))
+
+    @functools.cached_property
+    def _allocations_by_index(self) -> dict[int, Allocation]:
+        table: dict[int, Allocation] = {}
+        for allocation in self.allocations:
+            table.setdefault(allocation.index, allocation)
+        return table
+
+    @functools.cached_property
+    def _values_by_name(self) -> dict[str, list[BufferValue]]:
+        table: dict[str, list[BufferValue]] = {}
+        for value in self.values():
+            table.setdefault(value.name, []).append(value)
+        return table
+
+    @functools.cached_property
+    def _ranges_by_value(self) -> dict[tuple[str, tuple[int, ...]], LiveRange]:
+        table: dict[tuple[str, tuple[int, ...]], LiveRange] = {}
+        for entry in self.live_range.ranges if self.live_range is not None else ():
+            table.setdefault((entry.name, entry.index), entry)
+        return table
 
 
 def read_buffer_assignment(documents: Iterable[Document]) -> BufferAssignment:
