@@ -135,3 +135,15 @@ def test_checks_of_a_long_line_with_letters_outside_the_bmp_are_fast(tmp_path: P
     undefined = [p for p in problems if p.code == "undefined-instruction"]
     assert len(undefined) == PROBLEM_LIMIT
     assert undefined[-1].range.start.character == LONG_ASTRAL_LINE.split("\n")[4].index("%p1000,") + 1
+
+
+# Minimized from mutant #598 (flipped bytes, spliced lines) of the control_flow values file: a blank
+# line while a `from instruction:` line's brackets are still open.
+BLANK_IN_OPEN_BRACKETS = ('Used values:\n<1 x @0>\n positions:\n  x\n uses:\n'
+                          ' from instruction: %x = f32[2]{0} parameter(0), metadata={op_name="a"\n\n<2 y @0>\n')
+
+
+def test_a_blank_line_inside_open_brackets_of_a_values_file() -> None:
+    document = Document(BLANK_IN_OPEN_BRACKETS, FileKind.BUFFER_ASSIGNMENT_VALUES, "m-buffer-assignment-values.txt")
+    kinds = [scan.kind for _, scan in document.scans()]
+    assert kinds[5:8] == ["from_instruction", "continuation", "used_value"]  # the next value is still read

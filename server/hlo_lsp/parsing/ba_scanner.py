@@ -99,7 +99,7 @@ _HEADER_INITIALS = frozenset(prefix[0] for prefix in (*(header[0] for header in 
 
 
 def _section_header(stripped: str) -> LineScan | None:
-    if stripped[0] not in _HEADER_INITIALS:
+    if stripped[:1] not in _HEADER_INITIALS:
         return None
     for prefix, kind, next_state in _SECTION_HEADERS:
         if stripped.startswith(prefix):
