@@ -56,12 +56,26 @@ def peak_of(hlo: HloModule | None, buffers: BufferAssignment) -> Peak | None:
         return None
     if section.peak_time is None:
         return _recomputed_peak(hlo, buffers)
+    cached = _printed_peaks.get(id(section))
+    if cached is not None and cached[0] is section:
+        return cached[1]
+    peak = _printed_peak(section, section.peak_time)
+    if len(_printed_peaks) >= 8:
+        _printed_peaks.pop(next(iter(_printed_peaks)))
+    _printed_peaks[id(section)] = (section, peak)
+    return peak
+
+
+# Every hover of a large module asks for its peak: the printed one, read once per section.
+_printed_peaks: dict[int, tuple[LiveRangeSection, Peak]] = {}
+
+
+def _printed_peak(section: LiveRangeSection, time: int) -> Peak:
     counted: dict[str, int] = {}
     for entry in section.peak:
         counted[entry.name if entry.index is None else entry.label] = entry.size
     total = sum(entry.size for entry in section.peak) if section.peak else section.breakdown_total
-    return Peak(section.peak_time, _scheduled_at(section, section.peak_time), total, counted,
-                section.peak_format == "old")
+    return Peak(time, _scheduled_at(section, time), total, counted, section.peak_format == "old")
 
 
 def _recomputed_peak(hlo: HloModule | None, buffers: BufferAssignment) -> Peak | None:

@@ -76,10 +76,13 @@ class Chunk:
         return self._occurrences
 
 
+DEFINITIONS_REMEMBERED = 4096
+
+
 class Document:
     """One dump file's text and index. Build with `Document(text, kind)`."""
 
-    __slots__ = ("kind", "source", "scanner", "chunks", "_starts", "_line_count")
+    __slots__ = ("kind", "source", "scanner", "chunks", "_starts", "_line_count", "_definitions_of")
 
     def __init__(self, text: str, kind: FileKind, source: str = "") -> None:
         self.kind = kind
@@ -92,6 +95,9 @@ class Document:
 
     def _set_chunks(self, chunks: list[Chunk]) -> None:
         self.chunks = chunks
+        # name lookups of this (immutable) document: a hover asks the same stack-frame rows
+        # many times, and each first lookup visits every chunk
+        self._definitions_of: dict[tuple[str, frozenset[Role]], list[Occurrence]] = {}
         starts = []
         total = 0
         for chunk in chunks:
@@ -158,13 +164,19 @@ class Document:
     # ---- names -------------------------------------------------------------------
 
     def definitions(self, name: str, roles: frozenset[Role] = DEFINITION_ROLES) -> list[Occurrence]:
+        known = self._definitions_of.get((name, roles))
+        if known is not None:
+            return list(known)
         found = []
         with paused_collector():  # the first call builds every chunk's table
             for start, chunk in zip(self._starts, self.chunks):
                 for local, ref in chunk.definitions().get(name, ()):
                     if ref.role in roles:
                         found.append((start + local, ref))
-        return found
+        if len(self._definitions_of) >= DEFINITIONS_REMEMBERED:  # a check asks every name once
+            self._definitions_of.clear()
+        self._definitions_of[name, roles] = found
+        return list(found)
 
     def uses(self, name: str, roles: frozenset[Role] | None = None) -> list[Occurrence]:
         found = []
