@@ -8,6 +8,7 @@ loop, debounced while the user types.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -185,7 +186,9 @@ def _locations_answer(ls: HloLanguageServer, position: types.Position, find: Cal
         target = ls.target(module, document, position)
         if target is None:
             return None
-        return [convert.location(found, ls.resolve, ls.positions) for found in find(module, target)]
+        resolve = functools.lru_cache(maxsize=None)(ls.resolve)  # thousands of places in a few files
+        positions = ls.positions
+        return [convert.location(found, resolve, positions) for found in find(module, target)]
 
     return answer
 
