@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Document
 from hlo_lsp.parsing.hlo_scanner import printed_parent_frame
 from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_module_header, parse_shape
-from hlo_lsp.parsing.line_scan import LineScan, Role
+from hlo_lsp.parsing.line_scan import Role
 from hlo_lsp.parsing.syntax import Instruction, ModuleHeader, ParseError, Shape
 from hlo_lsp.text import Range
 
@@ -78,6 +77,7 @@ class HloModule:
         self._computation_starts: list[int] = []
         self._computation_order: list[Computation] = []
         self._first_definition: dict[str, int] | None = None
+        self._table_row_lines: dict[tuple[str, int], int] | None = None
         with paused_collector():
             self._read_structure()
 
@@ -279,26 +279,31 @@ class HloModule:
         return frames
 
     def _table_rows(self, table: str, row_id: int) -> tuple[int, dict[str, int]] | None:
-        for line, scan in self._table_definitions(row_id):
-            if scan.data[0] == table:
-                return line, _record_fields(self.document.line(line))
-        return None
+        line = self._table_row_line(table, row_id)
+        return (line, _record_fields(self.document.line(line))) if line is not None else None
 
     def _table_string(self, table: str, row_id: int) -> str | None:
-        for line, scan in self._table_definitions(row_id):
-            if scan.data[0] == table:
-                text = self.document.line(line)
-                start = text.find('"')
-                return text[start + 1 : text.rfind('"')] if start >= 0 else None
-        return None
+        line = self._table_row_line(table, row_id)
+        if line is None:
+            return None
+        text = self.document.line(line)
+        start = text.find('"')
+        return text[start + 1 : text.rfind('"')] if start >= 0 else None
 
-    def _table_definitions(self, row_id: int) -> Iterator[tuple[int, LineScan]]:
-        for line, _ in self.document.definitions(str(row_id), _TABLE_ROLES):
-            yield line, self.document.scan(line)
+    def _table_row_line(self, table: str, row_id: int) -> int | None:
+        """The line of a row of a stack-frame table: the tables are read into one index on first use
+        (a hover follows a whole Python stack through them)."""
+        if self._table_row_lines is None:
+            index: dict[tuple[str, int], int] = {}
+            for line, scan in self.document.lines_of_kind("table_row"):
+                table_name, row, _ = scan.data
+                if row.isdigit():
+                    index.setdefault((table_name, int(row)), line)
+            self._table_row_lines = index
+        return self._table_row_lines.get((table, row_id))
 
 
 _ALIAS_ENTRY = re.compile(r"\(\s*([0-9]+)\s*,\s*\{([0-9,\s]*)\}")
-_TABLE_ROLES = frozenset((Role.FRAME_DEF, Role.LOCATION_DEF, Role.FILE_NAME_DEF, Role.FUNCTION_NAME_DEF))
 
 
 def _record_fields(text: str) -> dict[str, int]:
