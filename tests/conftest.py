@@ -57,6 +57,17 @@ def plant_in_copy(stem: Path, suffix: str, destination: Path, old: str, new: str
     return path, plant(path, old, new)
 
 
+def lines_of(path: Path) -> list[str]:
+    return path.read_text().split("\n")
+
+
+def line_with(path: Path, needle: str) -> int:
+    """The 0-based line of the one line of `path` that contains `needle`."""
+    found = [number for number, text in enumerate(lines_of(path)) if needle in text]
+    assert len(found) == 1, (needle, len(found))
+    return found[0]
+
+
 def where(problems: list[Problem]) -> list[tuple[str, int, Severity, str]]:
     """Each problem as (file name, 0-based line, severity, code): what a user sees in the list."""
     return [(Path(p.source).name, p.range.start.line, p.severity, p.code) for p in problems]

@@ -6,23 +6,22 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from conftest import COMBINED_CONTROL_FLOW, GPU_HLO_SEED, HANDWRITTEN, SPLIT_CONTROL_FLOW, SPLIT_MLP, module_of
+from conftest import (
+    COMBINED_CONTROL_FLOW,
+    GPU_HLO_SEED,
+    HANDWRITTEN,
+    SPLIT_CONTROL_FLOW,
+    SPLIT_MLP,
+    line_with,
+    lines_of,
+    module_of,
+)
 from hlo_lsp.features.call_hierarchy import Call, CallItem, incoming_calls, outgoing_calls, prepare_call_hierarchy
 from hlo_lsp.features.targets import target_at
 from hlo_lsp.text import Position, Range
 
 CONTROL_FLOW = Path(f"{SPLIT_CONTROL_FLOW}.txt")
 CONTROL_FLOW_BUFFERS = Path(f"{SPLIT_CONTROL_FLOW}-buffer-assignment-values.txt")
-
-
-def lines_of(path: Path) -> list[str]:
-    return path.read_text().split("\n")
-
-
-def line_with(path: Path, needle: str) -> int:
-    found = [number for number, text in enumerate(lines_of(path)) if needle in text]
-    assert len(found) == 1, (needle, len(found))
-    return found[0]
 
 
 def prepare(path: Path, needle: str, name: str) -> list[CallItem]:

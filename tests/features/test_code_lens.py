@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from conftest import COMBINED_MLP, GPU_SEED, SPLIT_CONTROL_FLOW, SPLIT_MLP, module_of
+from conftest import COMBINED_MLP, GPU_SEED, SPLIT_CONTROL_FLOW, SPLIT_MLP, line_with, lines_of, module_of
 from hlo_lsp.features.code_lens import Lens, code_lenses
 from hlo_lsp.features.memory_index import size_text
 from hlo_lsp.model.dump_module import ModuleDump
@@ -20,16 +20,6 @@ def lenses_of(path: Path, module: ModuleDump | None = None) -> list[Lens]:
     module = module or module_of(path)
     document = next(d for d in module.all_documents() if Path(d.source).name == path.name)
     return code_lenses(module, document)
-
-
-def lines_of(path: Path) -> list[str]:
-    return path.read_text().split("\n")
-
-
-def line_with(path: Path, needle: str) -> int:
-    found = [number for number, text in enumerate(lines_of(path)) if needle in text]
-    assert len(found) == 1, (needle, len(found))
-    return found[0]
 
 
 class PrintedPeak:

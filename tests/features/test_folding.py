@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_MLP, DATA, GPU_HLO_SEED, HANDWRITTEN, SPLIT_CONTROL_FLOW, SPLIT_MLP, TPU_SEED
+from conftest import COMBINED_MLP, DATA, GPU_HLO_SEED, HANDWRITTEN, SPLIT_CONTROL_FLOW, SPLIT_MLP, TPU_SEED, lines_of
 from hlo_lsp.features.folding import folding_ranges
 from hlo_lsp.features.types import Fold
 from hlo_lsp.model.document import Document
@@ -24,10 +24,6 @@ def folds_of(path: Path, text: str | None = None) -> list[Fold]:
 
 def spans(folds: list[Fold]) -> set[tuple[int, int]]:
     return {(fold.start_line, fold.end_line) for fold in folds}
-
-
-def lines_of(path: Path) -> list[str]:
-    return path.read_text().split("\n")
 
 
 def last_text_line(lines: list[str], start: int = 0, stop: int | None = None) -> int:

@@ -22,6 +22,7 @@ from conftest import (
     SPLIT_CONTROL_FLOW,
     SPLIT_MLP,
     TPU_SEED,
+    lines_of,
     module_of,
 )
 from hlo_lsp.features.symbols import document_symbols, short_shape
@@ -74,10 +75,6 @@ def document(path: Path, kind: FileKind) -> tuple[ModuleDump, Document]:
 
 def symbols_of(path: Path, kind: FileKind = FileKind.HLO_MODULE) -> list[Symbol]:
     return document_symbols(*document(path, kind))
-
-
-def lines_of(path: Path) -> list[str]:
-    return path.read_text().split("\n")
 
 
 def line_range(lines: list[str], first: int, last: int) -> Range:
