@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from unittest import mock
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from conftest import DATA, SPLIT_MLP, copy_module, plant, problems_of
+from conftest import DATA, HANDWRITTEN, SPLIT_MLP, copy_module, plant, problems_of
 from hlo_lsp.analysis.syntax import MAX_PARSED_CHARS, syntax_problems
+from hlo_lsp.model import document as document_module
+from hlo_lsp.model.document import Document
+from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.text import Position, Range
 from hlo_lsp.workspace.loader import load, read_document
 
 ERROR = Severity.ERROR
@@ -124,3 +131,38 @@ def test_line_too_long_for_the_grammar_is_a_note(tmp_path: Path) -> None:
     assert found(hlo) == [(line, 0, 1, Severity.INFO, "long-line")]
     length = len(X_LINE) + MAX_PARSED_CHARS - 1
     assert messages(hlo) == [f"line of {length:,} characters: indexed for names, not checked against the grammar"]
+
+
+EDIT_PIECES = ["{", "}", "(", ")", '"', "\n", "%", " = ", "f32[", "ROOT ", "}\n", "{\n", "x", ", metadata={"]
+SOURCE = "m.cpu_after_optimizations.txt"
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_problems_kept_per_chunk_match_a_fresh_check_after_edits(data: st.DataObject) -> None:
+    """The grammar's problems are kept per chunk and reused after an edit: any edit sequence gives
+    the problems a fresh document of the same text gives (the hand-written module has items that
+    continue over several lines, so over chunk boundaries)."""
+    text = data.draw(st.sampled_from([Path(f"{SPLIT_MLP}.txt"), HANDWRITTEN]), label="dump").read_text()
+    with mock.patch.object(document_module, "CHUNK_LINES", 4):
+        document = Document(text, FileKind.HLO_MODULE, SOURCE)
+        syntax_problems(document)
+        for _ in range(data.draw(st.integers(1, 5), label="edits")):
+            line = data.draw(st.integers(0, document.line_count), label="line")
+            column = data.draw(st.integers(0, 60), label="column")
+            piece = "".join(data.draw(st.lists(st.sampled_from(EDIT_PIECES), min_size=1, max_size=3), label="text"))
+            document = document.apply_edit(Range(Position(line, column), Position(line, column)), piece)
+            fresh = Document(document.text, FileKind.HLO_MODULE, SOURCE)
+            assert in_order(syntax_problems(document)) == in_order(syntax_problems(fresh))
+
+
+def test_an_edit_in_the_next_chunk_rechecks_an_item_that_continues_there() -> None:
+    """A multi-line constant starts on line 24 and continues on lines 25-27: with chunks of 25 lines,
+    its last lines sit in the next chunk, and breaking one of them is found again."""
+    text = HANDWRITTEN.read_text()
+    with mock.patch.object(document_module, "CHUNK_LINES", 25):
+        document = Document(text, FileKind.HLO_MODULE, SOURCE)
+        assert "constant({" in document.line(24) and syntax_problems(document) == []
+        broken = document.apply_edit(Range(Position(25, 9), Position(25, 10)), "2 2")  # a comma missing
+        assert [(p.range.start.line, p.code) for p in syntax_problems(broken)] == [(25, "syntax")]

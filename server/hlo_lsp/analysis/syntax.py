@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+import threading
+import weakref
 from collections.abc import Callable, Iterator
 
-from hlo_lsp.model.document import Document
+from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.parsing.ba_syntax import line_error
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_syntax import (
@@ -19,7 +22,6 @@ from hlo_lsp.text import Position, Range, utf16_column
 
 # Beyond this a line is indexed for names but not parsed with the grammar.
 MAX_PARSED_CHARS = 1 << 20
-PROGRESS_EVERY_LINES = 4096
 
 
 def syntax_problems(document: Document, on_lines: Callable[[int], None] | None = None) -> list[Problem]:
@@ -49,12 +51,53 @@ def _refined(document: Document, problem: Problem) -> Problem:
 
 
 def _grammar_problems(document: Document, flagged: set[int], on_lines: Callable[[int], None]) -> Iterator[Problem]:
+    """The grammar's problems, chunk by chunk. A chunk's problems are kept with the chunk: after an
+    edit, the chunks it did not touch are the same objects, and are not parsed again."""
+    spans = document.chunks_with_starts()
+    for index, (start, chunk) in enumerate(spans):
+        on_lines(start)
+        after = spans[index + 1][1] if index + 1 < len(spans) else None
+        # an item continued in the next chunk depends on it: such a chunk is not kept
+        keep = after is None or not after.scans or after.scans[0].kind != "continuation"
+        found = _kept_problems(chunk, document.source, start) if keep else None
+        if found is None:
+            lines = range(start, start + len(chunk.lines))
+            found = list(_lines_problems(document, lines, flagged))
+            if keep:
+                _keep(chunk, document.source, start, found)
+        yield from found
+
+
+_kept: weakref.WeakKeyDictionary[Chunk, tuple[str, int, list[Problem]]] = weakref.WeakKeyDictionary()
+_kept_lock = threading.Lock()
+
+
+def _kept_problems(chunk: Chunk, source: str, start: int) -> list[Problem] | None:
+    with _kept_lock:
+        kept = _kept.get(chunk)
+    if kept is None or kept[0] != source:
+        return None
+    shift = start - kept[1]
+    return kept[2] if shift == 0 else [_shifted(problem, shift) for problem in kept[2]]
+
+
+def _keep(chunk: Chunk, source: str, start: int, problems: list[Problem]) -> None:
+    with _kept_lock:
+        _kept[chunk] = (source, start, problems)
+
+
+def _shifted(problem: Problem, lines: int) -> Problem:
+    first, last = problem.range.start, problem.range.end
+    moved = Range(Position(first.line + lines, first.character), Position(last.line + lines, last.character))
+    return dataclasses.replace(problem, range=moved)
+
+
+def _lines_problems(document: Document, lines: range, flagged: set[int]) -> Iterator[Problem]:
     is_hlo = document.kind is FileKind.HLO_MODULE
-    for line, scan in document.scans():
-        if line % PROGRESS_EVERY_LINES == 0:
-            on_lines(line)
+    for line in lines:
         if line in flagged:
             continue
+        scan = document.scan(line)
         kind = scan.kind
         if is_hlo and kind in _HLO_PARSERS:
             text, start = _item_text(document, line), 0

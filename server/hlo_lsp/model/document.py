@@ -29,7 +29,7 @@ Occurrence = tuple[int, Ref]
 class Chunk:
     """A run of consecutive lines with their scans; immutable once built."""
 
-    __slots__ = ("lines", "scans", "start_state", "_scanner", "_uses", "_definitions", "_occurrences")
+    __slots__ = ("lines", "scans", "start_state", "_scanner", "_uses", "_definitions", "_occurrences", "__weakref__")
 
     def __init__(self, lines: list[str], scans: list[LineScan], start_state: State, scanner: Scanner) -> None:
         self.lines = lines
@@ -145,6 +145,10 @@ class Document:
             if position.character in (ref.start - 1, ref.end):
                 return ref
         return None
+
+    def chunks_with_starts(self) -> list[tuple[int, Chunk]]:
+        """Each chunk with the number of its first line (chunks are shared between versions)."""
+        return list(zip(self._starts, self.chunks))
 
     def scans(self) -> Iterator[tuple[int, LineScan]]:
         for start, chunk in zip(self._starts, self.chunks):
