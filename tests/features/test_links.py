@@ -11,7 +11,7 @@ import pytest
 
 from conftest import COMBINED_MLP, SPLIT_MLP, copy_module, module_of
 from hlo_lsp.features.hover import hover
-from hlo_lsp.features.links import FrameTables, Link, document_links
+from hlo_lsp.features.links import Link, document_links
 from hlo_lsp.features.targets import target_at
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
@@ -130,14 +130,13 @@ def test_a_document_gets_at_most_max_links(tmp_path: Path, monkeypatch: pytest.M
     assert len(links_of(Path(f"{stem}.txt"), root)) == 5
 
 
-def test_frame_tables_follow_printed_parents() -> None:
-    hlo = Path(f"{SPLIT_MLP}.txt")
-    module = module_of(hlo)
-    tables = FrameTables(module.hlo_document)
-    assert [frame.text() for frame in tables.stack(6)] == [
+def test_stack_frames_follow_printed_parents() -> None:
+    hlo = module_of(Path(f"{SPLIT_MLP}.txt")).hlo
+    assert hlo is not None
+    assert [f"{frame.file_name}:{frame.line} in {frame.function_name}" for frame in hlo.stack(6)] == [
         f"{PRINTED}:172 in _mlp3.<locals>.mlp", f"{PRINTED}:174 in _mlp3", f"{PRINTED}:646 in main",
         f"{PRINTED}:669 in <module>"]
-    assert tables.stack(99) == []
+    assert hlo.stack(99) == []
 
 
 def test_the_hover_of_an_instruction_shows_its_whole_python_stack() -> None:

@@ -20,8 +20,7 @@ from dataclasses import dataclass
 
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
-from hlo_lsp.parsing.file_kinds import FileKind
-from hlo_lsp.parsing.hlo_scanner import printed_parent_frame
+from hlo_lsp.model.hlo_module import HloModule, StackFrame
 from hlo_lsp.text import Range, Utf16Columns
 
 MAX_LINKS = 20_000
@@ -33,7 +32,6 @@ FindSource = Callable[[str, str], str | None]
 _SOURCE_FILE = re.compile(r'source_file="((?:[^"\\]|\\.)*)"')
 _SOURCE_LINE = re.compile(r"source_line=([0-9]{1,9})")
 _STACK_FRAME = re.compile(r"(?<![\w])(stack_frame_id)=([0-9]{1,18})")
-_FIELD = re.compile(r"([a-z_]+)=([0-9]{1,18})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,81 +42,8 @@ class Link:
     tooltip: str
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """One resolved stack frame: where in the user's program."""
-
-    file_name: str
-    line: int | None
-    function_name: str | None
-    parent: int | None
-
-    def text(self) -> str:
-        where = self.file_name + (f":{self.line}" if self.line is not None else "")
-        return where + (f" in {self.function_name}" if self.function_name else "")
-
-
-class FrameTables:
-    """The FileNames / FunctionNames / FileLocations / StackFrames tables of an HLO module."""
-
-    def __init__(self, document: Document | None) -> None:
-        self.files: dict[int, str] = {}
-        self.functions: dict[int, str] = {}
-        self.locations: dict[int, dict[str, int]] = {}
-        self.frames: dict[int, dict[str, int]] = {}
-        self.rows: list[tuple[int, str, int]] = []  # (line, table, row id)
-        if document is None or document.kind is not FileKind.HLO_MODULE:
-            return
-        for line, scan in document.lines_of_kind("table_row"):
-            table, row = scan.data[0], int(scan.data[1])
-            text = document.line(line).rstrip("\r")
-            body = text[scan.data[2]:]
-            if table in ("FileNames", "FunctionNames"):
-                value = body.strip()[1:-1] if body.strip().startswith('"') else body.strip()
-                (self.files if table == "FileNames" else self.functions).setdefault(row, _unescape(value))
-            else:
-                fields = {key: int(number) for key, number in _FIELD.findall(body)}
-                (self.locations if table == "FileLocations" else self.frames).setdefault(row, fields)
-            self.rows.append((line, table, row))
-
-    def location(self, location_id: int | None) -> Frame | None:
-        where = self.locations.get(location_id) if location_id is not None else None
-        if where is None:
-            return None
-        file_name = self.files.get(where.get("file_name_id", -1))
-        if file_name is None:
-            return None
-        return Frame(file_name, where.get("line"), self.functions.get(where.get("function_name_id", -1)), None)
-
-    def frame(self, frame_id: int) -> Frame | None:
-        fields = self.frames.get(frame_id)
-        if fields is None:
-            return None
-        where = self.location(fields.get("file_location_id"))
-        if where is None:
-            return None
-        printed = fields.get("parent_frame_id")
-        parent = printed_parent_frame(printed) if printed is not None else None
-        return Frame(where.file_name, where.line, where.function_name, parent if parent != frame_id else None)
-
-    def stack(self, frame_id: int) -> list[Frame]:
-        """The frame and its callers, innermost first."""
-        frames: list[Frame] = []
-        seen: set[int] = set()
-        current: int | None = frame_id
-        while current is not None and current not in seen and len(frames) < _MAX_STACK:
-            seen.add(current)
-            frame = self.frame(current)
-            if frame is None:
-                break
-            frames.append(frame)
-            current = frame.parent
-        return frames
-
-
 def document_links(module: ModuleDump, document: Document, find: FindSource) -> list[Link]:
-    hlo_document = module.hlo_document
-    tables = FrameTables(hlo_document if hlo_document is not None else None)
+    hlo = module.hlo
     found: dict[str, str | None] = {}
 
     def resolve(printed: str) -> str | None:
@@ -127,8 +52,8 @@ def document_links(module: ModuleDump, document: Document, find: FindSource) -> 
         return found[printed]
 
     links: list[Link] = []
-    if document is hlo_document:
-        links.extend(_table_links(document, tables, resolve))
+    if hlo is not None and document is module.hlo_document:
+        links.extend(_table_links(document, hlo, resolve))
     for line, text in _lines_with_sources(document):
         columns = None if text.isascii() else Utf16Columns(text)
         for match in _SOURCE_FILE.finditer(text):
@@ -140,16 +65,27 @@ def document_links(module: ModuleDump, document: Document, find: FindSource) -> 
             tooltip = _tooltip(_unescape(match.group(1)), source_line, None, path)
             links.append(Link(_range(columns, line, match.start(1), match.end(1)), path, source_line, tooltip))
         for match in _STACK_FRAME.finditer(text):
-            stack = tables.stack(int(match.group(2)))
-            path = resolve(stack[0].file_name) if stack else None
+            stack = _located_stack(hlo, int(match.group(2))) if hlo is not None else []
+            path = resolve(stack[0].file_name) if stack else None  # type: ignore[arg-type]
             if path is None:
                 continue
             callers = f" (and {len(stack) - 1} caller{'s' if len(stack) > 2 else ''})" if len(stack) > 1 else ""
-            tooltip = _tooltip(stack[0].file_name, stack[0].line, stack[0].function_name, path) + callers
-            links.append(Link(_range(columns, line, match.start(1), match.end(1)), path, stack[0].line, tooltip))
+            innermost = stack[0]
+            tooltip = _tooltip(innermost.file_name, innermost.line, innermost.function_name, path) + callers  # type: ignore[arg-type]
+            links.append(Link(_range(columns, line, match.start(1), match.end(1)), path, innermost.line, tooltip))
         if len(links) >= MAX_LINKS:
             return links[:MAX_LINKS]
     return links
+
+
+def _located_stack(hlo: HloModule, frame_id: int) -> list[StackFrame]:
+    """The frame and its callers, up to the first that names no file."""
+    stack = []
+    for frame in hlo.stack(frame_id, _MAX_STACK):
+        if frame.file_name is None:
+            break
+        stack.append(frame)
+    return stack
 
 
 def _lines_with_sources(document: Document):  # type: ignore[no-untyped-def]
@@ -161,38 +97,34 @@ def _lines_with_sources(document: Document):  # type: ignore[no-untyped-def]
             line += 1
 
 
-def _table_links(document: Document, tables: FrameTables, resolve: Callable[[str], str | None]) -> list[Link]:
+def _table_links(document: Document, hlo: HloModule, resolve: Callable[[str], str | None]) -> list[Link]:
     links = []
-    for line, table, row in tables.rows:
+    for line, scan in document.lines_of_kind("table_row"):
+        table, row = scan.data[0], scan.data[1]
+        if not row.isdigit():
+            continue
         text = document.line(line).rstrip("\r")
         columns = None if text.isascii() else Utf16Columns(text)
         if table == "FileNames":
-            printed = tables.files[row]
-            path = resolve(printed)
-            start = text.find('"')
-            end = text.rfind('"')
-            if path is not None and 0 <= start < end:
+            start, end = text.find('"'), text.rfind('"')
+            printed = _unescape(text[start + 1:end]) if 0 <= start < end else None
+            path = resolve(printed) if printed else None
+            if path is not None and printed is not None:
                 links.append(Link(_range(columns, line, start + 1, end), path, None,
                                   _tooltip(printed, None, None, path)))
-        elif table == "FileLocations":
-            where = tables.location(row)
-            field = re.search(r"(?<![\w])line=[0-9]+", text)
-            path = resolve(where.file_name) if where is not None else None
+        elif table in ("FileLocations", "StackFrames"):
+            where = hlo.file_location(int(row)) if table == "FileLocations" else hlo.stack_frame(int(row))
+            field = (re.search(r"(?<![\w])line=[0-9]+", text) if table == "FileLocations"
+                     else re.search("file_location_id", text))
+            path = resolve(where.file_name) if where is not None and where.file_name is not None else None
             if where is not None and path is not None and field is not None:
                 links.append(Link(_range(columns, line, field.start(), field.end()), path, where.line,
-                                  _tooltip(where.file_name, where.line, where.function_name, path)))
-        elif table == "StackFrames":
-            frame = tables.frame(row)
-            key = text.find("file_location_id")
-            path = resolve(frame.file_name) if frame is not None else None
-            if frame is not None and path is not None and key >= 0:
-                links.append(Link(_range(columns, line, key, key + len("file_location_id")), path, frame.line,
-                                  _tooltip(frame.file_name, frame.line, frame.function_name, path)))
+                                  _tooltip(where.file_name, where.line, where.function_name, path)))  # type: ignore[arg-type]
     return links
 
 
 def _tooltip(printed: str, line: int | None, function: str | None, path: str) -> str:
-    text = Frame(printed, line, function, None).text()
+    text = printed + (f":{line}" if line is not None else "") + (f" in {function}" if function else "")
     return text if path == printed else f"{text} (found at {path})"
 
 

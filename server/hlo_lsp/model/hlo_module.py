@@ -57,6 +57,15 @@ class StackFrame:
 
 
 @dataclass(frozen=True, slots=True)
+class FileLocation:
+    file_name: str | None
+    function_name: str | None
+    line: int | None  # source line
+    column: int | None
+    table_line: int  # where the FileLocations row is
+
+
+@dataclass(frozen=True, slots=True)
 class SourceLocation:
     """Where in the user's program an instruction comes from."""
 
@@ -252,17 +261,22 @@ class HloModule:
         if rows is None:
             return None
         line, fields = rows
-        location = self._table_rows("FileLocations", fields.get("file_location_id", -1))
-        file_name = function_name = None
-        source_line = column = None
-        if location is not None:
-            _, where = location
-            file_name = self._table_string("FileNames", where.get("file_name_id", -1))
-            function_name = self._table_string("FunctionNames", where.get("function_name_id", -1))
-            source_line, column = where.get("line"), where.get("column")
+        location = self.file_location(fields.get("file_location_id", -1))
         parent = fields.get("parent_frame_id")
-        return StackFrame(frame_id, file_name, function_name, source_line, column,
+        return StackFrame(frame_id, location.file_name if location else None,
+                          location.function_name if location else None, location.line if location else None,
+                          location.column if location else None,
                           printed_parent_frame(parent) if parent is not None else None, line)
+
+    def file_location(self, location_id: int) -> FileLocation | None:
+        """A row of the FileLocations table, with its file and function names."""
+        rows = self._table_rows("FileLocations", location_id)
+        if rows is None:
+            return None
+        line, where = rows
+        return FileLocation(self._table_string("FileNames", where.get("file_name_id", -1)),
+                            self._table_string("FunctionNames", where.get("function_name_id", -1)),
+                            where.get("line"), where.get("column"), line)
 
     def stack(self, frame_id: int, limit: int = 64) -> list[StackFrame]:
         """The frame and its callers, innermost first (stops at the outermost frame or a cycle)."""
