@@ -61,7 +61,7 @@ def _moment(peak: ModulePeak) -> str:
 def _total(peak: ModulePeak, index: MemoryIndex) -> int:
     if peak.total is not None:
         return peak.total
-    return sum(peak.counted_size(live, index.values_by_key.get((live.name, live.index))) for live in peak.live)
+    return sum(peak.counted_size(live, index.value(live.name, live.index)) for live in peak.live)
 
 
 # ---- the HLO module -------------------------------------------------------------------------

@@ -8,6 +8,7 @@ value counted with its whole instruction's size; new format: with its own size).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hlo_lsp.analysis.memory import memory_summary
@@ -111,14 +112,20 @@ def value_facts(buffers: BufferAssignment, value: BufferValue, peak: Peak | None
     return facts
 
 
-def live_range_text(section: LiveRangeSection, live: LiveRange) -> str:
-    """`[9, 10]: from `ynn_fusion.1` to `add_maximum_fusion`` (an end at max is past the last instruction)."""
-    first = _scheduled_at(section, live.start)
-    last = "the end of the program" if live.end >= section.max_time else _code(_scheduled_at(section, live.end))
+def live_range_text(section: LiveRangeSection, live: LiveRange, markdown: bool = True,
+                    scheduled: Mapping[int, str] | None = None) -> str:
+    """`[9, 10]: from `ynn_fusion.1` to `add_maximum_fusion`` (an end at max is past the last instruction);
+    names without backticks for plain text. `scheduled`: the schedule by time, when the caller has it."""
+    def at(time: int) -> str | None:
+        name = scheduled.get(time) if scheduled is not None else _scheduled_at(section, time)
+        return _code(name) if markdown else name
+
+    first = at(live.start)
+    last = "the end of the program" if live.end >= section.max_time else at(live.end)
     span = f"[{live.start}, {live.end}]"
     if first is None or last is None:
         return span
-    return f"{span}: from `{first}` to {last}"
+    return f"{span}: from {first} to {last}"
 
 
 def _peak_text(peak: Peak, live: LiveRange, value: BufferValue) -> str:

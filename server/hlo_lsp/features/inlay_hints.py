@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hlo_lsp.features.hover_memory import byte_text
+from hlo_lsp.features.hover_memory import byte_text, live_range_text
 from hlo_lsp.features.memory_index import MemoryIndex, module_memory, range_text, size_text
 from hlo_lsp.model.buffer_assignment import BufferValue, LiveRange, parse_index
 from hlo_lsp.model.document import Document
@@ -58,7 +58,7 @@ def _instruction_hints(document: Document, index: MemoryIndex, first: int, last:
         scan = document.scan(line)
         if scan.kind != "instruction":
             continue
-        values = index.values_by_name.get(scan.data[0])
+        values = index.values_of(scan.data[0])
         if not values:
             continue
         text = document.line(line).rstrip("\r")
@@ -109,12 +109,10 @@ def _tooltip(index: MemoryIndex, values: list[BufferValue]) -> str:
 
 
 def _live_text(index: MemoryIndex, live: LiveRange) -> str:
-    """`[9, 10]: from ynn_fusion.1 to add_maximum_fusion` (an end at max is past the last instruction)."""
-    span = f"[{live.start}, {live.end}]"
-    first = index.scheduled.get(live.start)
-    max_time = index.section.max_time if index.section is not None else None
-    last = "the end of the program" if max_time is not None and live.end >= max_time else index.scheduled.get(live.end)
-    return f"{span}: from {first} to {last}" if first is not None and last is not None else span
+    """`[9, 10]: from ynn_fusion.1 to add_maximum_fusion`, as the hover says it, in plain text."""
+    if index.section is None:
+        return f"[{live.start}, {live.end}]"
+    return live_range_text(index.section, live, markdown=False, scheduled=index.scheduled)
 
 
 # ---- buffer-assignment files ----------------------------------------------------------------
@@ -127,7 +125,7 @@ def _value_hints(document: Document, index: MemoryIndex, first: int, last: int) 
         if scan.kind != "value":
             continue
         name, printed_index = scan.data[1], scan.data[2]
-        live = index.ranges.get((name, parse_index(printed_index) or ()))
+        live = index.buffers.live_range_of(name, parse_index(printed_index))
         if live is None:
             continue
         text = document.line(line).rstrip("\r")

@@ -1,9 +1,8 @@
-"""Lookups over a buffer assignment that inlay hints and code lenses make per line: built once per model.
+"""What inlay hints and code lenses ask of a buffer assignment per line, beyond its own lookups:
+thread-local allocations, the schedule by time, pairing with the HLO module, and the peak.
 
-`BufferAssignment.values_named` and `live_range_of` scan every value or range; a
-request that asks for the hundred lines on screen of a module with 100,000 values
-must not. The index is kept while the model lives (the model is rebuilt when one of
-its files changes) and dropped with it.
+The index is kept while the model lives (the model is rebuilt when one of its files
+changes) and dropped with it.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.model.sizes import human_bytes
 
 _HUMAN = re.compile(r"([0-9.]+)([A-Za-z]+)$")
-ValueKey = tuple[str, tuple[int, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,32 +41,29 @@ class ModulePeak:
 
 
 class MemoryIndex:
-    """Values by instruction name and by (name, index), live ranges by (name, index), the schedule."""
+    """Thread-local allocations, the schedule by time, and (on first use) the peak of a buffer assignment."""
 
     def __init__(self, buffers: BufferAssignment) -> None:
         self.buffers = buffers
-        self.values_by_name: dict[str, list[BufferValue]] = {}
-        self.values_by_key: dict[ValueKey, BufferValue] = {}
         self.thread_local: frozenset[int] = frozenset(
             allocation.index for allocation in buffers.allocations if allocation.is_thread_local)
-        for value in buffers.values():
-            self.values_by_name.setdefault(value.name, []).append(value)
-            self.values_by_key.setdefault((value.name, value.index or ()), value)
-        for values in self.values_by_name.values():
-            values.sort(key=lambda value: (value.index or (), value.value_id))
         self.section: LiveRangeSection | None = buffers.live_range
-        self.ranges: dict[ValueKey, LiveRange] = {}
         self.scheduled: dict[int, str] = {}
         if self.section is not None:
-            for entry in self.section.ranges:
-                self.ranges.setdefault((entry.name, entry.index), entry)
             for scheduled in self.section.schedule:
                 self.scheduled.setdefault(scheduled.time, scheduled.name)
         self._peak: tuple[ModulePeak | None] | None = None
         self._paired: list[tuple[weakref.ref[HloModule], bool]] = []
 
+    def values_of(self, name: str) -> list[BufferValue]:
+        """The instruction's values, by index."""
+        return sorted(self.buffers.values_named(name), key=lambda value: (value.index or (), value.value_id))
+
+    def value(self, name: str, index: tuple[int, ...]) -> BufferValue | None:
+        return next((value for value in self.values_of(name) if (value.index or ()) == index), None)
+
     def live_range(self, value: BufferValue) -> LiveRange | None:
-        return self.ranges.get((value.name, value.index or ()))
+        return self.buffers.live_range_of(value.name, value.index)
 
     def is_thread_local(self, value: BufferValue) -> bool:
         return value.allocation in self.thread_local
