@@ -53,7 +53,6 @@ class MemoryIndex:
             for scheduled in self.section.schedule:
                 self.scheduled.setdefault(scheduled.time, scheduled.name)
         self._peak: tuple[ModulePeak | None] | None = None
-        self._paired: list[tuple[weakref.ref[HloModule], bool]] = []
 
     def values_of(self, name: str) -> list[BufferValue]:
         """The instruction's values, by index."""
@@ -70,15 +69,7 @@ class MemoryIndex:
 
     def pairs_with(self, hlo: HloModule | None) -> bool:
         """False when `hlo` is a module of another compilation that shares the name."""
-        if hlo is None:
-            return True
-        self._paired = [(ref, paired) for ref, paired in self._paired if ref() is not None]
-        for ref, paired in self._paired:
-            if ref() is hlo:
-                return paired
-        paired = paired_module(hlo, self.buffers) is not None
-        self._paired = [(weakref.ref(hlo), paired), *self._paired][:_KEPT]
-        return paired
+        return hlo is None or paired_module(hlo, self.buffers) is not None
 
     def peak(self, hlo: HloModule | None) -> ModulePeak | None:
         """The module's peak and the buffers live at it (None without live ranges or a peak)."""
