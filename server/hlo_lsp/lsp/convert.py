@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 from pygls.uris import from_fs_path
 from pygls.workspace.position_codec import PositionCodec
 
@@ -93,9 +94,17 @@ class Positions:
 Resolver = Callable[[str], tuple[str, Document | None]]
 
 
+_JSON = get_converter()
+
+
 def location(found: Location, resolve: Resolver, positions: Positions) -> types.Location:
     uri, document = resolve(found.source)
     return types.Location(uri, positions.range_to_client(found.range, document))
+
+
+def location_json(found: Location, resolve: Resolver, positions: Positions) -> dict[str, object]:
+    """A Location as JSON, for answers of commands (whose results are plain JSON)."""
+    return _JSON.unstructure(location(found, resolve, positions))  # type: ignore[no-any-return]
 
 
 def diagnostic(problem: Problem, resolve: Resolver, positions: Positions,

@@ -360,8 +360,9 @@ def _source_finder(ls: HloLanguageServer) -> SourceFinder:
     uris = [folder.uri for folder in ls.workspace.folders.values()] + (
         [ls.workspace.root_uri] if ls.workspace.root_uri else [])
     roots = tuple(dict.fromkeys(path for uri in uris if uri.startswith("file:") and (path := to_fs_path(uri))))
-    if not _finders or _finders[0].roots != SourceFinder(roots).roots:
-        _finders[:] = [SourceFinder(roots)]
+    candidate = SourceFinder(roots)
+    if not _finders or _finders[0].roots != candidate.roots:
+        _finders[:] = [candidate]
     return _finders[0]
 
 
@@ -451,10 +452,7 @@ async def memory_timeline(ls: HloLanguageServer, *arguments: Any) -> dict[str, o
 
 
 def _location_json(ls: HloLanguageServer, found: Location) -> dict[str, object]:
-    location = convert.location(found, ls.resolve, ls.positions)
-    start, end = location.range.start, location.range.end
-    return {"uri": location.uri, "range": {"start": {"line": start.line, "character": start.character},
-                                           "end": {"line": end.line, "character": end.character}}}
+    return convert.location_json(found, ls.resolve, ls.positions)
 
 
 def run(tcp: tuple[str, int] | None = None) -> int:
