@@ -20,7 +20,7 @@ from hlo_lsp.model.buffer_assignment import (
     LiveRangeSection,
     Place,
 )
-from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.model.hlo_module import HloModule, SourceLocation
 from hlo_lsp.model.sizes import dense_size
 from hlo_lsp.parsing.hlo_syntax import parse_shape
 from hlo_lsp.parsing.syntax import ParseError, Shape, subshape
@@ -289,14 +289,19 @@ def _origin(place: Place | None, text: str, hlo: HloModule | None) -> Origin:
     start = text.rfind("metadata={")
     fields = dict(match.groups() for match in _METADATA_FIELD.finditer(text, start)) if start >= 0 else {}
     op_name = _unquoted(fields.get("op_name"))
-    source_file, line = _unquoted(fields.get("source_file")), fields.get("source_line")
-    if source_file is not None:
-        return Origin(place, op_name, source_file, int(line) if line and line.isdigit() else None, None)
-    frame_id = fields.get("stack_frame_id")
-    stack = hlo.stack(int(frame_id)) if hlo is not None and frame_id and frame_id.isdigit() else []
-    if not stack or stack[0].file_name is None:
+    source_file = _unquoted(fields.get("source_file"))
+    source_line, frame_id = _number(fields.get("source_line")), _number(fields.get("stack_frame_id"))
+    if hlo is not None:
+        location = hlo.source_of(source_file, source_line, frame_id)
+    else:
+        location = SourceLocation(source_file, source_line) if source_file else None
+    if location is None:
         return Origin(place, op_name, None, None, None)
-    return Origin(place, op_name, stack[0].file_name, stack[0].line, stack[0].function_name)
+    return Origin(place, op_name, location.file_name, location.line, location.function_name)
+
+
+def _number(value: str | None) -> int | None:
+    return int(value) if value and value.isdigit() else None
 
 
 def _unquoted(value: str | None) -> str | None:

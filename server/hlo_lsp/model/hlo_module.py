@@ -215,9 +215,13 @@ class HloModule:
         metadata = instruction.metadata if isinstance(instruction, Instruction) else None
         if metadata is None:
             return None
-        if metadata.source_file:
-            return SourceLocation(metadata.source_file, metadata.source_line)
-        frame_id = metadata.stack_frame_id
+        return self.source_of(metadata.source_file, metadata.source_line, metadata.stack_frame_id)
+
+    def source_of(self, source_file: str | None, source_line: int | None,
+                  frame_id: int | None) -> SourceLocation | None:
+        """Where metadata points: its source_file/source_line, else its stack frame resolved."""
+        if source_file:
+            return SourceLocation(source_file, source_line)
         if frame_id is None:
             return None
         stack = self.stack(frame_id)
