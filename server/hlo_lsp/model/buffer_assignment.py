@@ -237,7 +237,8 @@ class BufferAssignment:
             yield from allocation.values
 
     def value_by_id(self) -> dict[int, BufferValue]:
-        return {value.value_id: value for value in self.values()}
+        """Every value by its id (the last printed wins); read-only, shared between callers."""
+        return self._values_by_id
 
     # Lookups answer from tables built on first use, once reading is done: a hover asks several,
     # and a 40 MB module has tens of thousands of values.
@@ -258,6 +259,10 @@ class BufferAssignment:
         for allocation in self.allocations:
             table.setdefault(allocation.index, allocation)
         return table
+
+    @functools.cached_property
+    def _values_by_id(self) -> dict[int, BufferValue]:
+        return {value.value_id: value for value in self.values()}
 
     @functools.cached_property
     def _values_by_name(self) -> dict[str, list[BufferValue]]:
