@@ -11,8 +11,8 @@ from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.parsing.ba_syntax import line_error
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_syntax import (
+    computation_header_error,
     instruction_error,
-    parse_computation_header,
     parse_module_header,
     parse_table_row,
 )
@@ -61,8 +61,7 @@ def _grammar_problems(document: Document, flagged: set[int], on_lines: Callable[
         keep = after is None or not after.scans or after.scans[0].kind != "continuation"
         found = _kept_problems(chunk, document.source, start) if keep else None
         if found is None:
-            lines = range(start, start + len(chunk.lines))
-            found = list(_lines_problems(document, lines, flagged))
+            found = list(_chunk_problems(document, start, chunk, flagged))
             if keep:
                 _keep(chunk, document.source, start, found)
         yield from found
@@ -92,34 +91,29 @@ def _shifted(problem: Problem, lines: int) -> Problem:
     return dataclasses.replace(problem, range=moved)
 
 
-def _lines_problems(document: Document, lines: range, flagged: set[int]) -> Iterator[Problem]:
-    is_hlo = document.kind is FileKind.HLO_MODULE
-    for line in lines:
-        if line in flagged:
+def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[int]) -> Iterator[Problem]:
+    parsers = _HLO_PARSERS if document.kind is FileKind.HLO_MODULE else _BA_PARSERS
+    lines, scans = chunk.lines, chunk.scans
+    last = len(scans) - 1
+    for local, scan in enumerate(scans):
+        parse = parsers.get(scan.kind)
+        if parse is None or start + local in flagged:
             continue
-        scan = document.scan(line)
-        kind = scan.kind
-        if is_hlo and kind in _HLO_PARSERS:
-            text, start = _item_text(document, line), 0
-        elif kind == "from_instruction" and len(scan.data) > 1:
-            text, start = _item_text(document, line), scan.data[0]
+        offset = 0
+        if scan.kind == "from_instruction":
+            if len(scan.data) <= 1:
+                continue
+            offset = scan.data[0]
+        if local < last and scans[local + 1].kind != "continuation":
+            text = lines[local].rstrip("\r")
         else:
-            continue
+            text = _item_text(document, start + local)
         if len(text) > MAX_PARSED_CHARS:
-            yield _too_long(document, line, len(text))
+            yield _too_long(document, start + local, len(text))
             continue
-        error = _HLO_PARSERS[kind](text[start:])
+        error = parse(text[offset:])
         if error is not None:
-            yield _located(document, line, text, start + error.start, start + error.end, error.message)
-
-
-def _instruction(text: str) -> ParseError | None:
-    return instruction_error(text)
-
-
-def _header(text: str) -> ParseError | None:
-    result = parse_computation_header(text)
-    return result if isinstance(result, ParseError) else None
+            yield _located(document, start + local, text, offset + error.start, offset + error.end, error.message)
 
 
 def _module_header(text: str) -> ParseError | None:
@@ -132,13 +126,13 @@ def _table_row(text: str) -> ParseError | None:
     return result if isinstance(result, ParseError) else None
 
 
-_HLO_PARSERS = {
-    "instruction": _instruction,
-    "from_instruction": _instruction,
-    "computation": _header,
+_HLO_PARSERS: dict[str, Callable[[str], ParseError | None]] = {
+    "instruction": instruction_error,
+    "computation": computation_header_error,
     "module_header": _module_header,
     "table_row": _table_row,
 }
+_BA_PARSERS: dict[str, Callable[[str], ParseError | None]] = {"from_instruction": instruction_error}
 
 
 def _item_text(document: Document, line: int) -> str:

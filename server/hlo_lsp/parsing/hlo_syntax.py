@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from typing import Any
 
 from lark import Lark, Token, Transformer
@@ -217,8 +218,22 @@ def _pairs(tokens: list[Token]) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-@functools.cache
+_parser_lock = threading.Lock()
+
+
+def prepare_parser() -> None:
+    """Builds the grammar's parser now (a fraction of a second), so that the first request
+    that needs it does not wait for it; a language server calls this when it starts."""
+    _parser()
+
+
 def _parser() -> Lark:
+    with _parser_lock:  # two threads asking at once build it once
+        return _built_parser()
+
+
+@functools.cache
+def _built_parser() -> Lark:
     return Lark.open(
         str(grammar_dir() / "hlo.lark"),
         parser="lalr",
@@ -339,29 +354,42 @@ def _expected(names: Any) -> str:
     return ", ".join(readable) or "something else"
 
 
-# ---- Validating many instructions quickly ------------------------------------------
-# Whether an instruction parses depends on its token structure, not on the names,
-# numbers and strings in it. Lines are reduced to a template (names -> x, digits -> 0,
-# strings -> "") and templates already known to parse are not parsed again: the lines
-# of a large module share a few thousand templates.
+# ---- Validating many lines quickly ------------------------------------------------
+# Whether an instruction or a computation header parses depends on its token structure,
+# not on the names, numbers and strings in it. Lines are reduced to a template (names ->
+# x, digits -> 0, strings -> "") and templates already known to parse are not parsed
+# again: the lines of a large module share a few thousand templates.
 _STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
-_NAMES = re.compile(r"(?<![A-Za-z0-9_.\-])(%?)(?!(?:ROOT|ENTRY|SC|[TLESPMD])(?![A-Za-z0-9_.\-]))"
-                    r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_KEYWORD_AHEAD = r"(?!(?:ROOT|ENTRY|SC|[TLESPMD])(?![A-Za-z0-9_.\-]))"
+# Two passes with constant replacements: re.sub runs those without calling back into Python.
+_SIGIL_NAMES = re.compile(rf"(?<![A-Za-z0-9_.\-])%{_KEYWORD_AHEAD}[A-Za-z_][A-Za-z0-9_.\-]*")
+_BARE_NAMES = re.compile(rf"(?<![A-Za-z0-9_.\-%]){_KEYWORD_AHEAD}[A-Za-z_][A-Za-z0-9_.\-]*")
 _DIGITS = re.compile(r"[0-9]+")
-_VALID_TEMPLATES: set[str] = set()
+_VALID_TEMPLATES: set[tuple[str, str]] = set()
 _TEMPLATE_LIMIT = 200_000
 
 
 def instruction_template(text: str) -> str:
-    return _DIGITS.sub("0", _NAMES.sub(r"\1x", _STRINGS.sub('""', text)))
+    if '"' in text or "'" in text:
+        text = _STRINGS.sub('""', text)
+    return _DIGITS.sub("0", _BARE_NAMES.sub("x", _SIGIL_NAMES.sub("%x", text)))
 
 
 def instruction_error(text: str) -> ParseError | None:
     """Where the instruction `text` stops following the grammar, or None if it parses."""
-    template = instruction_template(text)
+    return _template_error(text, "instruction", parse_instruction)
+
+
+def computation_header_error(text: str) -> ParseError | None:
+    """Where the computation header `text` stops following the grammar, or None if it parses."""
+    return _template_error(text, "computation_header", parse_computation_header)
+
+
+def _template_error(text: str, rule: str, parse: Any) -> ParseError | None:
+    template = (rule, instruction_template(text))
     if template in _VALID_TEMPLATES:
         return None
-    result = parse_instruction(text)
+    result = parse(text)
     if isinstance(result, ParseError):
         return result
     if len(_VALID_TEMPLATES) < _TEMPLATE_LIMIT:
