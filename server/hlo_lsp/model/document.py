@@ -11,6 +11,7 @@ with the old scan, so an edit costs work in proportion to its size.
 from __future__ import annotations
 
 import bisect
+import threading
 from collections.abc import Iterator
 
 from hlo_lsp.model.collector import paused_collector
@@ -80,24 +81,47 @@ DEFINITIONS_REMEMBERED = 4096
 
 
 class Document:
-    """One dump file's text and index. Build with `Document(text, kind)`."""
+    """One dump file's text and index. Build with `Document(text, kind)`.
 
-    __slots__ = ("kind", "source", "scanner", "chunks", "_starts", "_line_count", "_definitions_of")
+    The text is scanned on the first question about it, not when the Document is made:
+    a module's companion files are opened with it but often never asked about.
+    """
+
+    __slots__ = ("kind", "source", "scanner", "_text", "_chunks", "_starts", "_line_count", "_definitions_of",
+                 "_scan_lock")
 
     def __init__(self, text: str, kind: FileKind, source: str = "") -> None:
         self.kind = kind
         self.source = source
         self.scanner = scanner_for(kind)
+        self._text: str | None = text
+        self._chunks: list[Chunk] | None = None
+        self._line_count = text.count("\n") + 1
+        self._definitions_of: dict[tuple[str, frozenset[Role]], list[Occurrence]] = {}
+        self._scan_lock = threading.Lock()
+
+    @property
+    def chunks(self) -> list[Chunk]:
+        self._ensure_scanned()
+        return self._chunks  # type: ignore[return-value]
+
+    def _ensure_scanned(self) -> None:
+        if self._chunks is None:
+            with self._scan_lock:  # two readers asking at once scan once
+                if self._chunks is None:
+                    self._scan_text()
+
+    def _scan_text(self) -> None:
+        text, self._text = self._text or "", None
         with paused_collector():
             lines = text.split("\n")
             scans = _scan_lines(self.scanner, self.scanner.initial_state, lines)
             self._set_chunks(_make_chunks(lines, scans, self.scanner.initial_state, self.scanner))
 
     def _set_chunks(self, chunks: list[Chunk]) -> None:
-        self.chunks = chunks
         # name lookups of this (immutable) document: a hover asks the same stack-frame rows
         # many times, and each first lookup visits every chunk
-        self._definitions_of: dict[tuple[str, frozenset[Role]], list[Occurrence]] = {}
+        self._definitions_of = {}
         starts = []
         total = 0
         for chunk in chunks:
@@ -105,6 +129,7 @@ class Document:
             total += len(chunk.lines)
         self._starts = starts
         self._line_count = total
+        self._chunks = chunks
 
     # ---- lines and scans -------------------------------------------------------
 
@@ -113,8 +138,9 @@ class Document:
         return self._line_count
 
     def _locate(self, line: int) -> tuple[Chunk, int]:
+        chunks = self.chunks
         index = bisect.bisect_right(self._starts, line) - 1
-        return self.chunks[index], line - self._starts[index]
+        return chunks[index], line - self._starts[index]
 
     def line(self, line: int) -> str:
         chunk, local = self._locate(line)
@@ -148,10 +174,11 @@ class Document:
 
     def chunks_with_starts(self) -> list[tuple[int, Chunk]]:
         """Each chunk with the number of its first line (chunks are shared between versions)."""
-        return list(zip(self._starts, self.chunks))
+        chunks = self.chunks
+        return list(zip(self._starts, chunks))
 
     def scans(self) -> Iterator[tuple[int, LineScan]]:
-        for start, chunk in zip(self._starts, self.chunks):
+        for start, chunk in self.chunks_with_starts():
             for local, scan in enumerate(chunk.scans):
                 yield start + local, scan
 
@@ -163,6 +190,8 @@ class Document:
 
     @property
     def text(self) -> str:
+        if self._chunks is None and self._text is not None:
+            return self._text
         return "\n".join(line for chunk in self.chunks for line in chunk.lines)
 
     # ---- names -------------------------------------------------------------------
@@ -173,7 +202,7 @@ class Document:
             return list(known)
         found = []
         with paused_collector():  # the first call builds every chunk's table
-            for start, chunk in zip(self._starts, self.chunks):
+            for start, chunk in self.chunks_with_starts():
                 for local, ref in chunk.definitions().get(name, ()):
                     if ref.role in roles:
                         found.append((start + local, ref))
@@ -185,14 +214,14 @@ class Document:
     def uses(self, name: str, roles: frozenset[Role] | None = None) -> list[Occurrence]:
         found = []
         with paused_collector():  # the first call reads every chunk's uses
-            for start, chunk in zip(self._starts, self.chunks):
+            for start, chunk in self.chunks_with_starts():
                 for local, ref in chunk.occurrences().get(name, ()):
                     if roles is None or ref.role in roles:
                         found.append((start + local, ref))
         return found
 
     def all_uses(self) -> Iterator[Occurrence]:
-        for start, chunk in zip(self._starts, self.chunks):
+        for start, chunk in self.chunks_with_starts():
             with paused_collector():
                 uses = chunk.uses()
             for local, refs in enumerate(uses):
@@ -220,6 +249,7 @@ class Document:
 
     def _edited(self, edit: Range, new_text: str) -> Document:
         start, end = _clamp(edit, self)
+        self._ensure_scanned()
         first = bisect.bisect_right(self._starts, start.line) - 1
         last = bisect.bisect_right(self._starts, end.line) - 1
         base = self._starts[first]
@@ -248,6 +278,7 @@ class Document:
         rebuilt = _make_chunks(new_lines, new_scans, region_state, self.scanner)
         edited = Document.__new__(Document)
         edited.kind, edited.source, edited.scanner = self.kind, self.source, self.scanner
+        edited._text, edited._scan_lock = None, threading.Lock()
         edited._set_chunks(self.chunks[:first] + rebuilt + self.chunks[following:])
         return edited
 
