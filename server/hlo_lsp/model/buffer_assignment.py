@@ -10,12 +10,15 @@ Every record remembers the document and line it was read from.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Document
+from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.line_scan import LineScan
+from hlo_lsp.text import Position as TextPosition
 from hlo_lsp.text import Range, utf16_column
 
 
@@ -221,16 +224,51 @@ class Totals:
 
 @dataclass
 class BufferAssignment:
-    """Everything the buffer-assignment files of one module say."""
+    """Everything the buffer-assignment files of one module say.
+
+    The `-buffer-assignment-values.txt` file (totals and Used values, the largest file of a
+    module in newer XLA) is read when one of those is first asked for: a hover or the
+    memory view never needs it.
+    """
 
     allocations: list[Allocation] = field(default_factory=list)
-    totals: Totals | None = None
-    used_values: list[UsedValue] = field(default_factory=list)
     live_range: LiveRangeSection | None = None
     live_range_unavailable: bool = False
     sources: list[str] = field(default_factory=list)
     has_allocations_section: bool = False
-    has_used_values_section: bool = False
+    _totals: Totals | None = None
+    _used_values: list[UsedValue] = field(default_factory=list)
+    _has_used_values_section: bool = False
+    _unread_values_documents: list[Document] = field(default_factory=list)
+    _read_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def totals(self) -> Totals | None:
+        self._read_values_documents()
+        return self._totals
+
+    @property
+    def used_values(self) -> list[UsedValue]:
+        self._read_values_documents()
+        return self._used_values
+
+    @property
+    def has_used_values_section(self) -> bool:
+        self._read_values_documents()
+        return self._has_used_values_section
+
+    def _read_values_documents(self) -> None:
+        if not self._unread_values_documents:
+            return
+        with self._read_lock, paused_collector():
+            for document in self._unread_values_documents:
+                # totals and Used values only: XLA writes nothing else to this file
+                part = BufferAssignment()
+                _Reader(document, part).read()
+                self._totals = self._totals or part._totals
+                self._used_values.extend(part._used_values)
+                self._has_used_values_section |= part._has_used_values_section
+            self._unread_values_documents = []
 
     def values(self) -> Iterable[BufferValue]:
         for allocation in self.allocations:
@@ -285,7 +323,10 @@ def read_buffer_assignment(documents: Iterable[Document]) -> BufferAssignment:
     with paused_collector():
         for document in documents:
             model.sources.append(document.source)
-            _Reader(document, model).read()
+            if document.kind is FileKind.BUFFER_ASSIGNMENT_VALUES:
+                model._unread_values_documents.append(document)
+            else:
+                _Reader(document, model).read()
     return model
 
 
@@ -347,23 +388,28 @@ class _Reader:
         self.values: list[BufferValue] = []
         self.used: _OpenValue | None = None
         self.live: _OpenLiveRange | None = None
+        self.text = ""  # the line being read
 
     def place(self, line: int, start: int | None = None, end: int | None = None) -> Place:
-        """The line, underlining Python indices start..end (default: the text without indent)."""
-        text = self.document.line(line).rstrip("\r")
+        """The line being read, underlining Python indices start..end (default: the text without indent)."""
+        text = self.text
         if start is None or end is None:
             start = len(text) - len(text.lstrip())
             end = len(text.rstrip())
-        return Place(self.document.source, line,
-                     Range.on_line(line, utf16_column(text, start), utf16_column(text, end)))
+        if not text.isascii():
+            start, end = utf16_column(text, start), utf16_column(text, end)
+        return Place(self.document.source, line, Range(TextPosition(line, start), TextPosition(line, end)))
 
     def read(self) -> None:
         handlers: dict[str, Callable[[int, LineScan], None]] = {}
-        for line, scan in self.document.scans():
-            handler = handlers.get(scan.kind)
-            if handler is None:
-                handler = handlers[scan.kind] = getattr(self, "_on_" + scan.kind, _ignore)
-            handler(line, scan)
+        for first, chunk in self.document.chunks_with_starts():
+            for local, (text, scan) in enumerate(zip(chunk.lines, chunk.scans)):
+                handler = handlers.get(scan.kind)
+                if handler is None:
+                    handler = handlers[scan.kind] = getattr(self, "_on_" + scan.kind, _ignore)
+                if handler is not _ignore:
+                    self.text = text.rstrip("\r")
+                    handler(first + local, scan)
         self._finish_allocation()
         self._finish_used_value()
         self._finish_live_range()
@@ -398,12 +444,12 @@ class _Reader:
 
     # ---- totals and used values ------------------------------------------------------
     def _on_totals(self, line: int, scan: LineScan) -> None:
-        if self.model.totals is None:
-            self.model.totals = Totals(scan.data[0], scan.data[1], self.place(line))
+        if self.model._totals is None:
+            self.model._totals = Totals(scan.data[0], scan.data[1], self.place(line))
 
     def _on_used_values_header(self, line: int, scan: LineScan) -> None:
         self._finish_allocation()
-        self.model.has_used_values_section = True
+        self.model._has_used_values_section = True
 
     def _on_used_value(self, line: int, scan: LineScan) -> None:
         self._finish_used_value()
@@ -422,7 +468,7 @@ class _Reader:
         if self.used is None:
             return
         start = scan.data[0]
-        text = self.document.line(line).rstrip("\r")
+        text = self.text
         self.used.text = text[start:]
         self.used.text_place = self.place(line, start, len(text))
         if len(scan.data) > 4:
@@ -432,7 +478,7 @@ class _Reader:
 
     def _finish_used_value(self) -> None:
         if self.used is not None:
-            self.model.used_values.append(self.used.close())
+            self.model._used_values.append(self.used.close())
             self.used = None
 
     # ---- live ranges -------------------------------------------------------------------
