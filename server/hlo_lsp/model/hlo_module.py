@@ -188,13 +188,20 @@ class HloModule:
     def line_of(self, name: str) -> int | None:
         """The line defining instruction `name` (the first, if several computations define it)."""
         if self._first_definition is None:
-            table: dict[str, int] = {}
-            with paused_collector():
-                for computation in self._computation_order:
-                    for line in computation.instruction_lines:
-                        table.setdefault(self.document.scan(line).data[0], line)
-            self._first_definition = table
+            self._first_definition = self._first_definitions()
         return self._first_definition.get(name)
+
+    def _first_definitions(self) -> dict[str, int]:
+        # one walk over the scans next to the (ascending) instruction lines of the computations
+        wanted = iter(line for computation in self._computation_order for line in computation.instruction_lines)
+        table: dict[str, int] = {}
+        next_line = next(wanted, None)
+        with paused_collector():
+            for line, scan in self.document.scans():
+                if line == next_line:
+                    table.setdefault(scan.data[0], line)
+                    next_line = next(wanted, None)
+        return table
 
     def shape_of(self, name: str) -> Shape | None:
         """The instruction's shape, read from its line without parsing the rest."""
