@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -42,6 +43,7 @@ from hlo_lsp.lsp.protocol import HloProtocol
 from hlo_lsp.lsp.settings import Settings
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.parsing.hlo_syntax import prepare_parser
 from hlo_lsp.workspace.sources import SourceFinder
 
 log = logging.getLogger("hlo_lsp")
@@ -265,6 +267,7 @@ def folding_range(ls: HloLanguageServer, params: types.FoldingRangeParams) -> li
 @server.feature(types.INITIALIZE)
 def initialize(ls: HloLanguageServer, params: types.InitializeParams) -> None:
     ls.settings.apply_initialization_options(params.initialization_options)
+    threading.Thread(target=prepare_parser, name="prepare-parser", daemon=True).start()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
