@@ -270,3 +270,49 @@ def test_source_location_reads_source_file_and_line(combined: HloModule) -> None
 
 def test_no_source_location_without_metadata(handwritten: HloModule) -> None:
     assert handwritten.source_location(handwritten.line_of("sum")) is None
+
+
+# ---- an edited module ----------------------------------------------------------------------
+
+ADD_LINE = 50  # `  %add.0 = f32[32,10]{1,0} add(%param_2.2, %add.1), metadata={op_name="jit(mlp)/add" ...`
+
+
+def _edited(hlo: HloModule, old: str, new: str, line: int = ADD_LINE) -> HloModule:
+    text = hlo.document.line(line)
+    start = text.index(old)
+    return hlo.edited(hlo.document.apply_edit(Range.on_line(line, start, start + len(old)), new))
+
+
+@pytest.fixture
+def split_mlp() -> HloModule:
+    path = Path(f"{SPLIT_MLP}.txt")
+    return HloModule(Document(path.read_text(), FileKind.HLO_MODULE, str(path)))
+
+
+@pytest.mark.parametrize(("old", "new"), [('"jit(mlp)/add"', '"jit(mlp)/add_renamed"'),
+                                          ("stack_frame_id=4}", "stack_frame_id=4 }"), ("add(", "add(")])
+def test_an_edit_outside_names_and_shapes_keeps_the_structure(split_mlp: HloModule, old: str, new: str) -> None:
+    edited = _edited(split_mlp, old, new)
+    assert edited.structure_id is split_mlp.structure_id
+    assert edited.document is not split_mlp.document
+    assert edited.document.line(ADD_LINE).count(new) >= 1
+    fresh = HloModule(edited.document)
+    assert edited.all_computations() == fresh.all_computations()
+    assert edited.line_of("add.0") == fresh.line_of("add.0") == ADD_LINE
+    assert edited.defined_names() == fresh.defined_names()
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("f32[32,10]", "f32[32,11]"),  # a shape
+    ("%add.0", "%add.9"),  # a definition
+    ("%param_2.2", "%param_9.9"),  # an operand
+    ("stack_frame_id=4", "stack_frame_id=5"),  # a stack frame
+    ("add(", "subtract("),  # the opcode
+    ("  %add.0", "  ROOT %add.0"),  # the root
+    ("}", "}\n"),  # a new line
+])
+def test_an_edit_of_a_name_shape_or_line_reads_the_structure_again(split_mlp: HloModule, old: str,
+                                                                      new: str) -> None:
+    edited = _edited(split_mlp, old, new)
+    assert edited.structure_id is not split_mlp.structure_id
+    assert edited.all_computations() == HloModule(edited.document).all_computations()

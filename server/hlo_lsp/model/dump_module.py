@@ -71,6 +71,7 @@ class ModuleDump:
         read = self.__dict__  # functools.cached_property keeps its values here
         if "buffer_assignment" in read and module.buffer_assignment_documents == self.buffer_assignment_documents:
             module.__dict__["buffer_assignment"] = read["buffer_assignment"]
-        if "hlo" in read and module.hlo_document is self.hlo_document:
-            module.__dict__["hlo"] = read["hlo"]
+        hlo, document = read.get("hlo"), module.hlo_document
+        if hlo is not None and document is not None:
+            module.__dict__["hlo"] = hlo if document is self.hlo_document else hlo.edited(document)
         return module

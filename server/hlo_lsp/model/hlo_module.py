@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass
 
 from hlo_lsp.model.collector import paused_collector
-from hlo_lsp.model.document import Document
+from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.parsing.hlo_scanner import printed_parent_frame
 from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_module_header, parse_shape
-from hlo_lsp.parsing.line_scan import Role
+from hlo_lsp.parsing.line_scan import Ref, Role
 from hlo_lsp.parsing.syntax import Instruction, ModuleHeader, ParseError, Shape
 from hlo_lsp.text import Range
 
@@ -87,8 +87,23 @@ class HloModule:
         self._computation_order: list[Computation] = []
         self._first_definition: dict[str, int] | None = None
         self._table_row_lines: dict[tuple[str, int], int] | None = None
+        self._defined_names: dict[Role, frozenset[str]] | None = None
+        self._names_in: dict[int, frozenset[str]] | None = None
+        # Shared by the versions of an edited module whose structure is the same (see `edited`).
+        self.structure_id = object()
         with paused_collector():
             self._read_structure()
+
+    def edited(self, document: Document) -> HloModule:
+        """The view of `document`, a later version of this module's document. When the edit changed
+        no name, no line's kind and no instruction's shape (an op_name, an attribute value), the
+        structure read from the old version still holds and is shared, with its `structure_id`."""
+        if not _same_structure(self.document, document):
+            return HloModule(document)
+        view = HloModule.__new__(HloModule)
+        view.__dict__.update(self.__dict__)
+        view.document = document
+        return view
 
     def _read_structure(self) -> None:
         open_computation: tuple[int, str, bool, Range] | None = None
@@ -140,6 +155,28 @@ class HloModule:
 
     def all_computations(self) -> list[Computation]:
         return list(self._computation_order)
+
+    def defined_names(self) -> dict[Role, frozenset[str]]:
+        """Every name the module defines, by the role of its definition."""
+        if self._defined_names is None:
+            found: dict[Role, set[str]] = {}
+            with paused_collector():
+                for _, scan in self.document.scans():
+                    for ref in scan.refs:
+                        found.setdefault(ref.role, set()).add(ref.name)
+            self._defined_names = {role: frozenset(names) for role, names in found.items()}
+        return self._defined_names
+
+    def instruction_names(self, computation: Computation) -> frozenset[str]:
+        """The names of the instructions a computation defines (its scope for operands)."""
+        if self._names_in is None:
+            self._names_in = {}
+        names = self._names_in.get(computation.line)
+        if names is None:
+            scan = self.document.scan
+            names = self._names_in[computation.line] = frozenset(
+                scan(line).data[0] for line in computation.instruction_lines)
+        return names
 
     # ---- instructions -------------------------------------------------------------
 
@@ -326,6 +363,41 @@ class HloModule:
                     index.setdefault((table_name, int(row)), line)
             self._table_row_lines = index
         return self._table_row_lines.get((table, row_id))
+
+
+# Beyond this many changed chunks an edit is not worth comparing: the structure is read again.
+_COMPARED_CHUNKS = 8
+
+
+def _same_structure(old: Document, new: Document) -> bool:
+    """Whether every line that differs between the versions is an instruction whose scan (kind,
+    name, spans), shape text and the names it uses are unchanged (a use may have moved along its
+    line: an edit of an op_name moves the stack_frame_id after it)."""
+    if old.line_count != new.line_count or len(old.chunks) != len(new.chunks):
+        return False
+    changed = [(before, after) for before, after in zip(old.chunks, new.chunks) if before is not after]
+    if len(changed) > _COMPARED_CHUNKS:
+        return False
+    return all(_same_chunk_structure(before, after) for before, after in changed)
+
+
+def _same_chunk_structure(before: Chunk, after: Chunk) -> bool:
+    if len(before.lines) != len(after.lines):
+        return False
+    rows = zip(before.lines, after.lines, before.scans, after.scans, before.uses(), after.uses())
+    for old_text, new_text, old_scan, new_scan, old_uses, new_uses in rows:
+        if old_text == new_text or (old_scan.kind == "blank" and old_scan == new_scan):
+            continue
+        if old_scan != new_scan or old_scan.kind != "instruction" or not _same_names(old_uses, new_uses):
+            return False
+        start, end = old_scan.data[1], old_scan.data[2]
+        if old_text[start:end] != new_text[start:end]:
+            return False
+    return True
+
+
+def _same_names(old: tuple[Ref, ...], new: tuple[Ref, ...]) -> bool:
+    return len(old) == len(new) and all(a.role == b.role and a.name == b.name for a, b in zip(old, new))
 
 
 _ALIAS_ENTRY = re.compile(r"\(\s*([0-9]+)\s*,\s*\{([0-9,\s]*)\}")
