@@ -23,6 +23,9 @@ from conftest import (
 from hlo_lsp.analysis import run
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.analysis.run import check_module
+from hlo_lsp.model.document import Document
+from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range
 from hlo_lsp.workspace.loader import load
@@ -150,3 +153,45 @@ def test_a_progress_callback_stops_the_run_by_raising() -> None:
     with pytest.raises(run.CheckCancelled):
         check_module(module_of(Path(f"{SPLIT_MLP}.txt")), stop_at_the_third_report)
     assert len(calls) == 3
+
+
+# ---- after an edit ------------------------------------------------------------------------------
+
+ADD_LINE = 50  # `  %add.0 = f32[32,10]{1,0} add(...), metadata={op_name="jit(mlp)/add" stack_frame_id=4}`
+FUSION_LINE = 123  # `  %broadcast_maximum_fusion = f32[32,256]{1,0} fusion(...)` in ENTRY, with a buffer
+
+
+def _edited(module: ModuleDump, old: str, new: str, line: int = ADD_LINE) -> ModuleDump:
+    document = module.hlo_document
+    assert document is not None
+    start = document.line(line).index(old)
+    edited = document.apply_edit(Range(Position(line, start), Position(line, start + len(old))), new)
+    return module.updated({**module.documents, FileKind.HLO_MODULE: edited})
+
+
+def _fresh_check(module: ModuleDump) -> list[Problem]:
+    """The problems of the same texts read from scratch (nothing shared with earlier runs)."""
+    documents = {kind: Document(document.text, kind, document.source) for kind, document in module.documents.items()}
+    return check_module(ModuleDump(module.stem, documents))
+
+
+def test_an_op_name_edit_moves_the_problems_after_it_and_changes_nothing_else() -> None:
+    module = _edited(module_of(Path(f"{SPLIT_MLP}.txt")), "stack_frame_id=4", "stack_frame_id=99")
+    before = check_module(module)
+    assert [(p.range.start.line, p.code) for p in before] == [(ADD_LINE, "undefined-stack-frame")]
+    renamed = _edited(module, '"jit(mlp)/add"', '"jit(mlp)/add_renamed"')
+    assert renamed.hlo is not None and module.hlo is not None
+    assert renamed.hlo.structure_id is module.hlo.structure_id  # the structure was kept...
+    after = check_module(renamed)
+    assert after == _fresh_check(renamed)  # ...and the problems are those of a fresh check
+    assert after[0].range.start.character == before[0].range.start.character + len("_renamed")
+
+
+def test_an_edit_of_a_shape_is_checked_against_the_buffer_assignment_again() -> None:
+    module = module_of(Path(f"{SPLIT_MLP}.txt"))
+    assert check_module(module) == []
+    reshaped = _edited(module, "f32[32,256]", "f32[32,512]", line=FUSION_LINE)
+    after = check_module(reshaped)
+    assert after == _fresh_check(reshaped)
+    assert [(Path(p.source).name[-15:], p.code) for p in after] == [("-live-range.txt", "peak-bytes")]
+    assert after[0].message == "broadcast_maximum_fusion{} takes 65536 bytes, not 32768"

@@ -243,3 +243,15 @@ def test_live_range_entries_with_tuple_indices():
     assert [(r.label, r.start, r.end) for r in model.live_range.ranges][:4] == [
         ("p3.6{}", 0, 15), ("copy-start.1{}", 6, 8), ("copy-start.1{0}", 6, 9), ("copy-start.1{2}", 6, 8)]
     assert [(p.name, p.size) for p in model.live_range.peak if p.name == "copy-start"] == [("copy-start", 24)]
+
+
+def test_the_values_file_is_read_when_its_sections_are_first_asked_for():
+    documents = {kind: Document(Path(path).read_text(), kind, path) for kind, path in SPLIT_FILES.items()}
+    model = read_buffer_assignment(documents.values())
+    values_document = documents[FileKind.BUFFER_ASSIGNMENT_VALUES]
+    assert model.allocations and model.live_range is not None
+    assert values_document.text == Path(VALUES).read_text()
+    assert values_document._chunks is None  # not scanned yet
+    assert model.totals is not None and model.totals.size == 488768
+    assert model.has_used_values_section and len(model.used_values) == len(read(SPLIT_FILES).used_values) > 0
+    assert values_document._chunks is not None

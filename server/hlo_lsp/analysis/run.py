@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import threading
 import traceback
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -66,12 +67,52 @@ def check_module(module: ModuleDump, progress: Progress | None = None) -> list[P
         syntax = functools.partial(syntax_problems, on_lines=on_lines)
         problems.extend(_guarded(syntax, document, document.source, "syntax"))
         lines_before += document.line_count
-    context = CheckContext(module)
-    for done, (name, check) in enumerate(CHECKS):
-        report(SYNTAX_SHARE + (1 - SYNTAX_SHARE) * done / len(CHECKS))
-        problems.extend(_guarded(check, context, module.stem, name))
+    problems.extend(_invariant_problems(module, report))
     report(1.0)
     return sorted(set(problems), key=Problem.sort_key)
+
+
+def _invariant_problems(module: ModuleDump, report: Progress) -> list[Problem]:
+    """Every invariant check's problems; a check that reads nothing the module's last edit
+    changed gives its last run's problems again."""
+    inputs = _inputs(module)
+    with _last_runs_lock:
+        last = _last_runs.get(module.stem)
+    reusable = last[1] if last is not None and _same(last[0], inputs) else {}
+    context = CheckContext(module)
+    found: dict[str, list[Problem]] = {}
+    for done, (name, check) in enumerate(CHECKS):
+        report(SYNTAX_SHARE + (1 - SYNTAX_SHARE) * done / len(CHECKS))
+        kept = reusable.get(name)
+        found[name] = kept if kept is not None else _guarded(check, context, module.stem, name)
+    with _last_runs_lock:
+        _last_runs.pop(module.stem, None)
+        if len(_last_runs) >= RUNS_REMEMBERED:
+            del _last_runs[next(iter(_last_runs))]
+        _last_runs[module.stem] = (inputs, {name: found[name] for name in found if name not in RERUN})
+    return [problem for problems in found.values() for problem in problems]
+
+
+def _inputs(module: ModuleDump) -> tuple[object, ...]:
+    """What the invariant checks read: the HLO module's structure (the same across edits that
+    change no name, kind or shape) and the other documents themselves."""
+    hlo = module.hlo
+    others = tuple(document for document in module.all_documents() if document is not module.hlo_document)
+    return (hlo.structure_id if hlo is not None else None, *others)
+
+
+def _same(last: tuple[object, ...], now: tuple[object, ...]) -> bool:
+    return len(last) == len(now) and all(a is b for a, b in zip(last, now))
+
+
+# The invariant checks' last problems per module: after an edit that changed only text the checks
+# do not read (an op_name, say), the module's problems are the same, and re-checking every
+# allocation of a 40 MB module would take seconds. hlo-structure reports at the columns of uses,
+# which such an edit may move: it runs again, and keeps its own results per chunk.
+RERUN = frozenset(("hlo-structure",))
+RUNS_REMEMBERED = 16
+_last_runs: dict[str, tuple[tuple[object, ...], dict[str, list[Problem]]]] = {}
+_last_runs_lock = threading.Lock()
 
 
 def _ignore(fraction: float) -> None:

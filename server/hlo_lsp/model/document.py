@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.parsing.file_kinds import FileKind
-from hlo_lsp.parsing.line_scan import DEFINITION_ROLES, LineScan, Ref, Role, State
+from hlo_lsp.parsing.line_scan import DEFINITION_ROLES, LineProblem, LineScan, Ref, Role, State
 from hlo_lsp.parsing.scanners import Scanner, scanner_for
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range, python_index
@@ -30,7 +30,8 @@ Occurrence = tuple[int, Ref]
 class Chunk:
     """A run of consecutive lines with their scans; immutable once built."""
 
-    __slots__ = ("lines", "scans", "start_state", "_scanner", "_uses", "_definitions", "_occurrences", "__weakref__")
+    __slots__ = ("lines", "scans", "start_state", "_scanner", "_uses", "_definitions", "_occurrences", "_problems",
+                 "__weakref__")
 
     def __init__(self, lines: list[str], scans: list[LineScan], start_state: State, scanner: Scanner) -> None:
         self.lines = lines
@@ -40,6 +41,7 @@ class Chunk:
         self._uses: list[tuple[Ref, ...]] | None = None
         self._definitions: dict[str, list[tuple[int, Ref]]] | None = None
         self._occurrences: dict[str, list[tuple[int, Ref]]] | None = None
+        self._problems: list[tuple[int, LineProblem]] | None = None
 
     @property
     def end_state(self) -> State:
@@ -52,6 +54,12 @@ class Chunk:
             with paused_collector():
                 self._uses = [read(text, scan) for text, scan in zip(self.lines, self.scans)]
         return self._uses
+
+    def problems(self) -> list[tuple[int, LineProblem]]:
+        """(local line, problem) of the lines the scanner could not read."""
+        if self._problems is None:
+            self._problems = [(local, scan.problem) for local, scan in enumerate(self.scans) if scan.problem]
+        return self._problems
 
     def definitions(self) -> dict[str, list[tuple[int, Ref]]]:
         """Name -> (local line, ref) of its definitions in this chunk."""
@@ -233,9 +241,9 @@ class Document:
     def scan_problems(self) -> list[Problem]:
         """Problems the line scanner found (lines it could not read)."""
         found = []
-        for line, scan in self.scans():
-            problem = scan.problem
-            if problem is not None:
+        for start, chunk in self.chunks_with_starts():
+            for local, problem in chunk.problems():
+                line = start + local
                 found.append(Problem(self.source, Range.on_line(line, problem.start, problem.end),
                                      Severity(problem.severity), problem.code, problem.message))
         return found

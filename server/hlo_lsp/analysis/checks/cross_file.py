@@ -22,21 +22,12 @@ def check(context: CheckContext) -> Iterator[Problem]:
     hlo = context.hlo
     if hlo is None:
         return
-    defined = _defined_names(hlo.document)
+    defined = hlo.defined_names()
     for document in context.module.buffer_assignment_documents:
         yield from _check_document(document, defined, hlo.document.source)
 
 
-def _defined_names(document: Document) -> dict[Role, set[str]]:
-    defined: dict[Role, set[str]] = {Role.INSTRUCTION_DEF: set(), Role.COMPUTATION_DEF: set()}
-    for _, scan in document.scans():
-        for ref in scan.refs:
-            if ref.role in defined:
-                defined[ref.role].add(ref.name)
-    return defined
-
-
-def _check_document(document: Document, defined: dict[Role, set[str]], hlo_source: str) -> Iterator[Problem]:
+def _check_document(document: Document, defined: dict[Role, frozenset[str]], hlo_source: str) -> Iterator[Problem]:
     unresolved = []
     total = 0
     for line, ref in document.all_uses():
@@ -44,7 +35,7 @@ def _check_document(document: Document, defined: dict[Role, set[str]], hlo_sourc
         if role is None:
             continue
         total += 1
-        if ref.name not in defined[role]:
+        if ref.name not in defined.get(role, ()):
             unresolved.append((line, ref))
     if not unresolved:
         return

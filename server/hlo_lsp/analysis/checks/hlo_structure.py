@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Iterator
 
 from hlo_lsp.analysis.context import CheckContext
+from hlo_lsp.model.document import Chunk
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.line_scan import Role
 from hlo_lsp.problems import Problem, Severity
@@ -24,8 +27,30 @@ def check(context: CheckContext) -> Iterator[Problem]:
     hlo = context.hlo
     if hlo is None:
         return
-    yield from _check_computations(hlo)
+    yield from _computation_problems(hlo)
     yield from _check_undefined_names(hlo)
+
+
+# What this check found for the last structure of each document and for each chunk: after an
+# edit that keeps the structure (see HloModule.edited), only the edited chunk is checked again.
+_by_structure: dict[str, tuple[object, list[Problem]]] = {}
+_by_chunk: weakref.WeakKeyDictionary[Chunk, tuple[object, int, list[Problem]]] = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+_STRUCTURES_REMEMBERED = 16
+
+
+def _computation_problems(hlo: HloModule) -> list[Problem]:
+    source = hlo.document.source
+    with _lock:
+        kept = _by_structure.get(source)
+    if kept is not None and kept[0] is hlo.structure_id:
+        return kept[1]
+    problems = list(_check_computations(hlo))
+    with _lock:
+        if len(_by_structure) >= _STRUCTURES_REMEMBERED:
+            _by_structure.clear()
+        _by_structure[source] = (hlo.structure_id, problems)
+    return problems
 
 
 def _problem(hlo: HloModule, where: Range, severity: Severity, code: str, message: str) -> Problem:
@@ -71,27 +96,38 @@ def _check_duplicate_instructions(hlo: HloModule, lines: tuple[int, ...]) -> Ite
 
 def _check_undefined_names(hlo: HloModule) -> Iterator[Problem]:
     """Every use resolves: instructions within their computation (XLA's parser scope), the rest module-wide."""
-    document = hlo.document
-    defined: dict[Role, set[str]] = {role: set() for role, _ in _DEFINES.values()}
-    for _, scan in document.scans():
-        for ref in scan.refs:
-            if ref.role in defined:
-                defined[ref.role].add(ref.name)
-    local = {c.line: {document.scan(line).data[0] for line in c.instruction_lines} for c in hlo.all_computations()}
-    for line, ref in document.all_uses():
-        definition = _DEFINES.get(ref.role)
-        if definition is None:
+    defined = hlo.defined_names()
+    for start, chunk in hlo.document.chunks_with_starts():
+        with _lock:
+            kept = _by_chunk.get(chunk)
+        if kept is not None and kept[0] is hlo.structure_id and kept[1] == start:
+            yield from kept[2]
             continue
-        role, what = definition
-        scope = defined[role]
-        if ref.role is Role.INSTRUCTION_USE:
-            computation = hlo.computation_at(line)
-            scope = local[computation.line] if computation is not None else scope
-        if ref.name in scope:
-            continue
-        elsewhere = ref.role is Role.INSTRUCTION_USE and ref.name in defined[role]
-        message = (f"instruction {ref.name} is defined in another computation, not in this one" if elsewhere
-                   else f"{what} {ref.name} is not defined in this module")
-        severity = Severity.ERROR if role in (Role.INSTRUCTION_DEF, Role.COMPUTATION_DEF) else Severity.WARNING
-        yield _problem(hlo, Range.on_line(line, ref.start, ref.end), severity, f"undefined-{what.replace(' ', '-')}",
-                       message)
+        problems = list(_chunk_undefined_names(hlo, defined, start, chunk))
+        with _lock:
+            _by_chunk[chunk] = (hlo.structure_id, start, problems)
+        yield from problems
+
+
+def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, frozenset[str]], start: int,
+                           chunk: Chunk) -> Iterator[Problem]:
+    for local, refs in enumerate(chunk.uses()):
+        for ref in refs:
+            definition = _DEFINES.get(ref.role)
+            if definition is None:
+                continue
+            role, what = definition
+            everywhere = defined.get(role, frozenset())
+            scope = everywhere
+            line = start + local
+            if ref.role is Role.INSTRUCTION_USE:
+                computation = hlo.computation_at(line)
+                scope = hlo.instruction_names(computation) if computation is not None else scope
+            if ref.name in scope:
+                continue
+            elsewhere = ref.role is Role.INSTRUCTION_USE and ref.name in everywhere
+            message = (f"instruction {ref.name} is defined in another computation, not in this one" if elsewhere
+                       else f"{what} {ref.name} is not defined in this module")
+            severity = Severity.ERROR if role in (Role.INSTRUCTION_DEF, Role.COMPUTATION_DEF) else Severity.WARNING
+            yield _problem(hlo, Range.on_line(line, ref.start, ref.end), severity,
+                           f"undefined-{what.replace(' ', '-')}", message)
