@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 DEBOUNCE_SECONDS = 0.3
+PROGRESS_AFTER_SECONDS = 0.2
 
 
 class DiagnosticsPublisher:
@@ -56,9 +57,13 @@ class DiagnosticsPublisher:
         if delay:
             await asyncio.sleep(delay)
         progress = ProgressBar(self._server, f"Checking {os.path.basename(module.stem)}")
-        await progress.begin()
+        checking = asyncio.ensure_future(asyncio.to_thread(check_module, module, progress.report))
         try:
-            problems = await asyncio.to_thread(check_module, module, progress.report)
+            # A re-check after an edit takes milliseconds: a bar is shown only for work that lasts.
+            done, _ = await asyncio.wait({checking}, timeout=PROGRESS_AFTER_SECONDS)
+            if not done:
+                await progress.begin()
+            problems = await checking
         except asyncio.CancelledError:  # a newer edit: the thread stops at its next report
             progress.stop()
             progress.end("superseded by an edit")
