@@ -15,15 +15,21 @@ _HLO_KINDS = frozenset(("instruction", "computation", "frame", "location", "file
 
 def references(module: ModuleDump, target: Target, include_declaration: bool) -> list[Location]:
     """Every place the target is named in the module's files (its definition too, if asked)."""
-    found = [location for location, is_definition in _occurrences(module, target)
-             if include_declaration or not is_definition]
-    return sorted(set(found), key=lambda loc: (loc.source, loc.range.start))
+    unique = {_place_key(location): location for location, is_definition in _occurrences(module, target)
+              if include_declaration or not is_definition}
+    return [unique[key] for key in sorted(unique)]
 
 
 def highlights(module: ModuleDump, target: Target) -> list[Highlight]:
     """The target's occurrences in the document the cursor is in."""
     return sorted({Highlight(location.range, is_definition) for location, is_definition in _occurrences(module, target)
-                   if location.source == target.source}, key=lambda h: h.range.start)
+                   if location.source == target.source}, key=lambda h: (h.range.start.line, h.range.start.character))
+
+
+def _place_key(location: Location) -> tuple[str, int, int, int, int]:
+    # plain tuples hash and compare in C; Locations would compare field by field in Python
+    start, end = location.range.start, location.range.end
+    return location.source, start.line, start.character, end.line, end.character
 
 
 def _occurrences(module: ModuleDump, target: Target) -> list[tuple[Location, bool]]:

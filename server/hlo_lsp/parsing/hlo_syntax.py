@@ -366,6 +366,7 @@ _SIGIL_NAMES = re.compile(rf"(?<![A-Za-z0-9_.\-])%{_KEYWORD_AHEAD}[A-Za-z_][A-Za
 _BARE_NAMES = re.compile(rf"(?<![A-Za-z0-9_.\-%]){_KEYWORD_AHEAD}[A-Za-z_][A-Za-z0-9_.\-]*")
 _DIGITS = re.compile(r"[0-9]+")
 _VALID_TEMPLATES: set[tuple[str, str]] = set()
+_VALID_NUMBERED: set[tuple[str, str]] = set()  # lines with their digits replaced: a template's template
 _TEMPLATE_LIMIT = 200_000
 
 
@@ -386,12 +387,18 @@ def computation_header_error(text: str) -> ParseError | None:
 
 
 def _template_error(text: str, rule: str, parse: Any) -> ParseError | None:
-    template = (rule, instruction_template(text))
-    if template in _VALID_TEMPLATES:
+    # Lines that differ only in their numbers (`fusion.95` for `fusion.96`, a layer index in an
+    # op_name) have the same template, and the digits alone are cheap to replace: try that first.
+    numbered = (rule, _DIGITS.sub("0", text))
+    if numbered in _VALID_NUMBERED:
         return None
-    result = parse(text)
-    if isinstance(result, ParseError):
-        return result
-    if len(_VALID_TEMPLATES) < _TEMPLATE_LIMIT:
-        _VALID_TEMPLATES.add(template)
+    template = (rule, instruction_template(text))
+    if template not in _VALID_TEMPLATES:
+        result = parse(text)
+        if isinstance(result, ParseError):
+            return result
+        if len(_VALID_TEMPLATES) < _TEMPLATE_LIMIT:
+            _VALID_TEMPLATES.add(template)
+    if len(_VALID_NUMBERED) < _TEMPLATE_LIMIT:
+        _VALID_NUMBERED.add(numbered)
     return None
