@@ -44,6 +44,11 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _scanned(document: Document) -> Document:
+    document.scan(0)  # a Document scans its text on the first question about it
+    return document
+
+
 def timed(action):  # noqa: ANN001, ANN201
     start = time.perf_counter()
     result = action()
@@ -61,7 +66,7 @@ def main() -> None:
     print(f"module: {size:.1f} MB, {text.count(chr(10)) + 1:,} lines (from {args.source.name})")
 
     before = _peak_rss_mb()
-    document, seconds = timed(lambda: Document(text, FileKind.HLO_MODULE, "big.txt"))
+    document, seconds = timed(lambda: _scanned(Document(text, FileKind.HLO_MODULE, "big.txt")))
     print(f"index (scan all lines):          {seconds:7.2f} s  {size / seconds:6.1f} MB/s")
     name = document.scan(document.line_count // 2).refs[0].name if document.scan(
         document.line_count // 2).refs else "add.1"
@@ -87,7 +92,8 @@ def main() -> None:
     _, seconds = timed(lambda: parse_module(source))
     baseline = len(source) / 1e6 / seconds
     print(f"baseline: one lark parse of the {len(source) / 1e6:.1f} MB source: {seconds:.2f} s  {baseline:.1f} MB/s")
-    print(f"indexing is {size / (timed(lambda: Document(text, FileKind.HLO_MODULE))[1]) / baseline:.1f}x "
+    indexing = timed(lambda: _scanned(Document(text, FileKind.HLO_MODULE)))[1]
+    print(f"indexing is {size / indexing / baseline:.1f}x "
           "faster than parsing the file with lark")
 
 

@@ -26,6 +26,17 @@ MAX_PARSED_CHARS = 1 << 20
 
 def syntax_problems(document: Document, on_lines: Callable[[int], None] | None = None) -> list[Problem]:
     """The document's syntax problems; `on_lines` is told, now and then, how many lines are done."""
+    with _kept_lock:
+        known = _by_document.get(document)
+    if known is not None:  # a companion is checked again after each edit of its module's HLO file
+        return list(known)
+    problems = _document_problems(document, on_lines)
+    with _kept_lock:
+        _by_document[document] = problems
+    return list(problems)
+
+
+def _document_problems(document: Document, on_lines: Callable[[int], None] | None) -> list[Problem]:
     problems = document.scan_problems()
     if document.kind.is_buffer_assignment_family:
         problems = [_refined(document, problem) for problem in problems]
@@ -68,6 +79,7 @@ def _grammar_problems(document: Document, flagged: set[int], on_lines: Callable[
 
 
 _kept: weakref.WeakKeyDictionary[Chunk, tuple[str, int, list[Problem]]] = weakref.WeakKeyDictionary()
+_by_document: weakref.WeakKeyDictionary[Document, list[Problem]] = weakref.WeakKeyDictionary()
 _kept_lock = threading.Lock()
 
 

@@ -96,7 +96,7 @@ class Document:
     """
 
     __slots__ = ("kind", "source", "scanner", "_text", "_chunks", "_starts", "_line_count", "_definitions_of",
-                 "_scan_lock")
+                 "_scan_lock", "__weakref__")
 
     def __init__(self, text: str, kind: FileKind, source: str = "") -> None:
         self.kind = kind
