@@ -22,11 +22,41 @@ from hlo_lsp.text import Position as TextPosition
 from hlo_lsp.text import Range, utf16_column
 
 
-@dataclass(frozen=True, slots=True)
 class Place:
-    source: str
-    line: int
-    range: Range  # the part of the line a diagnostic should underline
+    """Where a record was read: the file, the line, and the part of the line a diagnostic
+    should underline. A 40 MB module's files hold about a million records, and few places are
+    ever shown: the Range is built when first asked for. Immutable."""
+
+    __slots__ = ("source", "line", "_start", "_end", "_range")
+
+    def __init__(self, source: str, line: int, range: Range) -> None:  # noqa: A002 - the field's name
+        self.source, self.line, self._range = source, line, range
+        self._start, self._end = range.start.character, range.end.character
+
+    @classmethod
+    def on_line(cls, source: str, line: int, start: int, end: int) -> Place:
+        """The place of UTF-16 columns start..end of `line`."""
+        place = cls.__new__(cls)
+        place.source, place.line, place._start, place._end, place._range = source, line, start, end, None
+        return place
+
+    @property
+    def range(self) -> Range:
+        if self._range is None:
+            self._range = Range(TextPosition(self.line, self._start), TextPosition(self.line, self._end))
+        return self._range
+
+    def _key(self) -> tuple[str, int, Range]:
+        return self.source, self.line, self.range
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Place) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Place(source={self.source!r}, line={self.line}, range={self.range!r})"
 
 
 def parse_index(text: str | None) -> tuple[int, ...] | None:
@@ -398,7 +428,7 @@ class _Reader:
             end = len(text.rstrip())
         if not text.isascii():
             start, end = utf16_column(text, start), utf16_column(text, end)
-        return Place(self.document.source, line, Range(TextPosition(line, start), TextPosition(line, end)))
+        return Place.on_line(self.document.source, line, start, end)
 
     def read(self) -> None:
         handlers: dict[str, Callable[[int, LineScan], None]] = {}
