@@ -49,6 +49,9 @@ from hlo_lsp.workspace.sources import SourceFinder
 log = logging.getLogger("hlo_lsp")
 T = TypeVar("T")
 WATCHED = ("**/*.txt", "**/*.hlo")
+# The editor asks its first questions (hover, outline, tokens) right after it opens a file: they are
+# answered before the check of a large module starts competing with them for the interpreter.
+CHECK_AFTER_OPEN_SECONDS = 0.05
 
 
 class HloLanguageServer(LanguageServer):
@@ -123,7 +126,7 @@ async def initialized(ls: HloLanguageServer, params: types.InitializedParams) ->
 def did_open(ls: HloLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
     item = params.text_document
     ls.store.open(item.uri, item.text, item.version)
-    ls.diagnostics.schedule(ls.store.source_of(item.uri), delay=0.0)
+    ls.diagnostics.schedule(ls.store.source_of(item.uri), delay=CHECK_AFTER_OPEN_SECONDS)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
