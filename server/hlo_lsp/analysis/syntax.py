@@ -13,7 +13,7 @@ from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_syntax import (
     computation_header_error,
     instruction_error,
-    parse_module_header,
+    module_header_error,
     parse_table_row,
 )
 from hlo_lsp.parsing.syntax import ParseError
@@ -128,11 +128,6 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
             yield _located(document, start + local, text, offset + error.start, offset + error.end, error.message)
 
 
-def _module_header(text: str) -> ParseError | None:
-    result = parse_module_header(text)
-    return result if isinstance(result, ParseError) else None
-
-
 def _table_row(text: str) -> ParseError | None:
     result = parse_table_row(text)
     return result if isinstance(result, ParseError) else None
@@ -141,7 +136,7 @@ def _table_row(text: str) -> ParseError | None:
 _HLO_PARSERS: dict[str, Callable[[str], ParseError | None]] = {
     "instruction": instruction_error,
     "computation": computation_header_error,
-    "module_header": _module_header,
+    "module_header": module_header_error,
     "table_row": _table_row,
 }
 _BA_PARSERS: dict[str, Callable[[str], ParseError | None]] = {"from_instruction": instruction_error}

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.parsing.hlo_scanner import printed_parent_frame
-from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_module_header, parse_shape
+from hlo_lsp.parsing.hlo_syntax import module_header_attribute, parse_instruction, parse_module_header, parse_shape
 from hlo_lsp.parsing.line_scan import Ref, Role
-from hlo_lsp.parsing.syntax import Instruction, ModuleHeader, ParseError, Shape
+from hlo_lsp.parsing.syntax import Attribute, Instruction, ModuleHeader, ParseError, Shape
 from hlo_lsp.text import Range
 
 _INSTRUCTION_DEF = frozenset((Role.INSTRUCTION_DEF,))
@@ -276,6 +276,11 @@ class HloModule:
     # ---- module header -------------------------------------------------------------
 
     def header(self) -> ModuleHeader | None:
+        text = self._header_text()
+        header = parse_module_header(text) if text is not None else None
+        return None if isinstance(header, ParseError) else header
+
+    def _header_text(self) -> str | None:
         if self.header_line is None:
             return None
         text = self.document.line(self.header_line)
@@ -283,19 +288,21 @@ class HloModule:
         while line < self.document.line_count and self.document.scan(line).kind == "continuation":
             text += "\n" + self.document.line(line)
             line += 1
-        header = parse_module_header(text)
-        return None if isinstance(header, ParseError) else header
+        return text
+
+    def header_attribute(self, key: str) -> Attribute | None:
+        """An attribute of a valid module header (a long header is not parsed whole for it)."""
+        text = self._header_text()
+        return module_header_attribute(text, key) if text is not None else None
 
     @property
     def is_scheduled(self) -> bool:
-        header = self.header()
-        attribute = header.attribute("is_scheduled") if header else None
+        attribute = self.header_attribute("is_scheduled")
         return attribute is not None and any(name == "true" for name, _ in attribute.names)
 
     def aliased_parameters(self) -> frozenset[tuple[int, tuple[int, ...]]]:
         """(parameter number, parameter index) pairs listed in input_output_alias."""
-        header = self.header()
-        attribute = header.attribute("input_output_alias") if header else None
+        attribute = self.header_attribute("input_output_alias")
         if attribute is None:
             return frozenset()
         start, end = attribute.value_span
