@@ -39,6 +39,14 @@ def test_combined_dump_position_naming_an_instruction_the_module_lacks(tmp_path:
     assert underlined(problems[1], ba) == "Arg_1.22"
 
 
+def test_allocated_value_of_an_instruction_the_module_lacks(tmp_path: Path) -> None:
+    ba, line = planted(SPLIT_MLP, "-buffer-assignment.txt", tmp_path, " value: <58 ynn_fusion.2 @0>",
+                       " value: <58 ynn_fusion.7 @0>")
+    problems = [p for p in problems_of(tmp_path) if p.code == "unknown-instruction"]
+    assert where(problems) == [(ba.name, line, ERROR, "unknown-instruction")]
+    assert underlined(problems[0], ba) == "ynn_fusion.7"
+
+
 def test_scheduled_instruction_the_module_lacks(tmp_path: Path) -> None:
     lr, line = planted(SPLIT_MLP, "-live-range.txt", tmp_path, "    7:ynn_fusion.2", "    7:ynn_fusion.22")
     problems = problems_of(tmp_path)

@@ -362,7 +362,7 @@ def ba_line_mentions(text: str, scan: LineScan) -> tuple[Ref, ...]:
     if kind == "from_instruction":
         _from_instruction_mentions(text, scan, refs)
         return tuple(refs.refs)
-    name = scan.data[1] if kind in _VALUE_KINDS or kind == "sequence_entry" else scan.data[0]
+    name = mentioned_instruction(scan)
     if kind in _VALUE_KINDS:
         digits = _VALUE_ID.search(text)
         if digits is None:
@@ -375,6 +375,17 @@ def ba_line_mentions(text: str, scan: LineScan) -> tuple[Ref, ...]:
     if start >= 0:
         refs.add(Role.INSTRUCTION_MENTION, name, start)
     return tuple(refs.refs)
+
+
+def mentioned_instruction(scan: LineScan) -> str | None:
+    """The one instruction a value, position, use, schedule, live-range or peak line names (the
+    name its mentions hold); None for other lines, `from instruction:` text included."""
+    kind = scan.kind
+    if kind in _VALUE_KINDS or kind == "sequence_entry":
+        return scan.data[1]  # type: ignore[no-any-return]
+    if kind in _NAMED_FIRST:
+        return scan.data[0]  # type: ignore[no-any-return]
+    return None
 
 
 def _name_start(text: str, kind: str, name: str) -> int:
@@ -400,6 +411,5 @@ def _from_instruction_mentions(text: str, scan: LineScan, refs: RefCollector) ->
 
 _VALUE_ID = re.compile(rf"<({_N}) ")
 _VALUE_KINDS = frozenset(("value", "reused_value", "used_value"))
-_MENTIONING_KINDS = _VALUE_KINDS | frozenset(
-    ("position", "use", "from_instruction", "sequence_entry", "live_range", "peak_entry")
-)
+_NAMED_FIRST = frozenset(("position", "use", "live_range", "peak_entry"))
+_MENTIONING_KINDS = _VALUE_KINDS | _NAMED_FIRST | frozenset(("from_instruction", "sequence_entry"))

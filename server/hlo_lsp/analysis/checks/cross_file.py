@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.model.document import Document
+from hlo_lsp.parsing.ba_scanner import mentioned_instruction
 from hlo_lsp.parsing.line_scan import Role
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Range
@@ -30,13 +31,22 @@ def check(context: CheckContext) -> Iterator[Problem]:
 def _check_document(document: Document, defined: dict[Role, frozenset[str]], hlo_source: str) -> Iterator[Problem]:
     unresolved = []
     total = 0
-    for line, ref in document.all_uses():
-        role = _MENTIONS.get(ref.role)
-        if role is None:
-            continue
-        total += 1
-        if ref.name not in defined.get(role, ()):
-            unresolved.append((line, ref))
+    instructions = defined.get(Role.INSTRUCTION_DEF, frozenset())
+    mentions = document.scanner.uses
+    for first, chunk in document.chunks_with_starts():
+        for local, (text, scan) in enumerate(zip(chunk.lines, chunk.scans)):
+            # Most lines name one instruction, read by the scanner already: only the lines that
+            # name something else, or something undefined, are read for their mentions.
+            if mentioned_instruction(scan) in instructions:
+                total += 1
+                continue
+            for ref in mentions(text, scan):
+                role = _MENTIONS.get(ref.role)
+                if role is None:
+                    continue
+                total += 1
+                if ref.name not in defined.get(role, ()):
+                    unresolved.append((first + local, ref))
     if not unresolved:
         return
     if len(unresolved) > _MISMATCH_SHARE * total and len(unresolved) > 5:
