@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.parsing.hlo_scanner import printed_parent_frame
 from hlo_lsp.parsing.hlo_syntax import module_header_attribute, parse_instruction, parse_module_header, parse_shape
-from hlo_lsp.parsing.line_scan import Ref, Role
+from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
 from hlo_lsp.parsing.syntax import Attribute, Instruction, ModuleHeader, ParseError, Shape
 from hlo_lsp.text import Range
 
@@ -170,13 +171,23 @@ class HloModule:
     def instruction_names(self, computation: Computation) -> frozenset[str]:
         """The names of the instructions a computation defines (its scope for operands)."""
         if self._names_in is None:
-            self._names_in = {}
-        names = self._names_in.get(computation.line)
-        if names is None:
-            scan = self.document.scan
-            names = self._names_in[computation.line] = frozenset(
-                scan(line).data[0] for line in computation.instruction_lines)
-        return names
+            names_in: dict[int, list[str]] = {}
+            for owner, _, scan in self.instruction_scans():
+                names_in.setdefault(owner.line, []).append(scan.data[0])
+            self._names_in = {line: frozenset(names) for line, names in names_in.items()}
+        return self._names_in.get(computation.line, frozenset())
+
+    def instruction_scans(self) -> Iterator[tuple[Computation, int, LineScan]]:
+        """(computation, line, scan) of every instruction inside a computation, in line order:
+        one walk over the scans next to the computations' (ascending) instruction lines."""
+        wanted = ((computation, line) for computation in self._computation_order
+                  for line in computation.instruction_lines)
+        owner, next_line = next(wanted, (None, None))
+        with paused_collector():
+            for line, scan in self.document.scans():
+                if line == next_line:
+                    yield owner, line, scan  # type: ignore[misc]
+                    owner, next_line = next(wanted, (None, None))
 
     # ---- instructions -------------------------------------------------------------
 
@@ -229,15 +240,9 @@ class HloModule:
         return self._first_definition.get(name)
 
     def _first_definitions(self) -> dict[str, int]:
-        # one walk over the scans next to the (ascending) instruction lines of the computations
-        wanted = iter(line for computation in self._computation_order for line in computation.instruction_lines)
         table: dict[str, int] = {}
-        next_line = next(wanted, None)
-        with paused_collector():
-            for line, scan in self.document.scans():
-                if line == next_line:
-                    table.setdefault(scan.data[0], line)
-                    next_line = next(wanted, None)
+        for _, line, scan in self.instruction_scans():
+            table.setdefault(scan.data[0], line)
         return table
 
     def shape_of(self, name: str) -> Shape | None:

@@ -319,8 +319,7 @@ def _string_end(text: str, quote: int) -> int:
 
 def _collect_operands(text: str, start: int, end: int, refs: RefCollector) -> None:
     if text.find("%", start, end) >= 0:
-        for match in _SIGIL_NAME.finditer(text, start, end):
-            refs.add(Role.INSTRUCTION_USE, match.group(1), match.start(1))
+        refs.add_matches(Role.INSTRUCTION_USE, _SIGIL_NAME.finditer(text, start, end))
         return
     for item_start, item_end in _top_level_items(text, start, end):
         item = text[item_start:item_end]
@@ -372,8 +371,7 @@ def _collect_attribute_refs(text: str, start: int, refs: RefCollector) -> None:
         if text.startswith("{", value_start) and (key in _COMPUTATION_LIST_KEYS or role is Role.INSTRUCTION_USE):
             braced = _BRACED_LIST.match(text, value_start)
             if braced:
-                for name in _REF_VALUE.finditer(text, braced.start(1), braced.end(1)):
-                    refs.add(role, name.group(1), name.start(1))
+                refs.add_matches(role, _REF_VALUE.finditer(text, braced.start(1), braced.end(1)))
             continue
         name = _REF_VALUE.match(text, value_start)
         if name:

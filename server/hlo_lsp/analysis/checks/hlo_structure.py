@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.model.document import Chunk
 from hlo_lsp.model.hlo_module import HloModule
-from hlo_lsp.parsing.line_scan import Role
+from hlo_lsp.parsing.line_scan import Ref, Role
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Range
 
@@ -81,13 +81,16 @@ def _check_computations(hlo: HloModule) -> Iterator[Problem]:
             yield _problem(hlo, computation.name_range, Severity.ERROR, "root-count",
                            f"computation {computation.name} has {count or 'no'} ROOT instruction"
                            + ("s" if count != 1 else "") + "; it needs exactly one")
-        yield from _check_duplicate_instructions(hlo, computation.instruction_lines)
+    yield from _check_duplicate_instructions(hlo)
 
 
-def _check_duplicate_instructions(hlo: HloModule, lines: tuple[int, ...]) -> Iterator[Problem]:
+def _check_duplicate_instructions(hlo: HloModule) -> Iterator[Problem]:
     seen: dict[str, int] = {}
-    for line in lines:
-        ref = hlo.document.scan(line).refs[0]
+    current = None
+    for computation, line, scan in hlo.instruction_scans():
+        if computation is not current:
+            seen, current = {}, computation
+        ref = scan.refs[0]
         if ref.name in seen:
             yield _problem(hlo, Range.on_line(line, ref.start, ref.end), Severity.ERROR, "duplicate-instruction",
                            f"{ref.name} is defined twice in this computation (first on line {seen[ref.name] + 1})")
@@ -111,23 +114,28 @@ def _check_undefined_names(hlo: HloModule) -> Iterator[Problem]:
 
 def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, frozenset[str]], start: int,
                            chunk: Chunk) -> Iterator[Problem]:
+    instructions = defined.get(Role.INSTRUCTION_DEF, frozenset())
     for local, refs in enumerate(chunk.uses()):
+        scope = None  # the names of the line's computation, looked up once per line
         for ref in refs:
-            definition = _DEFINES.get(ref.role)
-            if definition is None:
-                continue
-            role, what = definition
-            everywhere = defined.get(role, frozenset())
-            scope = everywhere
-            line = start + local
             if ref.role is Role.INSTRUCTION_USE:
-                computation = hlo.computation_at(line)
-                scope = hlo.instruction_names(computation) if computation is not None else scope
-            if ref.name in scope:
-                continue
-            elsewhere = ref.role is Role.INSTRUCTION_USE and ref.name in everywhere
-            message = (f"instruction {ref.name} is defined in another computation, not in this one" if elsewhere
-                       else f"{what} {ref.name} is not defined in this module")
-            severity = Severity.ERROR if role in (Role.INSTRUCTION_DEF, Role.COMPUTATION_DEF) else Severity.WARNING
-            yield _problem(hlo, Range.on_line(line, ref.start, ref.end), severity,
-                           f"undefined-{what.replace(' ', '-')}", message)
+                if scope is None:
+                    computation = hlo.computation_at(start + local)
+                    scope = hlo.instruction_names(computation) if computation is not None else instructions
+                if ref.name in scope:
+                    continue
+            else:
+                definition = _DEFINES.get(ref.role)
+                if definition is None or ref.name in defined.get(definition[0], ()):
+                    continue
+            yield _undefined(hlo, start + local, ref, instructions)
+
+
+def _undefined(hlo: HloModule, line: int, ref: Ref, instructions: frozenset[str]) -> Problem:
+    role, what = _DEFINES[ref.role]
+    elsewhere = ref.role is Role.INSTRUCTION_USE and ref.name in instructions
+    message = (f"instruction {ref.name} is defined in another computation, not in this one" if elsewhere
+               else f"{what} {ref.name} is not defined in this module")
+    severity = Severity.ERROR if role in (Role.INSTRUCTION_DEF, Role.COMPUTATION_DEF) else Severity.WARNING
+    return _problem(hlo, Range.on_line(line, ref.start, ref.end), severity, f"undefined-{what.replace(' ', '-')}",
+                    message)
