@@ -105,6 +105,29 @@ def test_names_without_sigil_in_the_combined_dump():
     assert document.uses("dot.8") == [(81, Ref(Role.INSTRUCTION_USE, "dot.8", 53, 58))]
 
 
+def all_occurrences(document: Document, name: str) -> list[tuple[int, Ref]]:
+    return [(line, ref) for line, ref in document.all_uses() if ref.name == name]
+
+
+@pytest.mark.parametrize("name", ["ws_2_.1", "fused_computation", "4", "3", "no_such_name"])
+def test_uses_of_a_name_read_only_where_its_text_is_are_every_use(name: str) -> None:
+    lazily = hlo()
+    assert lazily.uses(name) == all_occurrences(hlo(), name)
+    read = [chunk.has_read_uses() for chunk in lazily.chunks]
+    if not name.isdigit():  # a parent_frame_id names the frame printed before it: numbers read every chunk
+        assert read == [any(name in line for line in chunk.lines) for chunk in lazily.chunks]
+
+
+def test_a_parent_frame_is_a_use_of_the_frame_printed_one_before() -> None:
+    document = hlo()
+    row = next(line for line in range(document.line_count) if "parent_frame_id=4}" in document.line(line))
+    assert (row, Ref(Role.FRAME_USE, "3", *_columns(document.line(row), "4}"))) in document.uses("3")
+
+
+def _columns(text: str, needle: str) -> tuple[int, int]:
+    return text.index(needle), text.index(needle) + 1
+
+
 def test_refs_on_line_in_column_order():
     assert hlo().refs_on_line(YNN_FUSION_LINE) == (
         Ref(Role.INSTRUCTION_DEF, "ynn_fusion", 3, 13),

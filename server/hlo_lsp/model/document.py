@@ -72,6 +72,12 @@ class Chunk:
             self._definitions = table
         return self._definitions
 
+    def has_read_uses(self) -> bool:
+        return self._uses is not None
+
+    def contains(self, text: str) -> bool:
+        return any(text in line for line in self.lines) if len(self.lines) < 8 else text in "\n".join(self.lines)
+
     def occurrences(self) -> dict[str, list[tuple[int, Ref]]]:
         """Name -> (local line, ref) of every use or mention in this chunk."""
         if self._occurrences is None:
@@ -221,8 +227,13 @@ class Document:
 
     def uses(self, name: str, roles: frozenset[Role] | None = None) -> list[Occurrence]:
         found = []
-        with paused_collector():  # the first call reads every chunk's uses
+        # Uses are read only in chunks whose text holds the name; except for numbers: a
+        # parent_frame_id is printed as the parent's id + 1.
+        every_chunk = name.isdigit()
+        with paused_collector():
             for start, chunk in self.chunks_with_starts():
+                if not (every_chunk or chunk.has_read_uses() or chunk.contains(name)):
+                    continue
                 for local, ref in chunk.occurrences().get(name, ()):
                     if roles is None or ref.role in roles:
                         found.append((start + local, ref))
