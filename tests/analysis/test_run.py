@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -195,3 +197,12 @@ def test_an_edit_of_a_shape_is_checked_against_the_buffer_assignment_again() -> 
     assert after == _fresh_check(reshaped)
     assert [(Path(p.source).name[-15:], p.code) for p in after] == [("-live-range.txt", "peak-bytes")]
     assert after[0].message == "broadcast_maximum_fusion{} takes 65536 bytes, not 32768"
+
+
+def test_the_last_problems_kept_for_a_module_do_not_keep_its_files_alive() -> None:
+    module = module_of(Path(f"{SPLIT_MLP}.txt"))
+    check_module(module)
+    files = [weakref.ref(document) for document in module.all_documents()]
+    del module
+    gc.collect()
+    assert [file() for file in files] == [None] * len(files)

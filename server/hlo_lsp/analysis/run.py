@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import itertools
 import threading
+import weakref
 import traceback
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -95,14 +96,18 @@ def _invariant_problems(module: ModuleDump, report: Progress) -> list[Problem]:
 
 def _inputs(module: ModuleDump) -> tuple[object, ...]:
     """What the invariant checks read: the HLO module's structure (the same across edits that
-    change no name, kind or shape) and the other documents themselves."""
+    change no name, kind or shape) and the other documents themselves (weakly: a closed module's
+    files are not kept alive by its last problems)."""
     hlo = module.hlo
-    others = tuple(document for document in module.all_documents() if document is not module.hlo_document)
+    others = tuple(weakref.ref(document) for document in module.all_documents()
+                   if document is not module.hlo_document)
     return (hlo.structure_id if hlo is not None else None, *others)
 
 
 def _same(last: tuple[object, ...], now: tuple[object, ...]) -> bool:
-    return len(last) == len(now) and all(a is b for a, b in zip(last, now))
+    if len(last) != len(now) or last[0] is not now[0]:
+        return False
+    return all(a() is b() for a, b in zip(last[1:], now[1:]))  # type: ignore[operator]
 
 
 # The invariant checks' last problems per module: after an edit that changed only text the checks
