@@ -177,6 +177,7 @@ def near(colour: tuple[int, ...], target: tuple[int, int, int], tolerance: int =
 def test_axis_steps_are_round() -> None:
     assert [tick_bytes(n) for n in (0, 512, 1024, 131_072, 1_572_864, 3 * 1024**3)] == [
         "0", "512B", "1KiB", "128KiB", "1.5MiB", "3GiB"]
+    assert tick_bytes(10**400) == ">1EiB"  # a garbled size beyond a float
     assert byte_step(560_583) == 131_072 and byte_step(0) == 1
     assert [time_step(n) for n in (3, 15, 88, 3759)] == [1, 2, 10, 500]
 

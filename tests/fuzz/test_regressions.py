@@ -13,6 +13,8 @@ from harness import _watchdog
 from hlo_lsp import cli
 from hlo_lsp.analysis.run import PROBLEM_LIMIT, check_module
 from hlo_lsp.features.hover import hover
+from hlo_lsp.features.memory_svg import timeline_svg
+from hlo_lsp.features.memory_timeline import memory_report
 from hlo_lsp.features.symbols import document_symbols
 from hlo_lsp.features.targets import target_at
 from hlo_lsp.model.document import Document
@@ -147,3 +149,16 @@ def test_a_blank_line_inside_open_brackets_of_a_values_file() -> None:
     document = Document(BLANK_IN_OPEN_BRACKETS, FileKind.BUFFER_ASSIGNMENT_VALUES, "m-buffer-assignment-values.txt")
     kinds = [scan.kind for _, scan in document.scans()]
     assert kinds[5:8] == ["from_instruction", "continuation", "used_value"]  # the next value is still read
+
+
+def test_memory_timeline_picture_of_a_buffer_larger_than_a_float(tmp_path: Path) -> None:
+    """Minimized from mutant #2604 (seed 20240611) of corpus/jax-0.4.38/vmap_remat: a shape with a
+    300-digit dimension made the axis labels divide beyond a float's range."""
+    stem = tmp_path / "module_0001.jit_loss.cpu_after_optimizations"
+    Path(f"{stem}.txt").write_text("n{\ntanh.20=f32[1" + "0" * 300 + "64]{} h(")
+    Path(f"{stem}-buffer-assignment.txt").write_text("HloLiveRange (max 9):\nBufferLiveRange:\ntanh.20{}:2-1")
+    [module] = load([str(tmp_path)]).modules
+    report = memory_report(module)
+    assert report is not None
+    svg = timeline_svg(report)
+    assert svg.startswith("<svg") and "&gt;1EiB<" in svg  # the byte axis

@@ -65,6 +65,8 @@ def _shortened(label: str) -> str:
 def tick_bytes(count: int) -> str:
     """Axis labels: 0, 512B, 100KiB, 1.5MiB."""
     units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+    if count.bit_length() > 120:  # a garbled size beyond any real buffer, and beyond a float's range
+        return ">1EiB"
     unit = 0
     while unit < len(units) - 1 and count >= 1024 ** (unit + 1):
         unit += 1
