@@ -479,7 +479,10 @@ def _long_template_parses(template: str, rule: str) -> bool:
         return False  # short, or quoting the item splitter below would have to understand
     if template.count("/*") != template.count("/*x=0*/"):
         return False  # block comments other than `/*index=5*/` might hide brackets or commas
-    return not isinstance(_parse(without_repeated_items(template), rule), ParseError)
+    shorter = without_repeated_items(template)
+    if len(shorter) * 2 > len(template):
+        return False  # little repeats: parsing the line itself costs about the same, and says where it fails
+    return not isinstance(_parse(shorter, rule), ParseError)
 
 
 def without_repeated_items(text: str) -> str:
