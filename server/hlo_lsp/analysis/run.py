@@ -5,8 +5,8 @@ from __future__ import annotations
 import functools
 import itertools
 import threading
-import weakref
 import traceback
+import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
 
