@@ -48,19 +48,12 @@ class Chunk:
         return self.scans[-1].end_state if self.scans else self.start_state
 
     def uses(self) -> list[tuple[Ref, ...]]:
-        """Per line, the names it uses (read on first request, then kept)."""
+        """Per line, the names it uses (read on first request)."""
         if self._uses is None:
-            self._uses = self.read_uses()
+            read = self._scanner.uses
+            with paused_collector():
+                self._uses = [read(text, scan) for text, scan in zip(self.lines, self.scans)]
         return self._uses
-
-    def read_uses(self) -> list[tuple[Ref, ...]]:
-        """Per line, the names it uses; kept only if they were already (a check that walks every
-        chunk once would otherwise keep a million refs that only a find-references needs)."""
-        if self._uses is not None:
-            return self._uses
-        read = self._scanner.uses
-        with paused_collector():
-            return [read(text, scan) for text, scan in zip(self.lines, self.scans)]
 
     def problems(self) -> list[tuple[int, LineProblem]]:
         """(local line, problem) of the lines the scanner could not read."""

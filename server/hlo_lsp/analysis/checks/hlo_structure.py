@@ -115,7 +115,7 @@ def _check_undefined_names(hlo: HloModule) -> Iterator[Problem]:
 def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, frozenset[str]], start: int,
                            chunk: Chunk) -> Iterator[Problem]:
     instructions = defined.get(Role.INSTRUCTION_DEF, frozenset())
-    for local, refs in enumerate(chunk.read_uses()):
+    for local, refs in enumerate(chunk.uses()):
         scope = None  # the names of the line's computation, looked up once per line
         for ref in refs:
             if ref.role is Role.INSTRUCTION_USE:
