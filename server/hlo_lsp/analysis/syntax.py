@@ -10,13 +10,9 @@ from collections.abc import Callable, Iterator
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.parsing.ba_syntax import line_error
 from hlo_lsp.parsing.file_kinds import FileKind
-from hlo_lsp.parsing.hlo_syntax import (
-    computation_header_error,
-    instruction_error,
-    module_header_error,
-    parse_table_row,
-)
+from hlo_lsp.parsing.hlo_syntax import parse_table_row
 from hlo_lsp.parsing.syntax import ParseError
+from hlo_lsp.parsing.validation import computation_header_error, instruction_error, module_header_error
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range, utf16_column
 

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.parsing.hlo_scanner import printed_parent_frame
-from hlo_lsp.parsing.hlo_syntax import module_header_attribute, parse_instruction, parse_module_header, parse_shape
+from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_module_header, parse_shape
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
 from hlo_lsp.parsing.syntax import Attribute, Instruction, ModuleHeader, ParseError, Shape
+from hlo_lsp.parsing.validation import module_header_attribute
 from hlo_lsp.text import Range
 
 _INSTRUCTION_DEF = frozenset((Role.INSTRUCTION_DEF,))

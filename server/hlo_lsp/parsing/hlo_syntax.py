@@ -8,7 +8,6 @@ not change is never parsed twice.
 from __future__ import annotations
 
 import functools
-import re
 import threading
 from typing import Any
 
@@ -244,7 +243,8 @@ def _built_parser() -> Lark:
     )
 
 
-def _parse(text: str, start: str) -> Any:
+def parse_rule(text: str, start: str) -> Any:
+    """`text` parsed as the grammar's rule `start`: its syntax record, or a ParseError."""
     try:
         return _parser().parse(text, start=start)
     except UnexpectedInput as error:
@@ -258,7 +258,7 @@ def _parse(text: str, start: str) -> Any:
 @functools.lru_cache(maxsize=65536)
 def parse_instruction(text: str) -> Instruction | ParseError:
     """An instruction (possibly spanning lines of a multi-line literal)."""
-    result = _parse(text, "instruction")
+    result = parse_rule(text, "instruction")
     if isinstance(result, Instruction):
         start, end = result.shape_span
         shape_start = text.index("=", start) + 1
@@ -289,26 +289,26 @@ def _literal_text(text: str, instruction: Instruction, operand: Operand) -> str:
 
 @functools.lru_cache(maxsize=65536)
 def parse_shape(text: str) -> Shape | ParseError:
-    return _parse(text, "shape")  # type: ignore[no-any-return]
+    return parse_rule(text, "shape")  # type: ignore[no-any-return]
 
 
 @functools.lru_cache(maxsize=4096)
 def parse_computation_header(text: str) -> ComputationHeader | ParseError:
-    return _parse(text, "computation_header")  # type: ignore[no-any-return]
+    return parse_rule(text, "computation_header")  # type: ignore[no-any-return]
 
 
 @functools.lru_cache(maxsize=64)
 def parse_module_header(text: str) -> ModuleHeader | ParseError:
-    return _parse(text, "module_header")  # type: ignore[no-any-return]
+    return parse_rule(text, "module_header")  # type: ignore[no-any-return]
 
 
 def parse_table_row(text: str) -> object:
-    return _parse(text, "table_row")
+    return parse_rule(text, "table_row")
 
 
 def parse_module(text: str) -> object:
     """A whole module in one lark parse: the naive baseline the engine is measured against."""
-    return _parse(text, "module")
+    return parse_rule(text, "module")
 
 
 _READABLE = {
@@ -352,170 +352,3 @@ def _expected(names: Any) -> str:
     if len(readable) > 5:
         readable = readable[:5] + ["..."]
     return ", ".join(readable) or "something else"
-
-
-# ---- Validating many lines quickly ------------------------------------------------
-# Whether an instruction or a computation header parses depends on its token structure,
-# not on the names, numbers and strings in it. Lines are reduced to a template (names ->
-# x, digits -> 0, strings -> "") and templates already known to parse are not parsed
-# again: the lines of a large module share a few thousand templates.
-_STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
-_KEYWORD_AHEAD = r"(?!(?:HloModule|ROOT|ENTRY|SC|[TLESPMD])(?![A-Za-z0-9_.\-]))"  # the grammar's keywords
-# Two passes with constant replacements: re.sub runs those without calling back into Python.
-_SIGIL_NAMES = re.compile(rf"(?<![A-Za-z0-9_.\-])%{_KEYWORD_AHEAD}[A-Za-z_][A-Za-z0-9_.\-]*")
-_BARE_NAMES = re.compile(rf"(?<![A-Za-z0-9_.\-%]){_KEYWORD_AHEAD}[A-Za-z_][A-Za-z0-9_.\-]*")
-_DIGITS = re.compile(r"[0-9]+")
-_VALID_TEMPLATES: set[tuple[str, str]] = set()
-_VALID_NUMBERED: set[tuple[str, str]] = set()  # lines with their digits replaced: a template's template
-_TEMPLATE_LIMIT = 200_000
-
-
-def instruction_template(text: str) -> str:
-    if '"' in text or "'" in text:
-        text = _STRINGS.sub('""', text)
-    return _DIGITS.sub("0", _BARE_NAMES.sub("x", _SIGIL_NAMES.sub("%x", text)))
-
-
-def instruction_error(text: str) -> ParseError | None:
-    """Where the instruction `text` stops following the grammar, or None if it parses."""
-    return _template_error(text, "instruction", parse_instruction)
-
-
-def computation_header_error(text: str) -> ParseError | None:
-    """Where the computation header `text` stops following the grammar, or None if it parses."""
-    return _template_error(text, "computation_header", parse_computation_header)
-
-
-def module_header_attribute(text: str, key: str) -> Attribute | None:
-    """One top-level attribute of a valid module header. A long header is not parsed whole for
-    it: its item `key=...` is parsed alone, after `HloModule x, `."""
-    if len(text) <= LONG_ITEM:
-        header = parse_module_header(text)
-        return header.attribute(key) if isinstance(header, ModuleHeader) else None
-    if module_header_error(text) is not None:
-        return None
-    found = _top_level_item(text, key + "=")
-    if found is None:
-        return None
-    prefix = "HloModule x, "
-    alone = parse_module_header(prefix + text[found[0] : found[1]])
-    attribute = alone.attribute(key) if isinstance(alone, ModuleHeader) else None
-    if attribute is None:
-        return None
-    shift = found[0] - len(prefix)
-
-    def moved(span: tuple[int, int]) -> tuple[int, int]:
-        return span[0] + shift, span[1] + shift
-
-    return Attribute(attribute.key, moved(attribute.key_span), moved(attribute.value_span),
-                     tuple((name, moved(span)) for name, span in attribute.names), attribute.pairs)
-
-
-_ITEM_BOUNDARY = re.compile(r'"(?:[^"\\\n]|\\.)*"|/\*.*?\*/|[(){}\[\],]')
-
-
-def _top_level_item(text: str, start_with: str) -> tuple[int, int] | None:
-    """(start, end) of the first comma-separated top-level item of `text` that starts (after
-    spaces) with `start_with`; strings and comments are skipped."""
-    depth, item_start = 0, 0
-    for match in _ITEM_BOUNDARY.finditer(text):
-        token = match.group()
-        if token in _OPENING:
-            depth += 1
-        elif token in ")]}":
-            depth -= 1
-        elif token == "," and depth == 0:
-            if text[item_start:match.start()].lstrip().startswith(start_with):
-                break
-            item_start = match.end()
-    else:
-        if not text[item_start:].lstrip().startswith(start_with):
-            return None
-        return _stripped_span(text, item_start, len(text))
-    return _stripped_span(text, item_start, match.start())
-
-
-def _stripped_span(text: str, start: int, end: int) -> tuple[int, int]:
-    item = text[start:end]
-    return start + len(item) - len(item.lstrip()), start + len(item.rstrip())
-
-
-def module_header_error(text: str) -> ParseError | None:
-    """Where the module header `text` stops following the grammar, or None if it parses."""
-    return _template_error(text, "module_header", parse_module_header)
-
-
-def _template_error(text: str, rule: str, parse: Any) -> ParseError | None:
-    # Lines that differ only in their numbers (`fusion.95` for `fusion.96`, a layer index in an
-    # op_name) have the same template, and the digits alone are cheap to replace: try that first.
-    numbered = (rule, _DIGITS.sub("0", text))
-    if numbered in _VALID_NUMBERED:
-        return None
-    template = (rule, instruction_template(text))
-    if template not in _VALID_TEMPLATES and not _long_template_parses(template[1], rule):
-        result = parse(text)
-        if isinstance(result, ParseError):
-            return result
-    if len(_VALID_TEMPLATES) < _TEMPLATE_LIMIT:
-        _VALID_TEMPLATES.add(template)
-    if len(_VALID_NUMBERED) < _TEMPLATE_LIMIT:
-        _VALID_NUMBERED.add(numbered)
-    return None
-
-
-# ---- Long lines ------------------------------------------------------------------------------
-# A large module's header lists every parameter's shape in entry_computation_layout (260 KB at
-# 40 MB, a second of lark), and its ENTRY header every parameter. The lists the grammar allows
-# there (attribute values, signatures, shapes) accept any number of items, so a template parses
-# exactly when the template with the repeats of each list's items removed parses; the shapes of
-# a thousand parameters are a few dozen distinct ones. Only a failure needs the line itself.
-LONG_ITEM = 4096
-_LIST_TOKEN = re.compile(r"[(){}\[\],]|[^(){}\[\],]+")
-_OPENING = {"(": ")", "[": "]", "{": "}"}
-
-
-def _long_template_parses(template: str, rule: str) -> bool:
-    if len(template) <= LONG_ITEM or "'" in template or template.count('"') != 2 * template.count('""'):
-        return False  # short, or quoting the item splitter below would have to understand
-    if template.count("/*") != template.count("/*x=0*/"):
-        return False  # block comments other than `/*index=5*/` might hide brackets or commas
-    shorter = without_repeated_items(template)
-    if len(shorter) * 2 > len(template):
-        return False  # little repeats: parsing the line itself costs about the same, and says where it fails
-    return not isinstance(_parse(shorter, rule), ParseError)
-
-
-def without_repeated_items(text: str) -> str:
-    """`text` with every comma-separated item that repeats an earlier item of its bracketed list
-    (or of the top level) removed, with its comma."""
-    stack: list[tuple[list[str], set[str], list[str], str]] = [([], set(), [], "")]
-    for token in _LIST_TOKEN.findall(text):
-        items, seen, current, closing = stack[-1]
-        if token in _OPENING:
-            current.append(token)
-            stack.append(([], set(), [], _OPENING[token]))
-        elif token == ",":
-            _end_item(items, seen, current)
-            current.clear()
-        elif token == closing:
-            _end_item(items, seen, current)
-            stack.pop()
-            stack[-1][2].append(",".join(items) + token)
-        else:
-            current.append(token)
-    while len(stack) > 1:  # unclosed brackets: the text does not parse either way
-        items, seen, current, _ = stack.pop()
-        _end_item(items, seen, current)
-        stack[-1][2].append(",".join(items))
-    items, seen, current, _ = stack[0]
-    _end_item(items, seen, current)
-    return ",".join(items)
-
-
-def _end_item(items: list[str], seen: set[str], current: list[str]) -> None:
-    item = "".join(current)
-    key = item.strip()
-    if key and key in seen:
-        return
-    seen.add(key)
-    items.append(item)
