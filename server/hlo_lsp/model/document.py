@@ -76,7 +76,8 @@ class Chunk:
         return self._uses is not None
 
     def contains(self, text: str) -> bool:
-        return any(text in line for line in self.lines) if len(self.lines) < 8 else text in "\n".join(self.lines)
+        """Whether `text` occurs in the chunk's lines (one search of their joined text)."""
+        return text in "\n".join(self.lines)
 
     def occurrences(self) -> dict[str, list[tuple[int, Ref]]]:
         """Name -> (local line, ref) of every use or mention in this chunk."""
