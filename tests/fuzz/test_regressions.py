@@ -8,9 +8,11 @@ import io
 import time
 from pathlib import Path
 
+import pytest
 from harness import _watchdog
 
 from hlo_lsp import cli
+from hlo_lsp.analysis.checks import hlo_structure
 from hlo_lsp.analysis.run import PROBLEM_LIMIT, check_module
 from hlo_lsp.features.hover import hover
 from hlo_lsp.features.memory_svg import timeline_svg
@@ -137,6 +139,21 @@ def test_checks_of_a_long_line_with_letters_outside_the_bmp_are_fast(tmp_path: P
     undefined = [p for p in problems if p.code == "undefined-instruction"]
     assert len(undefined) == PROBLEM_LIMIT
     assert undefined[-1].range.start.character == LONG_ASTRAL_LINE.split("\n")[4].index("%p1000,") + 1
+
+
+def test_a_line_of_a_million_undefined_operands_stops_at_the_problem_limit(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutant #16868 (a 9 MB line of operands): hlo-structure kept every problem of a chunk before the
+    check's limit applied, 1.3 million problems made for the 1,000 shown (7.0 s instead of 1.0 s)."""
+    operands = ", ".join(f"%q{n}" for n in range(20 * PROBLEM_LIMIT))
+    (tmp_path / "m.before_optimizations.txt").write_text(
+        f"HloModule m\n\nENTRY %e () -> f32[] {{\n  ROOT %t = f32[] add({operands})\n}}\n")
+    made: list[object] = []
+    real = hlo_structure._undefined
+    monkeypatch.setattr(hlo_structure, "_undefined", lambda *args: made.append(args) or real(*args))
+    problems = check_module(load([str(tmp_path)]).modules[0])
+    assert len([p for p in problems if p.code == "undefined-instruction"]) == PROBLEM_LIMIT
+    assert len(made) == PROBLEM_LIMIT + 1
 
 
 # Minimized from mutant #598 (flipped bytes, spliced lines) of the control_flow values file: a blank

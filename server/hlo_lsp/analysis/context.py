@@ -13,6 +13,11 @@ from hlo_lsp.parsing.hlo_syntax import parse_shape
 from hlo_lsp.parsing.syntax import ParseError, Shape
 from hlo_lsp.problems import Problem, Related, Severity
 
+# Like a compiler's error limit: a file that is not a dump at all (one line repeated a
+# million times, say) would otherwise give a million diagnostics no editor can show. Each
+# check stops there (analysis.run); a check that keeps its problems keeps no more than that.
+PROBLEM_LIMIT = 1000
+
 
 @dataclass(eq=False)
 class CheckContext:

@@ -20,7 +20,7 @@ from hlo_lsp.analysis.checks import (
     totals,
     used_values,
 )
-from hlo_lsp.analysis.context import CheckContext
+from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
 from hlo_lsp.analysis.syntax import syntax_problems
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.problems import Problem, Severity
@@ -28,9 +28,6 @@ from hlo_lsp.text import Position, Range
 
 Check = Callable[[CheckContext], Iterable[Problem]]
 
-# Like a compiler's error limit: a file that is not a dump at all (one line repeated a
-# million times, say) would otherwise give a million diagnostics no editor can show.
-PROBLEM_LIMIT = 1000
 
 Progress = Callable[[float], None]
 """Told the fraction of a run done (0 to 1) as it goes; it may raise CheckCancelled to stop the run."""

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import weakref
 from collections.abc import Iterator
 
-from hlo_lsp.analysis.context import CheckContext
+from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
 from hlo_lsp.model.document import Chunk
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.line_scan import Ref, Role
@@ -106,7 +107,8 @@ def _check_undefined_names(hlo: HloModule) -> Iterator[Problem]:
         if kept is not None and kept[0] is hlo.structure_id and kept[1] == start:
             yield from kept[2]
             continue
-        problems = list(_chunk_undefined_names(hlo, defined, start, chunk))
+        # a garbled chunk (a 10 MB line of operands) may have millions: the check stops at the limit
+        problems = list(itertools.islice(_chunk_undefined_names(hlo, defined, start, chunk), PROBLEM_LIMIT + 1))
         with _lock:
             _by_chunk[chunk] = (hlo.structure_id, start, problems)
         yield from problems
