@@ -156,6 +156,20 @@ def test_a_line_of_a_million_undefined_operands_stops_at_the_problem_limit(tmp_p
     assert len(made) == PROBLEM_LIMIT + 1
 
 
+def test_a_file_of_one_instruction_repeated_makes_no_more_problems_than_the_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Like the line above, for the duplicate-instruction problems the structure's memo keeps."""
+    head = "HloModule m\n\nENTRY %e () -> f32[] {\n  ROOT %r = f32[] parameter(0)\n"
+    repeated = "  %p = f32[] parameter(0)\n" * 20 * PROBLEM_LIMIT
+    (tmp_path / "m.before_optimizations.txt").write_text(head + repeated + "}\n")
+    made: list[object] = []
+    real = hlo_structure._problem
+    monkeypatch.setattr(hlo_structure, "_problem", lambda *args: made.append(args) or real(*args))
+    problems = check_module(load([str(tmp_path)]).modules[0])
+    assert len([p for p in problems if p.code == "duplicate-instruction"]) == PROBLEM_LIMIT
+    assert len(made) == PROBLEM_LIMIT + 1
+
+
 # Minimized from mutant #598 (flipped bytes, spliced lines) of the control_flow values file: a blank
 # line while a `from instruction:` line's brackets are still open.
 BLANK_IN_OPEN_BRACKETS = ('Used values:\n<1 x @0>\n positions:\n  x\n uses:\n'

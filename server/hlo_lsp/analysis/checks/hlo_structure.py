@@ -46,7 +46,7 @@ def _computation_problems(hlo: HloModule) -> list[Problem]:
         kept = _by_structure.get(source)
     if kept is not None and kept[0] is hlo.structure_id:
         return kept[1]
-    problems = list(_check_computations(hlo))
+    problems = list(itertools.islice(_check_computations(hlo), PROBLEM_LIMIT + 1))
     with _lock:
         if len(_by_structure) >= _STRUCTURES_REMEMBERED:
             _by_structure.clear()
