@@ -22,6 +22,7 @@ from hlo_lsp.features.targets import target_at
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.problems import Problem
 from hlo_lsp.text import Position
 from hlo_lsp.workspace.loader import load
 
@@ -141,33 +142,35 @@ def test_checks_of_a_long_line_with_letters_outside_the_bmp_are_fast(tmp_path: P
     assert undefined[-1].range.start.character == LONG_ASTRAL_LINE.split("\n")[4].index("%p1000,") + 1
 
 
+def _problems_made_by_hlo_structure(text: str, tmp_path: Path, maker: str, monkeypatch: pytest.MonkeyPatch
+                                   ) -> tuple[list[Problem], int]:
+    """The module's problems, and how many times hlo-structure's `maker` built one."""
+    (tmp_path / "m.before_optimizations.txt").write_text(text)
+    made: list[object] = []
+    real = getattr(hlo_structure, maker)
+    monkeypatch.setattr(hlo_structure, maker, lambda *args: made.append(args) or real(*args))
+    return check_module(load([str(tmp_path)]).modules[0]), len(made)
+
+
 def test_a_line_of_a_million_undefined_operands_stops_at_the_problem_limit(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Mutant #16868 (a 9 MB line of operands): hlo-structure kept every problem of a chunk before the
     check's limit applied, 1.3 million problems made for the 1,000 shown (7.0 s instead of 1.0 s)."""
     operands = ", ".join(f"%q{n}" for n in range(20 * PROBLEM_LIMIT))
-    (tmp_path / "m.before_optimizations.txt").write_text(
-        f"HloModule m\n\nENTRY %e () -> f32[] {{\n  ROOT %t = f32[] add({operands})\n}}\n")
-    made: list[object] = []
-    real = hlo_structure._undefined
-    monkeypatch.setattr(hlo_structure, "_undefined", lambda *args: made.append(args) or real(*args))
-    problems = check_module(load([str(tmp_path)]).modules[0])
+    text = f"HloModule m\n\nENTRY %e () -> f32[] {{\n  ROOT %t = f32[] add({operands})\n}}\n"
+    problems, made = _problems_made_by_hlo_structure(text, tmp_path, "_undefined", monkeypatch)
     assert len([p for p in problems if p.code == "undefined-instruction"]) == PROBLEM_LIMIT
-    assert len(made) == PROBLEM_LIMIT + 1
+    assert made == PROBLEM_LIMIT + 1
 
 
 def test_a_file_of_one_instruction_repeated_makes_no_more_problems_than_the_limit(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Like the line above, for the duplicate-instruction problems the structure's memo keeps."""
     head = "HloModule m\n\nENTRY %e () -> f32[] {\n  ROOT %r = f32[] parameter(0)\n"
-    repeated = "  %p = f32[] parameter(0)\n" * 20 * PROBLEM_LIMIT
-    (tmp_path / "m.before_optimizations.txt").write_text(head + repeated + "}\n")
-    made: list[object] = []
-    real = hlo_structure._problem
-    monkeypatch.setattr(hlo_structure, "_problem", lambda *args: made.append(args) or real(*args))
-    problems = check_module(load([str(tmp_path)]).modules[0])
+    text = head + "  %p = f32[] parameter(0)\n" * 20 * PROBLEM_LIMIT + "}\n"
+    problems, made = _problems_made_by_hlo_structure(text, tmp_path, "_problem", monkeypatch)
     assert len([p for p in problems if p.code == "duplicate-instruction"]) == PROBLEM_LIMIT
-    assert len(made) == PROBLEM_LIMIT + 1
+    assert made == PROBLEM_LIMIT + 1
 
 
 # Minimized from mutant #598 (flipped bytes, spliced lines) of the control_flow values file: a blank
