@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.parsing.hlo_scanner import printed_parent_frame
-from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_module_header, parse_shape
+from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_shape
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
-from hlo_lsp.parsing.syntax import Attribute, Instruction, ModuleHeader, ParseError, Shape
+from hlo_lsp.parsing.syntax import Attribute, Instruction, ParseError, Shape
 from hlo_lsp.parsing.validation import module_header_attribute
 from hlo_lsp.text import Range
 
@@ -280,11 +280,6 @@ class HloModule:
         return SourceLocation(stack[0].file_name, stack[0].line, stack[0].function_name, tuple(stack))
 
     # ---- module header -------------------------------------------------------------
-
-    def header(self) -> ModuleHeader | None:
-        text = self._header_text()
-        header = parse_module_header(text) if text is not None else None
-        return None if isinstance(header, ParseError) else header
 
     def _header_text(self) -> str | None:
         if self.header_line is None:
