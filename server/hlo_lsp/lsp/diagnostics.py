@@ -66,6 +66,7 @@ class DiagnosticsPublisher:
             problems = await checking
         except asyncio.CancelledError:  # a newer edit: the thread stops at its next report
             progress.stop()
+            checking.cancel()  # its result, or CheckCancelled, is no longer awaited
             progress.end("superseded by an edit")
             raise
         except CheckCancelled:
