@@ -180,9 +180,7 @@ async def test_positions_beyond_uinteger_and_negative_leave_the_server_serving()
         answer = await answer_to(process.stdout, 99)
         assert ALLOCATION_LINE in answer["result"]["contents"]["value"].split("\n")
         assert process.returncode is None
-        process.stdin.write(framed({"jsonrpc": "2.0", "id": 100, "method": "shutdown"}))
-        await answer_to(process.stdout, 100)
-        process.stdin.write(framed({"jsonrpc": "2.0", "method": "exit"}))
+        await shut_down(process, 100)
     finally:
         code = await exit_code(process)
     assert code == 0
@@ -353,12 +351,18 @@ async def test_the_stdio_flag_clients_add_is_accepted(args: tuple[str, ...]) -> 
         process.stdin.write(framed(initialize_message(1, "visual-studio-code")))
         answer = await answer_to(process.stdout, 1)
         assert answer["result"]["serverInfo"]["name"] == "hlo-lsp"
-        process.stdin.write(framed({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
-        await answer_to(process.stdout, 2)
-        process.stdin.write(framed({"jsonrpc": "2.0", "method": "exit"}))
+        await shut_down(process, 2)
     finally:
         code = await exit_code(process)
     assert code == 0
+
+
+async def shut_down(process: asyncio.subprocess.Process, request_id: int) -> None:
+    """The polite end of a session: shutdown, its answer, then exit."""
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(framed({"jsonrpc": "2.0", "id": request_id, "method": "shutdown"}))
+    await answer_to(process.stdout, request_id)
+    process.stdin.write(framed({"jsonrpc": "2.0", "method": "exit"}))
 
 
 async def exit_code(process: asyncio.subprocess.Process) -> int | None:
