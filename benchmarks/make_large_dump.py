@@ -40,7 +40,7 @@ import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -144,17 +144,24 @@ def matching(text: str, start: int, opening: str = "(", closing: str = ")") -> i
     raise DumpError(f"unbalanced {opening}{closing} in {text[:80]!r}")
 
 
-def split_top_level(text: str) -> list[str]:
-    """`text` split at the commas outside brackets."""
-    items, depth, start = [], 0, 0
+def _top_level(text: str, separator: str) -> Iterator[int]:
+    """Indices of `separator` outside brackets."""
+    depth = 0
     for index, char in enumerate(text):
         if char in "([{":
             depth += 1
         elif char in ")]}":
             depth -= 1
-        elif char == "," and depth == 0:
-            items.append(text[start:index].strip())
-            start = index + 1
+        elif char == separator and depth == 0:
+            yield index
+
+
+def split_top_level(text: str) -> list[str]:
+    """`text` split at the commas outside brackets."""
+    items, start = [], 0
+    for index in _top_level(text, ","):
+        items.append(text[start:index].strip())
+        start = index + 1
     if text[start:].strip():
         items.append(text[start:].strip())
     return items
@@ -162,15 +169,7 @@ def split_top_level(text: str) -> list[str]:
 
 def shape_end(text: str) -> int:
     """End of the shape at the start of `text` (the first space outside brackets)."""
-    depth = 0
-    for index, char in enumerate(text):
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == " " and depth == 0:
-            return index
-    return len(text)
+    return next(_top_level(text, " "), len(text))
 
 
 def dense_size(shape: str) -> int:
