@@ -104,15 +104,12 @@ def test_value_line(combined):
     assert (value.size, value.offset, value.end, value.allocation) == (32768, 32768, 65536, 14)
     assert value.shape_text == "f32[32,256]{1,0}"
     assert value.place == place(COMBINED_FILE, 31, 8, 21)  # `<55 dot.8 @0>`
-    assert value.size_range == Range.on_line(31, 23, 33)  # `size=32768`
-    assert value.offset_range == Range.on_line(31, 34, 46)  # `offset=32768`
 
 
 def test_value_line_of_the_split_dump(split):
     value = split.value_by_id()[61]
     assert (value.label, value.size, value.offset, value.allocation) == ("ws_1_.1", 262144, 0, 0)
     assert value.place == place(ALLOCATIONS, 2, 8, 23)
-    assert (value.size_range, value.offset_range) == (Range.on_line(2, 25, 36), Range.on_line(2, 37, 45))
 
 
 def test_phi_values_with_an_index():

@@ -94,9 +94,8 @@ def test_value_line_with_index_and_color_defines_the_value_and_mentions_the_inst
     assert scan.data[:8] == (32, "copy-start.1", "{2}", False, 2, 4, 4, "u32[]{:S(2)}")
     assert [(r.role, r.name, r.start, r.end) for r in scan.refs] == [(Role.VALUE_DEF, "32", 9, 11)]
     assert mentions(text, scan) == [(Role.INSTRUCTION_MENTION, "copy-start.1", 12, 24)]
-    ref_start, ref_end, size_start, size_end, offset_start, offset_end = scan.data[8:]
+    ref_start, ref_end = scan.data[8:]
     assert text[ref_start:ref_end] == "<32 copy-start.1{2} @2>"
-    assert text[size_start:size_end] == "size=4" and text[offset_start:offset_end] == "offset=4"
 
 
 def test_value_line_of_a_tuple_table_and_a_tiled_shape() -> None:

@@ -83,8 +83,6 @@ class BufferValue:
     shape_text: str
     allocation: int
     place: Place
-    size_range: Range
-    offset_range: Range
 
     @property
     def label(self) -> str:
@@ -453,13 +451,11 @@ class _Reader:
         self.allocation = (scan.data, self.place(line))
 
     def _on_value(self, line: int, scan: LineScan) -> None:
-        (value_id, name, index, phi, color, size, offset, shape, ref_start, ref_end,
-         size_start, size_end, offset_start, offset_end) = scan.data
+        value_id, name, index, phi, color, size, offset, shape, ref_start, ref_end = scan.data
         allocation = self.allocation[0][0] if self.allocation else -1
         self.values.append(BufferValue(
             value_id, name, parse_index(index), phi, color, size, offset, shape, allocation,  # type: ignore[arg-type]
-            self.place(line, ref_start, ref_end), self.place(line, size_start, size_end).range,
-            self.place(line, offset_start, offset_end).range))
+            self.place(line, ref_start, ref_end)))
 
     def _finish_allocation(self) -> None:
         if self.allocation is None:

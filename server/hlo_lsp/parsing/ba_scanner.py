@@ -146,9 +146,7 @@ def _read_allocations(state: State, text: str, stripped: str) -> LineScan:
         if match:
             size, offset = match.group(7), match.group(8)
             data = _value_ref_data(match) + (
-                int(size), int(offset), match.group(9),
-                match.start(1), match.end(1), match.start(7) - 5, match.end(7), match.start(8) - 7, match.end(8),
-            )
+                int(size), int(offset), match.group(9), match.start(1), match.end(1))
             definition = (make_ref(text, Role.VALUE_DEF, str(int(match.group(2))), match.start(2), match.end(2)),)
             return LineScan("value", "alloc", definition, data)
     elif stripped.startswith("reused by buffers of a different color"):
