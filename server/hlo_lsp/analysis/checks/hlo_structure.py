@@ -117,20 +117,38 @@ def _check_undefined_names(hlo: HloModule) -> Iterator[Problem]:
 def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, frozenset[str]], start: int,
                            chunk: Chunk) -> Iterator[Problem]:
     instructions = defined.get(Role.INSTRUCTION_DEF, frozenset())
+    scopes = _Scopes(hlo, instructions)
     for local, refs in enumerate(chunk.uses()):
-        scope = None  # the names of the line's computation, looked up once per line
         for ref in refs:
             if ref.role is Role.INSTRUCTION_USE:
-                if scope is None:
-                    computation = hlo.computation_at(start + local)
-                    scope = hlo.instruction_names(computation) if computation is not None else instructions
-                if ref.name in scope:
+                if ref.name in scopes.at(start + local):
                     continue
             else:
                 definition = _DEFINES.get(ref.role)
                 if definition is None or ref.name in defined.get(definition[0], ()):
                     continue
             yield _undefined(hlo, start + local, ref, instructions)
+
+
+class _Scopes:
+    """The instruction names in scope on a line: its computation's, kept while lines stay inside it."""
+
+    __slots__ = ("_hlo", "_outside", "_first", "_last", "_names")
+
+    def __init__(self, hlo: HloModule, outside: frozenset[str]) -> None:
+        self._hlo, self._outside = hlo, outside
+        self._first, self._last, self._names = 0, -1, outside
+
+    def at(self, line: int) -> frozenset[str]:
+        if not self._first <= line <= self._last:
+            computation = self._hlo.computation_at(line)
+            if computation is None:
+                self._first, self._last, self._names = line, line, self._outside
+            else:  # an unclosed computation ends where the next one starts: not kept
+                closed = computation.end_line is not None
+                self._first, self._last = (computation.line, computation.end_line) if closed else (line, line)
+                self._names = self._hlo.instruction_names(computation)
+        return self._names
 
 
 def _undefined(hlo: HloModule, line: int, ref: Ref, instructions: frozenset[str]) -> Problem:
