@@ -64,6 +64,18 @@ def test_from_instruction_calling_a_computation_the_module_lacks(tmp_path: Path)
     assert problems[0].message.startswith("computation fused_computation.70 is not in the HLO module")
 
 
+def test_from_instruction_repeating_an_hlo_line_with_an_undefined_operand(tmp_path: Path) -> None:
+    # The values file repeats the HLO line's text, operand and all: both files say the name is unknown.
+    values, line = planted(SPLIT_MLP, "-buffer-assignment-values.txt", tmp_path,
+                           "maximum(%reduce_max.3, %reduce_max.4)", "maximum(%reduce_max.3, %reduce_max.9)")
+    hlo = Path(f"{values}".replace("-buffer-assignment-values.txt", ".txt"))
+    hlo_line = plant(hlo, "maximum(%reduce_max.3, %reduce_max.4)", "maximum(%reduce_max.3, %reduce_max.9)")
+    problems = problems_of(tmp_path)
+    assert where(problems) == [(values.name, line, ERROR, "unknown-instruction"),
+                               (hlo.name, hlo_line, ERROR, "undefined-instruction")]
+    assert underlined(problems[0], values) == "reduce_max.9"
+
+
 def mismatched(tmp_path: Path) -> Path:
     """The mlp buffer assignment next to the control-flow module under the mlp name."""
     stem = copy_module(SPLIT_MLP, tmp_path)
