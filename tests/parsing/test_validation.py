@@ -116,3 +116,12 @@ def test_a_long_entry_header_is_checked_like_a_short_one() -> None:
     broken = header.replace("p17.1: f32[3,64]", "p17.1: f32[3,64")
     error, full = computation_header_error(broken), parse_computation_header(broken)
     assert isinstance(error, ParseError) and isinstance(full, ParseError) and error.start == full.start
+
+
+def test_lines_with_other_characters_than_ascii_are_validated_like_others() -> None:
+    valid = line(COMBINED_MLP_HLO, "  dot.20 = ")
+    # A non-ASCII op_name, and a lone surrogate as a file read with surrogateescape holds one.
+    for odd in ("\u00e9t\u00e9", "\udce9"):
+        assert instruction_error(valid.replace('op_name="', f'op_name="{odd}', 1)) is None
+        broken = valid.replace('op_name="', f'op_name="{odd}', 1).replace("dot(", "dot((", 1)
+        assert isinstance(instruction_error(broken), ParseError)
