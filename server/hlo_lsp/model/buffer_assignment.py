@@ -4,7 +4,9 @@ Older XLA writes everything to `-buffer-assignment.txt`; newer XLA splits it ove
 `-buffer-assignment.txt` (allocations), `-buffer-assignment-values.txt` (totals,
 used values) and `-live-range.txt` (schedule, live ranges, peak). Sections are
 taken from whichever document holds them, so both layouts give the same model.
-Every record remembers the document and line it was read from.
+Every record remembers the document and line it was read from. The records of which
+a large module has hundreds of thousands are NamedTuples: immutable like the frozen
+dataclasses of the rest, and built in a third of the time.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import functools
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Document
@@ -71,8 +74,7 @@ def format_index(index: tuple[int, ...] | None) -> str:
     return "" if index is None else "{" + ",".join(str(i) for i in index) + "}"
 
 
-@dataclass(frozen=True, slots=True)
-class BufferValue:
+class BufferValue(NamedTuple):
     value_id: int
     name: str
     index: tuple[int, ...] | None  # printed only for tuple-shaped instructions
@@ -100,8 +102,7 @@ class BufferValue:
         return self.offset + self.size
 
 
-@dataclass(frozen=True, slots=True)
-class Allocation:
+class Allocation(NamedTuple):
     index: int
     size: int
     color: int
@@ -144,23 +145,20 @@ class Allocation:
         return kinds
 
 
-@dataclass(frozen=True, slots=True)
-class Position:
+class Position(NamedTuple):
     name: str
     index: tuple[int, ...] | None
     place: Place
 
 
-@dataclass(frozen=True, slots=True)
-class Use:
+class Use(NamedTuple):
     name: str
     operand: int
     index: tuple[int, ...] | None
     place: Place
 
 
-@dataclass(frozen=True, slots=True)
-class UsedValue:
+class UsedValue(NamedTuple):
     value_id: int
     name: str
     index: tuple[int, ...] | None
@@ -180,15 +178,13 @@ class UsedValue:
         return self.name + format_index(self.index)
 
 
-@dataclass(frozen=True, slots=True)
-class ScheduleEntry:
+class ScheduleEntry(NamedTuple):
     time: int
     name: str
     place: Place
 
 
-@dataclass(frozen=True, slots=True)
-class LiveRange:
+class LiveRange(NamedTuple):
     name: str
     index: tuple[int, ...]
     start: int
@@ -200,8 +196,7 @@ class LiveRange:
         return self.name + format_index(self.index)
 
 
-@dataclass(frozen=True, slots=True)
-class PeakEntry:
+class PeakEntry(NamedTuple):
     name: str
     index: tuple[int, ...] | None  # None in the old format (`name: N bytes`)
     size: int
