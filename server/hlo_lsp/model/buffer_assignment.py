@@ -28,26 +28,37 @@ from hlo_lsp.text import Range, utf16_column
 class Place:
     """Where a record was read: the file, the line, and the part of the line a diagnostic
     should underline. A 40 MB module's files hold about a million records, and few places are
-    ever shown: the Range is built when first asked for. Immutable."""
+    ever shown: the underlined columns and the Range are worked out when first asked for. Immutable."""
 
-    __slots__ = ("source", "line", "_start", "_end", "_range")
+    __slots__ = ("source", "line", "_text", "_start", "_end", "_range")
 
     def __init__(self, source: str, line: int, range: Range) -> None:  # noqa: A002 - the field's name
-        self.source, self.line, self._range = source, line, range
+        self.source, self.line, self._text, self._range = source, line, None, range
         self._start, self._end = range.start.character, range.end.character
 
     @classmethod
-    def on_line(cls, source: str, line: int, start: int, end: int) -> Place:
-        """The place of UTF-16 columns start..end of `line`."""
+    def in_line(cls, source: str, line: int, text: str, start: int | None = None, end: int | None = None) -> Place:
+        """The place of Python indices start..end of `text`, the text of `line` (default: the text
+        without its indent and trailing spaces)."""
         place = cls.__new__(cls)
-        place.source, place.line, place._start, place._end, place._range = source, line, start, end, None
+        place.source, place.line, place._text, place._start, place._end, place._range = (
+            source, line, text, start, end, None)
         return place
 
     @property
     def range(self) -> Range:
         if self._range is None:
-            self._range = Range(TextPosition(self.line, self._start), TextPosition(self.line, self._end))
+            start, end = self._columns()
+            self._range = Range(TextPosition(self.line, start), TextPosition(self.line, end))
         return self._range
+
+    def _columns(self) -> tuple[int, int]:
+        text, start, end = self._text, self._start, self._end
+        if text is None:
+            return start, end  # type: ignore[return-value]
+        if start is None or end is None:
+            start, end = len(text) - len(text.lstrip()), len(text.rstrip())
+        return (start, end) if text.isascii() else (utf16_column(text, start), utf16_column(text, end))
 
     def _key(self) -> tuple[str, int, Range]:
         return self.source, self.line, self.range
@@ -411,17 +422,12 @@ class _Reader:
         self.values: list[BufferValue] = []
         self.used: _OpenValue | None = None
         self.live: _OpenLiveRange | None = None
-        self.text = ""  # the line being read
+        self.text = ""  # the line being read, without its `\r`
+        self.line_text = ""  # as the document holds it: places keep it, not a stripped copy
 
     def place(self, line: int, start: int | None = None, end: int | None = None) -> Place:
         """The line being read, underlining Python indices start..end (default: the text without indent)."""
-        text = self.text
-        if start is None or end is None:
-            start = len(text) - len(text.lstrip())
-            end = len(text.rstrip())
-        if not text.isascii():
-            start, end = utf16_column(text, start), utf16_column(text, end)
-        return Place.on_line(self.document.source, line, start, end)
+        return Place.in_line(self.document.source, line, self.line_text, start, end)
 
     def read(self) -> None:
         handlers: dict[str, Callable[[int, LineScan], None]] = {}
@@ -431,7 +437,7 @@ class _Reader:
                 if handler is None:
                     handler = handlers[scan.kind] = getattr(self, "_on_" + scan.kind, _ignore)
                 if handler is not _ignore:
-                    self.text = text.rstrip("\r")
+                    self.text, self.line_text = text.rstrip("\r"), text
                     handler(first + local, scan)
         self._finish_allocation()
         self._finish_used_value()
