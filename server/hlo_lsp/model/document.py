@@ -30,7 +30,7 @@ Occurrence = tuple[int, Ref]
 class Chunk:
     """A run of consecutive lines with their scans; immutable once built."""
 
-    __slots__ = ("lines", "scans", "start_state", "_scanner", "_uses", "_definitions", "_occurrences", "_problems",
+    __slots__ = ("lines", "scans", "start_state", "_scanner", "_uses", "_defined_names", "_used_names", "_problems",
                  "__weakref__")
 
     def __init__(self, lines: list[str], scans: list[LineScan], start_state: State, scanner: Scanner) -> None:
@@ -39,8 +39,8 @@ class Chunk:
         self.start_state = start_state
         self._scanner = scanner
         self._uses: list[tuple[Ref, ...]] | None = None
-        self._definitions: dict[str, list[tuple[int, Ref]]] | None = None
-        self._occurrences: dict[str, list[tuple[int, Ref]]] | None = None
+        self._defined_names: frozenset[str] | None = None
+        self._used_names: frozenset[str] | None = None
         self._problems: list[tuple[int, LineProblem]] | None = None
 
     @property
@@ -61,16 +61,14 @@ class Chunk:
             self._problems = [(local, scan.problem) for local, scan in enumerate(self.scans) if scan.problem]
         return self._problems
 
-    def definitions(self) -> dict[str, list[tuple[int, Ref]]]:
-        """Name -> (local line, ref) of its definitions in this chunk."""
-        if self._definitions is None:
-            table: dict[str, list[tuple[int, Ref]]] = {}
-            with paused_collector():
-                for local, scan in enumerate(self.scans):
-                    for ref in scan.refs:
-                        table.setdefault(ref.name, []).append((local, ref))
-            self._definitions = table
-        return self._definitions
+    def definitions_of(self, name: str) -> list[tuple[int, Ref]]:
+        """(local line, ref) of the definitions of `name` in this chunk, in line order."""
+        if self._defined_names is None:
+            with paused_collector():  # like the used names: a set, and the few lines found again
+                self._defined_names = frozenset([ref.name for scan in self.scans for ref in scan.refs])
+        if name not in self._defined_names:
+            return []
+        return [(local, ref) for local, scan in enumerate(self.scans) for ref in scan.refs if ref.name == name]
 
     def has_read_uses(self) -> bool:
         return self._uses is not None
@@ -79,17 +77,19 @@ class Chunk:
         """Whether `text` occurs in the chunk's lines (one search of their joined text)."""
         return text in "\n".join(self.lines)
 
-    def occurrences(self) -> dict[str, list[tuple[int, Ref]]]:
-        """Name -> (local line, ref) of every use or mention in this chunk."""
-        if self._occurrences is None:
-            table: dict[str, list[tuple[int, Ref]]] = {}
-            uses = self.uses()
-            with paused_collector():
-                for local, refs in enumerate(uses):
-                    for ref in refs:
-                        table.setdefault(ref.name, []).append((local, ref))
-            self._occurrences = table
-        return self._occurrences
+    def uses_name(self, name: str) -> bool:
+        """Whether a line of the chunk uses or mentions `name` (its uses are read first)."""
+        if self._used_names is None:
+            # A set of the distinct names (the strings are the refs' own): a third of the memory of
+            # a table from each name to its places, and the places are few lines to find again.
+            self._used_names = frozenset([ref.name for refs in self.uses() for ref in refs])
+        return name in self._used_names
+
+    def occurrences_of(self, name: str) -> list[tuple[int, Ref]]:
+        """(local line, ref) of every use or mention of `name` in this chunk, in line order."""
+        if not self.uses_name(name):
+            return []
+        return [(local, ref) for local, refs in enumerate(self.uses()) for ref in refs if ref.name == name]
 
 
 DEFINITIONS_REMEMBERED = 4096
@@ -218,7 +218,7 @@ class Document:
         found = []
         with paused_collector():  # the first call builds every chunk's table
             for start, chunk in self.chunks_with_starts():
-                for local, ref in chunk.definitions().get(name, ()):
+                for local, ref in chunk.definitions_of(name):
                     if ref.role in roles:
                         found.append((start + local, ref))
         if len(self._definitions_of) >= DEFINITIONS_REMEMBERED:  # a check asks every name once
@@ -235,7 +235,7 @@ class Document:
             for start, chunk in self.chunks_with_starts():
                 if not (every_chunk or chunk.has_read_uses() or chunk.contains(name)):
                     continue
-                for local, ref in chunk.occurrences().get(name, ()):
+                for local, ref in chunk.occurrences_of(name):
                     if roles is None or ref.role in roles:
                         found.append((start + local, ref))
         return found
