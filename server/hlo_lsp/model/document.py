@@ -1,8 +1,9 @@
 """An indexed dump file: its lines, their scans, and where every name is defined and used.
 
 A Document is immutable. Its lines live in chunks of a few hundred lines; each
-chunk keeps the scans of its lines and, built on first use, a map from names to
-the places that define or use them. `apply_edit` returns a new Document that
+chunk keeps the scans of its lines and, built on first use, the sets of names its
+lines define and use (a name's places are found again in the chunks that hold it).
+`apply_edit` returns a new Document that
 shares every chunk the edit did not touch: it rescans the edited lines and then
 only as many following lines as needed for the scanner state to agree again
 with the old scan, so an edit costs work in proportion to its size.
