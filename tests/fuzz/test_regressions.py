@@ -21,7 +21,9 @@ from hlo_lsp.features.symbols import document_symbols
 from hlo_lsp.features.targets import target_at
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.parsing import hlo_syntax
 from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.parsing.syntax import Instruction
 from hlo_lsp.problems import Problem
 from hlo_lsp.text import Position
 from hlo_lsp.workspace.loader import load
@@ -161,6 +163,23 @@ def test_a_line_of_a_million_undefined_operands_stops_at_the_problem_limit(tmp_p
     problems, made = _problems_made_by_hlo_structure(text, tmp_path, "_undefined", monkeypatch)
     assert len([p for p in problems if p.code == "undefined-instruction"]) == PROBLEM_LIMIT
     assert made == PROBLEM_LIMIT + 1
+
+
+def test_an_attribute_value_nested_deep_has_each_token_collected_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutant #8801 (braces 20,000 deep in a values-file line): each bracketed group copied all the
+    tokens inside it into its parent's list, work in the square of the depth (5.3 s for the check)."""
+    depth = 2000
+    value = "{" * depth + "x" + "}" * depth
+    text = f"%t = f32[] add(%a, %b), backend_config={value}"
+    collected: list[int] = []
+    real = hlo_syntax._tokens
+    monkeypatch.setattr(hlo_syntax, "_tokens", lambda items: collected.append(len(found := real(items))) or found)
+    instruction = hlo_syntax.parse_instruction(text)
+    assert isinstance(instruction, Instruction)
+    attribute = instruction.attribute("backend_config")
+    assert attribute is not None and text[slice(*attribute.value_span)] == value
+    assert attribute.names == (("x", (text.index("x"), text.index("x") + 1)),)
+    assert sum(collected) == 2 * depth + 1
 
 
 def test_a_file_of_one_instruction_repeated_makes_no_more_problems_than_the_limit(

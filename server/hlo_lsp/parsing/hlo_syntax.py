@@ -45,12 +45,20 @@ def _name_span(token: Token) -> tuple[int, int]:
 
 
 def _tokens(items: list[Any]) -> list[Token]:
+    """The tokens of an attribute value, with its groups (nested lists of tokens) opened. Groups are
+    opened once, here, with a stack: copying each group's tokens into its parent's would take time
+    in the square of the nesting depth (a garbled value can nest 20,000 deep)."""
     flat: list[Token] = []
-    for item in items:
-        if isinstance(item, Token):
-            flat.append(item)
+    stack = [iter(items)]
+    while stack:
+        for item in stack[-1]:
+            if isinstance(item, Token):
+                flat.append(item)
+            else:
+                stack.append(iter(item))
+                break
         else:
-            flat.extend(item)
+            stack.pop()
     return flat
 
 
@@ -139,8 +147,8 @@ class HloTransformer(Transformer[Token, Any]):
             return (0, 0)
         return (min(s for s, _ in spans), max(e for _, e in spans))
 
-    def group(self, children: list[Any]) -> list[Token]:
-        return _tokens(children)
+    def group(self, children: list[Any]) -> list[Any]:
+        return children  # opened by the attribute value (_tokens)
 
     def attribute_value(self, children: list[Any]) -> list[Token]:
         return _tokens(children)
