@@ -118,6 +118,21 @@ def test_uses_of_a_name_read_only_where_its_text_is_are_every_use(name: str) -> 
         assert read == [any(name in line for line in chunk.lines) for chunk in lazily.chunks]
 
 
+def test_uses_asked_again_are_the_same_and_an_edited_document_sees_its_edit() -> None:
+    document = hlo()
+    before = document.uses("ws_2_.1")
+    assert document.uses("ws_2_.1") == before  # remembered: and a copy, not the list kept
+    document.uses("ws_2_.1").clear()
+    assert document.uses("ws_2_.1") == before
+    edited = document.apply_edit(Range(Position(YNN_FUSION_LINE, 40), Position(YNN_FUSION_LINE, 58)), "ws_2_.1")
+    # the line's own use of ws_2_.1 moves 11 columns left with the shorter operand before it
+    on_line = [(YNN_FUSION_LINE, Ref(Role.INSTRUCTION_USE, "ws_2_.1", 40, 47)),
+               (YNN_FUSION_LINE, Ref(Role.INSTRUCTION_USE, "ws_2_.1", 50, 57))]
+    assert (YNN_FUSION_LINE, Ref(Role.INSTRUCTION_USE, "ws_2_.1", 61, 68)) in before
+    assert edited.uses("ws_2_.1") == sorted([found for found in before if found[0] != YNN_FUSION_LINE] + on_line)
+    assert document.uses("ws_2_.1") == before
+
+
 def test_a_parent_frame_is_a_use_of_the_frame_printed_one_before() -> None:
     document = hlo()
     row = next(line for line in range(document.line_count) if "parent_frame_id=4}" in document.line(line))

@@ -94,6 +94,7 @@ class Chunk:
 
 
 DEFINITIONS_REMEMBERED = 4096
+USES_REMEMBERED = 256
 
 
 class Document:
@@ -104,7 +105,7 @@ class Document:
     """
 
     __slots__ = ("kind", "source", "scanner", "_text", "_chunks", "_starts", "_line_count", "_definitions_of",
-                 "_scan_lock", "__weakref__")
+                 "_uses_of", "_scan_lock", "__weakref__")
 
     def __init__(self, text: str, kind: FileKind, source: str = "") -> None:
         self.kind = kind
@@ -114,6 +115,7 @@ class Document:
         self._chunks: list[Chunk] | None = None
         self._line_count = text.count("\n") + 1
         self._definitions_of: dict[tuple[str, frozenset[Role]], list[Occurrence]] = {}
+        self._uses_of: dict[tuple[str, frozenset[Role] | None], list[Occurrence]] = {}
         self._scan_lock = threading.Lock()
 
     @property
@@ -137,7 +139,7 @@ class Document:
     def _set_chunks(self, chunks: list[Chunk]) -> None:
         # name lookups of this (immutable) document: a hover asks the same stack-frame rows
         # many times, and each first lookup visits every chunk
-        self._definitions_of = {}
+        self._definitions_of, self._uses_of = {}, {}
         starts = []
         total = 0
         for chunk in chunks:
@@ -228,6 +230,17 @@ class Document:
         return list(found)
 
     def uses(self, name: str, roles: frozenset[Role] | None = None) -> list[Occurrence]:
+        # The editor asks again and again for the same name (highlights follow the cursor).
+        known = self._uses_of.get((name, roles))
+        if known is not None:
+            return list(known)
+        found = self._find_uses(name, roles)
+        if len(self._uses_of) >= USES_REMEMBERED:
+            self._uses_of.clear()
+        self._uses_of[name, roles] = found
+        return list(found)
+
+    def _find_uses(self, name: str, roles: frozenset[Role] | None) -> list[Occurrence]:
         found = []
         # Uses are read only in chunks whose text holds the name; except for numbers: a
         # parent_frame_id is printed as the parent's id + 1.
