@@ -1,0 +1,81 @@
+"""References timed on the wire: a bare JSON-RPC client, as an editor that parses JSON natively sees them.
+
+benchmarks/run.py drives the server with pygls' client, which turns every answer into lsprotocol
+objects; for an answer of 14,000 locations that takes longer than the server's own work. Here the
+time runs from writing the request to having its response parsed by `json.loads`, nothing more.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+
+class WireClient:
+    """The LSP server over stdio, spoken to in plain JSON."""
+
+    def __init__(self) -> None:
+        self._server = subprocess.Popen([sys.executable, "-m", "hlo_lsp"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self._next_id = 0
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        stdin: IO[bytes] = self._server.stdin  # type: ignore[assignment]
+        stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        stdin.flush()
+
+    def receive(self) -> dict[str, Any]:
+        stdout: IO[bytes] = self._server.stdout  # type: ignore[assignment]
+        length = 0
+        while (header := stdout.readline()) not in (b"\r\n", b"\n", b""):
+            if header.lower().startswith(b"content-length:"):
+                length = int(header.split(b":")[1])
+        message: dict[str, Any] = json.loads(stdout.read(length))
+        if "method" in message and "id" in message:  # the server asks (progress bars, registrations)
+            self.send({"id": message["id"], "result": None})
+        return message
+
+    def request(self, method: str, params: dict[str, Any]) -> tuple[Any, float]:
+        """The result of `method` and the seconds from sending it to its response parsed."""
+        self._next_id += 1
+        sent = time.perf_counter()
+        self.send({"id": self._next_id, "method": method, "params": params})
+        while True:
+            message = self.receive()
+            if message.get("id") == self._next_id and "method" not in message:
+                return message.get("result"), time.perf_counter() - sent
+
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        self.send({"method": method, "params": params})
+
+    def wait_for_diagnostics(self, uri: str) -> None:
+        while True:
+            message = self.receive()
+            if message.get("method") == "textDocument/publishDiagnostics" and message["params"]["uri"] == uri:
+                return
+
+    def stop(self) -> None:
+        self.request("shutdown", {})
+        self.notify("exit", {})
+        self._server.wait(timeout=60)
+
+
+def references_on_the_wire(folder: Path, hlo: Path, line: int, column: int, repeats: int = 2) -> list[float]:
+    """Seconds for each of `repeats` references requests at (line, column) of `hlo`, once its check is done."""
+    client = WireClient()
+    client.request("initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}})
+    client.notify("initialized", {})
+    uri = hlo.as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "hlo", "version": 1,
+                                                            "text": hlo.read_text()}})
+    client.wait_for_diagnostics(uri)
+    params = {"textDocument": {"uri": uri}, "position": {"line": line, "character": column},
+              "context": {"includeDeclaration": True}}
+    seconds = [client.request("textDocument/references", params)[1] for _ in range(repeats)]
+    client.stop()
+    return seconds
