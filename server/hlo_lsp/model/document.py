@@ -3,10 +3,10 @@
 A Document is immutable. Its lines live in chunks of a few hundred lines; each
 chunk keeps the scans of its lines and, built on first use, the sets of names its
 lines define and use (a name's places are found again in the chunks that hold it).
-`apply_edit` returns a new Document that
-shares every chunk the edit did not touch: it rescans the edited lines and then
-only as many following lines as needed for the scanner state to agree again
-with the old scan, so an edit costs work in proportion to its size.
+`apply_edit` returns a new Document that shares every chunk the edit did not touch:
+it rescans the edited lines and then only as many following lines as needed for the
+scanner state to agree again with the old scan, so an edit costs work in proportion
+to its size.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class Chunk:
     """A run of consecutive lines with their scans; immutable once built."""
 
     __slots__ = ("lines", "scans", "start_state", "_scanner", "_uses", "_defined_names", "_used_names", "_problems",
-                 "__weakref__")
+                 "derived", "__weakref__")
 
     def __init__(self, lines: list[str], scans: list[LineScan], start_state: State, scanner: Scanner) -> None:
         self.lines = lines
@@ -43,6 +43,9 @@ class Chunk:
         self._defined_names: frozenset[str] | None = None
         self._used_names: frozenset[str] | None = None
         self._problems: list[tuple[int, LineProblem]] | None = None
+        # What checks derive from these lines alone, under a key of their own: kept as long as the
+        # chunk, which edits share between versions (a plain dict: reads are atomic, no lock).
+        self.derived: dict[str, object] = {}
 
     @property
     def end_state(self) -> State:
@@ -219,7 +222,7 @@ class Document:
         if known is not None:
             return list(known)
         found = []
-        with paused_collector():  # the first call builds every chunk's table
+        with paused_collector():  # the first call builds every chunk's set of defined names
             for start, chunk in self.chunks_with_starts():
                 for local, ref in chunk.definitions_of(name):
                     if ref.role in roles:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-import weakref
 from collections.abc import Iterator
 
 from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
@@ -35,7 +34,7 @@ def check(context: CheckContext) -> Iterator[Problem]:
 # What this check found for the last structure of each document and for each chunk: after an
 # edit that keeps the structure (see HloModule.edited), only the edited chunk is checked again.
 _by_structure: dict[str, tuple[object, list[Problem]]] = {}
-_by_chunk: weakref.WeakKeyDictionary[Chunk, tuple[object, int, list[Problem]]] = weakref.WeakKeyDictionary()
+_DERIVED_KEY = "hlo-structure"  # a chunk's undefined names: (structure_id, first line, problems)
 _lock = threading.Lock()
 _STRUCTURES_REMEMBERED = 16
 
@@ -102,15 +101,13 @@ def _check_undefined_names(hlo: HloModule) -> Iterator[Problem]:
     """Every use resolves: instructions within their computation (XLA's parser scope), the rest module-wide."""
     defined = hlo.defined_names()
     for start, chunk in hlo.document.chunks_with_starts():
-        with _lock:
-            kept = _by_chunk.get(chunk)
+        kept: tuple[object, int, list[Problem]] | None = chunk.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
         if kept is not None and kept[0] is hlo.structure_id and kept[1] == start:
             yield from kept[2]
             continue
         # a garbled chunk (a 10 MB line of operands) may have millions: the check stops at the limit
         problems = list(itertools.islice(_chunk_undefined_names(hlo, defined, start, chunk), PROBLEM_LIMIT + 1))
-        with _lock:
-            _by_chunk[chunk] = (hlo.structure_id, start, problems)
+        chunk.derived[_DERIVED_KEY] = (hlo.structure_id, start, problems)
         yield from problems
 
 
