@@ -112,6 +112,19 @@ def test_value_line_of_the_split_dump(split):
     assert value.place == place(ALLOCATIONS, 2, 8, 23)
 
 
+def test_places_count_utf16_columns_and_leave_out_a_crlf_line_end():
+    text = Path(VALUES).read_text().replace('op_name="reduce_max"}', 'op_name="reduce_\U0001F600"}', 1)
+    model = read_buffer_assignment([Document(text.replace("\n", "\r\n"), FileKind.BUFFER_ASSIGNMENT_VALUES, VALUES)])
+    line = text.split("\n").index(' from instruction: %reduce_max.3 = f32[] parameter(0), '
+                                   'metadata={op_name="reduce_\U0001F600"}')
+    used = next(used for used in model.used_values if used.instruction_name == "reduce_max.3")
+    # the instruction text, to the end of the line without its `\r`; the emoji is two UTF-16 code units
+    start = len(" from instruction: ")
+    assert used.instruction_place is not None
+    assert used.instruction_place.range == Range.on_line(line, start, len(text.split("\n")[line]) + 1)
+    assert used.place.range == Range.on_line(line - 5, 0, len("<0 reduce_max.3 @0>"))
+
+
 def test_phi_values_with_an_index():
     model = read({FileKind.BUFFER_ASSIGNMENT: str(SPLIT_CONTROL_FLOW) + "-buffer-assignment.txt"})
     value = model.value_by_id()[136]

@@ -133,6 +133,15 @@ def test_site_prefers_the_definition_in_the_computation_of_the_line(handwritten)
     assert handwritten.site("no_such_instruction") is None
 
 
+def test_site_and_line_of_a_name_also_defined_outside_any_computation():
+    text = ("HloModule m\n\n%stray = f32[] constant(1)\n\nENTRY %e () -> f32[] {\n"
+            "  ROOT %stray = f32[] constant(2)\n}\n")
+    hlo = HloModule(Document(text, FileKind.HLO_MODULE, "m.txt"))
+    site = hlo.site("stray")
+    assert (site.line, site.computation) == (2, None)  # the first definition, as the file reads
+    assert (hlo.site("stray", near_line=5).line, hlo.line_of("stray")) == (5, 5)  # line_of: in a computation
+
+
 def test_site_at_line(handwritten):
     site = handwritten.site_at_line(24)
     assert (site.name, site.opcode, site.is_root, site.computation) == ("w", "constant", False, "body")
