@@ -13,6 +13,9 @@ from pytest_lsp import LanguageClient
 from conftest import SPLIT_MLP, copy_module
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+# About 15 MB: its check lasts about a second, well past the 0.2 s before a bar is shown, so that
+# the bar is seen and can be cancelled before the check ends (a 5 MB module is checked in 0.5 s).
+COPIES = 2280
 
 
 def progress_of(client: LanguageClient, title: str) -> list[list[object]]:
@@ -23,7 +26,7 @@ def progress_of(client: LanguageClient, title: str) -> list[list[object]]:
 
 async def test_checking_a_large_module_shows_progress_from_begin_to_end(client: LanguageClient,
                                                                         tmp_path: Path) -> None:
-    path = write_large_module(tmp_path, Path(f"{SPLIT_MLP}.txt"))
+    path = write_large_module(tmp_path, Path(f"{SPLIT_MLP}.txt"), copies=COPIES)
     client.diagnostics.pop(path.as_uri(), None)
     uri = open_file(client, path)
     await next_diagnostics(client, uri, timeout=120)
@@ -43,9 +46,9 @@ async def test_a_check_that_takes_milliseconds_shows_no_progress_bar(client: Lan
 
 
 async def test_cancelling_the_progress_bar_stops_the_check(client: LanguageClient, tmp_path: Path) -> None:
-    """The user cancels the check of a 5 MB module from its progress bar: the bar ends as cancelled and
+    """The user cancels the check of a 15 MB module from its progress bar: the bar ends as cancelled and
     no diagnostics are published for that check; the server goes on serving."""
-    path = write_large_module(tmp_path, Path(f"{SPLIT_MLP}.txt"), copies=760)
+    path = write_large_module(tmp_path, Path(f"{SPLIT_MLP}.txt"), copies=COPIES)
     client.diagnostics.pop(path.as_uri(), None)
     earlier = set(client.progress_reports)  # another test may have checked a module of the same name
     open_file(client, path)
