@@ -90,7 +90,14 @@ class Chunk:
         return name in self._used_names
 
     def occurrences_of(self, name: str) -> list[tuple[int, Ref]]:
-        """(local line, ref) of every use or mention of `name` in this chunk, in line order."""
+        """(local line, ref) of every use or mention of `name` in this chunk, in line order. Before the
+        chunk's uses are read, only the lines whose text holds the name are read (and not kept): a
+        name is on few lines. A number is read everywhere: a parent_frame_id is printed as the
+        parent's id + 1."""
+        if self._uses is None and not name.isdigit():
+            read, scans = self._scanner.uses, self.scans
+            return [(local, ref) for local, text in enumerate(self.lines) if name in text
+                    for ref in read(text, scans[local]) if ref.name == name]
         if not self.uses_name(name):
             return []
         return [(local, ref) for local, refs in enumerate(self.uses()) for ref in refs if ref.name == name]
@@ -245,8 +252,7 @@ class Document:
 
     def _find_uses(self, name: str, roles: frozenset[Role] | None) -> list[Occurrence]:
         found = []
-        # Uses are read only in chunks whose text holds the name; except for numbers: a
-        # parent_frame_id is printed as the parent's id + 1.
+        # Uses are read only where the text holds the name; except for numbers (see occurrences_of).
         every_chunk = name.isdigit()
         with paused_collector():
             for start, chunk in self.chunks_with_starts():
