@@ -95,6 +95,8 @@ class Chunk:
         name is on few lines. A number is read everywhere: a parent_frame_id is printed as the
         parent's id + 1."""
         if self._uses is None and not name.isdigit():
+            if not self.contains(name):  # one search of the whole chunk before any line is read
+                return []
             read, scans = self._scanner.uses, self.scans
             return [(local, ref) for local, text in enumerate(self.lines) if name in text
                     for ref in read(text, scans[local]) if ref.name == name]
@@ -252,13 +254,9 @@ class Document:
 
     def _find_uses(self, name: str, roles: frozenset[Role] | None) -> list[Occurrence]:
         found = []
-        # Uses are read only where the text holds the name; except for numbers (see occurrences_of).
-        every_chunk = name.isdigit()
         with paused_collector():
             for start, chunk in self.chunks_with_starts():
-                if not (every_chunk or chunk.has_read_uses() or chunk.contains(name)):
-                    continue
-                for local, ref in chunk.occurrences_of(name):
+                for local, ref in chunk.occurrences_of(name):  # read only where the text holds the name
                     if roles is None or ref.role in roles:
                         found.append((start + local, ref))
         return found
