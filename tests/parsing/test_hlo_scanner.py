@@ -310,3 +310,17 @@ def test_operand_after_an_astral_comment_in_the_operand_list() -> None:
     a, b = text.index("%param_2.2") + 1, text.index("%add.1") + 1
     assert found == [(Role.INSTRUCTION_USE, "param_2.2", a + 1, a + 10),  # 😀 counts twice
                      (Role.INSTRUCTION_USE, "add.1", b + 1, b + 6)]
+
+
+def test_lines_without_names_share_one_scan_per_kind_and_state() -> None:
+    # A large module has hundreds of thousands of blank lines and `}`: one record each, not one per line.
+    ends = [scan for _, scan in scanned(SPLIT_MLP_HLO) if scan.kind == "computation_end"]
+    assert len(ends) > 1 and all(scan is ends[0] for scan in ends)
+    assert scan_hlo_line("comp", "") is scan_hlo_line("comp", "  ")
+    assert scan_hlo_line("comp", "") == LineScan("blank", "comp")
+
+
+def test_opcodes_are_one_string_per_opcode() -> None:
+    opcodes = [scan.data[3] for _, scan in scanned(SPLIT_MLP_HLO) if scan.kind == "instruction"]
+    parameters = [opcode for opcode in opcodes if opcode == "parameter"]
+    assert len(parameters) > 1 and all(opcode is parameters[0] for opcode in parameters)

@@ -24,6 +24,7 @@ from hlo_lsp.parsing.line_scan import (
     bracket_balance,
     line_problem,
     make_ref,
+    plain_scan,
 )
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
@@ -84,7 +85,7 @@ def scan_ba_line(state: State, text: str) -> LineScan:
         return _scan_continuation(state, text)
     stripped = text.strip()
     if not stripped:
-        return LineScan("blank", state)
+        return plain_scan("blank", state)
     header = _section_header(stripped)
     if header is not None:
         return header
@@ -103,7 +104,7 @@ def _section_header(stripped: str) -> LineScan | None:
         return None
     for prefix, kind, next_state in _SECTION_HEADERS:
         if stripped.startswith(prefix):
-            return LineScan(kind, next_state)
+            return plain_scan(kind, next_state)
     if stripped.startswith("HloLiveRange"):
         match = _LIVE_RANGE_HEADER.match(stripped)
         if match:
@@ -167,9 +168,9 @@ def _read_used_values(state: State, text: str, stripped: str) -> LineScan:
         if match:
             return LineScan("used_value", "used", data=_value_ref_data(match) + (stripped,))
     if stripped == "positions:":
-        return LineScan("positions_header", "positions")
+        return plain_scan("positions_header", "positions")
     if stripped == "uses:":
-        return LineScan("uses_header", "uses")
+        return plain_scan("uses_header", "uses")
     if stripped.startswith("from instruction:"):
         return _scan_from_instruction(text)
     if state == "positions":
@@ -178,7 +179,7 @@ def _read_used_values(state: State, text: str, stripped: str) -> LineScan:
             return LineScan("position", "positions", data=(match.group(1), match.group(2)))
     if state == "uses":
         if stripped == "(none)":
-            return LineScan("no_uses", "uses")
+            return plain_scan("no_uses", "uses")
         match = _USE.match(text)
         if match:
             return LineScan("use", "uses", data=(match.group(1), int(match.group(2)), match.group(3)))
@@ -209,7 +210,7 @@ def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineSca
                            f"the {owner.replace('_', ' ')} above leaves {depth} bracket(s) open")
         return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
     depth += bracket_balance(text)
-    return LineScan("continuation", base if depth <= 0 else ("cont", depth, base, owner))
+    return plain_scan("continuation", base if depth <= 0 else ("cont", depth, base, owner))
 
 
 def _read_live_range(state: State, text: str, stripped: str) -> LineScan:
@@ -249,9 +250,9 @@ def _read_stats(state: State, text: str, stripped: str) -> LineScan:
 
 def _read_report(state: State, text: str, stripped: str) -> LineScan:
     if stripped.startswith("---"):
-        return LineScan("report_rule", "report")
+        return plain_scan("report_rule", "report")
     if stripped.startswith("The rest ") or stripped.startswith("[The rest "):
-        return LineScan("report_rest", "report")
+        return plain_scan("report_rest", "report")
     match = _REPORT_ROW.match(text)
     if match:
         return LineScan("report_row", "report", data=(match.group(1), match.group(2), match.group(3)))
@@ -267,7 +268,7 @@ def _read_report(state: State, text: str, stripped: str) -> LineScan:
 def _read_anywhere(state: State, text: str, stripped: str) -> LineScan:
     """Lines that may stand outside a known section: the protobuf-text report."""
     if _PROTO_LINE.match(text) and not stripped.startswith(("allocation ", "value:")):
-        return LineScan("proto", state)
+        return plain_scan("proto", state)
     return _unrecognized(state, text, _EXPECTED.get(state, "a section header"))
 
 

@@ -12,6 +12,7 @@ the lines of an instruction or header whose brackets are still open.
 from __future__ import annotations
 
 import re
+import sys
 
 from hlo_lsp.parsing.line_scan import (
     LineScan,
@@ -22,6 +23,7 @@ from hlo_lsp.parsing.line_scan import (
     bracket_balance,
     line_problem,
     make_ref,
+    plain_scan,
 )
 
 TOP: State = "top"
@@ -79,7 +81,7 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
         return _scan_continuation(state, text)
     stripped = text.strip()
     if not stripped or stripped.startswith("//"):
-        return LineScan("blank", state)
+        return plain_scan("blank", state)
     if state == COMP:
         return _scan_in_computation(text, stripped)
     return _scan_at_top(state, text, stripped)
@@ -113,7 +115,7 @@ def _scan_in_computation(text: str, stripped: str) -> LineScan:
     if head:
         return _scan_instruction(text, head, COMP)
     if _COMPUTATION_END.match(text):
-        return LineScan("computation_end", TOP)
+        return plain_scan("computation_end", TOP)
     if _COMPUTATION_HEAD.match(text) and stripped.endswith("{"):
         scan = _scan_computation_header(text)
         problem = line_problem(text, 0, len(text.rstrip()), "unclosed-computation",
@@ -202,7 +204,7 @@ def _read_instruction(text: str, head: re.Match[str], state: State) -> LineScan:
                                "expected `shape opcode(operands)` after `=`")
         data = (name, head.end(), head.end(), "", is_root)
         return LineScan("instruction", state, definition, data, problem)
-    data = (name, head.end(), opcode.start(1), opcode.group(1), is_root)
+    data = (name, head.end(), opcode.start(1), sys.intern(opcode.group(1)), is_root)
     return LineScan("instruction", state, definition, data)
 
 
@@ -245,7 +247,8 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
         definition = (Ref(Role.INSTRUCTION_DEF, name, start, start + len(name)),)
     else:
         definition = (make_ref(text, Role.INSTRUCTION_DEF, name, start),)
-    data = (name, match.start(3), match.start(4), match.group(4), match.group(1) is not None)
+    # A few dozen opcodes name a million instructions: one string each.
+    data = (name, match.start(3), match.start(4), sys.intern(match.group(4)), match.group(1) is not None)
     count = text.count
     if count("(") == count(")") and count("{") == count("}") and count("[") == count("]"):
         return LineScan("instruction", COMP, definition, data)
@@ -276,7 +279,7 @@ def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineSca
         return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
     depth += bracket_balance(text)
     next_state = base if depth <= 0 else ("cont", depth, base, owner)
-    return LineScan("continuation", next_state)
+    return plain_scan("continuation", next_state)
 
 
 def matching_paren(text: str, open_index: int) -> int:

@@ -71,6 +71,21 @@ class LineScan(NamedTuple):
     problem: LineProblem | None = None
 
 
+_PLAIN_SCANS: dict[tuple[str, State], LineScan] = {}
+_PLAIN_SCANS_KEPT = 4096
+
+
+def plain_scan(kind: str, state: State) -> LineScan:
+    """A scan with no names, data or problem, shared by every line of that kind and state: a large
+    dump has hundreds of thousands of blank lines, `}`, `positions:` and `uses:` headers."""
+    scan = _PLAIN_SCANS.get((kind, state))
+    if scan is None:
+        scan = LineScan(kind, state)
+        if len(_PLAIN_SCANS) < _PLAIN_SCANS_KEPT:  # continuation states carry a depth: bounded, not all kept
+            _PLAIN_SCANS[kind, state] = scan
+    return scan
+
+
 class RefCollector:
     """Builds Refs for one line, converting Python indices to UTF-16 columns once."""
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from hlo_lsp.parsing.ba_scanner import ba_line_mentions, scan_ba_line
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import hlo_line_uses, scan_hlo_line
-from hlo_lsp.parsing.line_scan import LineScan, Ref, State
+from hlo_lsp.parsing.line_scan import LineScan, Ref, State, plain_scan
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ def _nothing(_text: str, _scan: LineScan) -> tuple[Ref, ...]:
 
 
 def _opaque(state: State, _text: str) -> LineScan:
-    return LineScan("text", state)
+    return plain_scan("text", state)
 
 
 # A file of unknown kind keeps its lines (so edits and positions work) and indexes nothing.
