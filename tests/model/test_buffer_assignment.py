@@ -122,6 +122,7 @@ def test_places_count_utf16_columns_and_leave_out_a_crlf_line_end():
     start = len(" from instruction: ")
     assert used.instruction_place is not None
     assert used.instruction_place.range == Range.on_line(line, start, len(text.split("\n")[line]) + 1)
+    assert used.instruction_text == text.split("\n")[line][start:]  # read again from the line, without `\r`
     assert used.place.range == Range.on_line(line - 5, 0, len("<0 reduce_max.3 @0>"))
 
 

@@ -12,6 +12,7 @@ dataclasses of the rest, and built in a third of the time.
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -59,6 +60,15 @@ class Place:
         if start is None or end is None:
             start, end = len(text) - len(text.lstrip()), len(text.rstrip())
         return (start, end) if text.isascii() else (utf16_column(text, start), utf16_column(text, end))
+
+    def underlined_text(self) -> str | None:
+        """The underlined part of the line (None for a place made from a Range alone)."""
+        if self._text is None:
+            return None
+        start, end = self._start, self._end
+        if start is None or end is None:
+            return self._text.strip()
+        return self._text[start:end]
 
     def _key(self) -> tuple[str, int, Range]:
         return self.source, self.line, self.range
@@ -179,14 +189,18 @@ class UsedValue(NamedTuple):
     place: Place
     positions: tuple[Position, ...]
     uses: tuple[Use, ...]
-    instruction_text: str | None  # the `from instruction:` text
-    instruction_place: Place | None
+    instruction_place: Place | None  # underlines the `from instruction:` text
     instruction_name: str | None
     instruction_shape: str | None  # the shape text of that instruction
 
     @property
     def label(self) -> str:
         return self.name + format_index(self.index)
+
+    @property
+    def instruction_text(self) -> str | None:
+        """The `from instruction:` text, read again from its line: not a second copy of every line."""
+        return self.instruction_place.underlined_text() if self.instruction_place is not None else None
 
 
 class ScheduleEntry(NamedTuple):
@@ -381,14 +395,13 @@ class _OpenValue:
     place: Place
     positions: list[Position] = field(default_factory=list)
     uses: list[Use] = field(default_factory=list)
-    text: str | None = None
     text_place: Place | None = None
     instruction: str | None = None
     instruction_shape: str | None = None
 
     def close(self) -> UsedValue:
         return UsedValue(self.value_id, self.name, self.index, self.is_phi, self.color, self.header, self.place,
-                         tuple(self.positions), tuple(self.uses), self.text, self.text_place, self.instruction,
+                         tuple(self.positions), tuple(self.uses), self.text_place, self.instruction,
                          self.instruction_shape)
 
 
@@ -496,12 +509,11 @@ class _Reader:
             return
         start = scan.data[0]
         text = self.text
-        self.used.text = text[start:]
         self.used.text_place = self.place(line, start, len(text))
         if len(scan.data) > 4:
             _, name, shape_start, opcode_start = scan.data[:4]
             self.used.instruction = name
-            self.used.instruction_shape = text[shape_start:opcode_start].strip()
+            self.used.instruction_shape = sys.intern(text[shape_start:opcode_start].strip())  # shapes repeat
 
     def _finish_used_value(self) -> None:
         if self.used is not None:
