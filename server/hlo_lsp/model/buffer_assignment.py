@@ -353,8 +353,9 @@ class BufferAssignment:
     @functools.cached_property
     def _values_by_name(self) -> dict[str, list[BufferValue]]:
         table: dict[str, list[BufferValue]] = {}
-        for value in self.values():
-            table.setdefault(value.name, []).append(value)
+        with paused_collector():  # a list per name: tens of thousands of new objects
+            for value in self.values():
+                table.setdefault(value.name, []).append(value)
         return table
 
     @functools.cached_property

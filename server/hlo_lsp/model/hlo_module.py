@@ -89,7 +89,7 @@ class HloModule:
         self._computation_order: list[Computation] = []
         self._first_definition: dict[str, int] = {}  # in a computation
         self._irregular: set[str] = set()  # names defined twice, or outside any computation
-        self._table_row_lines: dict[tuple[str, int], int] | None = None
+        self._table_row_lines: dict[tuple[str, int], int] = {}  # (table, row id) -> line
         self._defined_names: dict[Role, frozenset[str]] | None = None
         self._names_in: dict[int, frozenset[str]] | None = None
         # Shared by the versions of an edited module whose structure is the same (see `edited`).
@@ -133,6 +133,10 @@ class HloModule:
             elif kind == "computation_end" and open_computation is not None:
                 self._add(open_computation, line, instructions, roots)
                 open_computation, instructions, roots = None, [], []
+            elif kind == "table_row":
+                table, row, _ = scan.data
+                if row.isdigit():
+                    self._table_row_lines.setdefault((table, int(row)), line)
             elif kind == "module_header" and self.header_line is None:
                 self.header_line = line
                 self.name = scan.data[0] if scan.data else None
@@ -365,15 +369,7 @@ class HloModule:
         return text[start + 1 : text.rfind('"')] if start >= 0 else None
 
     def _table_row_line(self, table: str, row_id: int) -> int | None:
-        """The line of a row of a stack-frame table: the tables are read into one index on first use
-        (a hover follows a whole Python stack through them)."""
-        if self._table_row_lines is None:
-            index: dict[tuple[str, int], int] = {}
-            for line, scan in self.document.lines_of_kind("table_row"):
-                table_name, row, _ = scan.data
-                if row.isdigit():
-                    index.setdefault((table_name, int(row)), line)
-            self._table_row_lines = index
+        """The line of a row of a stack-frame table (a hover follows a whole Python stack through them)."""
         return self._table_row_lines.get((table, row_id))
 
 
