@@ -25,6 +25,7 @@ from lsp_helpers import (
     negotiated_encoding,
     open_file,
     position_of,
+    write_large_module,
 )
 from lsprotocol import types
 from lsprotocol.converters import get_converter
@@ -98,6 +99,24 @@ async def test_requests_on_a_document_never_opened_answer_null_and_are_logged(
     # ... and the server is still up and answering.
     uri = open_file(client, SPLIT_HLO)
     assert await hover(client, uri, position_of(SPLIT_HLO, ADD_MAXIMUM, "ynn_fusion.1")) is not None
+
+
+async def test_a_large_module_being_read_does_not_hold_up_requests_about_other_files(
+        client: LanguageClient, tmp_path: Path) -> None:
+    """Reading a 15 MB module takes about a second, in a worker thread: a hover on another file, asked
+    after the large file was opened and hovered, is answered first."""
+    small = open_file(client, SPLIT_HLO)
+    at_small = position_of(SPLIT_HLO, ADD_MAXIMUM, "ynn_fusion.1")
+    assert await hover(client, small, at_small) is not None  # that module is read already
+    large = write_large_module(tmp_path, SPLIT_HLO, copies=2280)
+    at_large = position_of(large, "  %param_1.1_r2000 = ", "param_1.1_r2000")
+    large_hover = asyncio.ensure_future(hover(client, open_file(client, large), at_large))
+    await asyncio.sleep(0.05)  # the large file's hover is on its way first
+    small_hover = await hover(client, small, at_small)
+    assert small_hover is not None and not large_hover.done()
+    answer = await asyncio.wait_for(large_hover, 120)
+    assert answer is not None and "**param_1.1_r2000** = `f32[256,256]{1,0}` parameter" in \
+        answer.contents.value  # type: ignore[union-attr]
 
 
 async def answers_at(client: LanguageClient, uri: str, position: types.Position) -> list[Any]:

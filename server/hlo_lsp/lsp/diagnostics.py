@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 from collections import defaultdict
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -13,7 +14,7 @@ from lsprotocol import types
 from hlo_lsp.analysis.run import CheckCancelled, check_module
 from hlo_lsp.lsp import convert
 from hlo_lsp.lsp.progress import ProgressBar
-from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.model.dump_module import ModuleDump, module_stem
 from hlo_lsp.problems import Problem
 
 if TYPE_CHECKING:
@@ -32,38 +33,37 @@ class DiagnosticsPublisher:
 
     def schedule(self, source: str, delay: float = DEBOUNCE_SECONDS) -> None:
         """Checks the module of `source` after `delay` seconds without a newer request."""
-        module = self._server.store.module_of(source)
-        if module is None:
-            return
-        pending = self._pending.pop(module.stem, None)
+        stem = module_stem(source)
+        pending = self._pending.pop(stem, None)
         if pending is not None:
             pending.cancel()
-        self._pending[module.stem] = asyncio.ensure_future(self._check_later(source, module, delay))
+        self._pending[stem] = asyncio.ensure_future(self._check_later(source, delay))
 
-    def closed(self, source: str, module: ModuleDump | None) -> None:
+    def closed(self, source: str) -> None:
         """After a close: recheck the module if a file of it is still open, else clear its diagnostics."""
-        if module is None:
+        stem = module_stem(source)
+        still_open = [opened.document.source for opened in self._server.store.open_documents()
+                      if module_stem(opened.document.source) == stem]
+        if still_open:
+            self.schedule(still_open[0])
             return
-        if any(self._server.store.is_open(document.source) for document in module.all_documents()):
-            self.schedule(next(d.source for d in module.all_documents() if self._server.store.is_open(d.source)))
-            return
-        pending = self._pending.pop(module.stem, None)
+        pending = self._pending.pop(stem, None)
         if pending is not None:
             pending.cancel()
-        for cleared in self._published.pop(module.stem, set()):
+        for cleared in self._published.pop(stem, set()):
             self._send(cleared, [])
 
-    async def _check_later(self, source: str, module: ModuleDump, delay: float) -> None:
+    async def _check_later(self, source: str, delay: float) -> None:
         if delay:
             await asyncio.sleep(delay)
-        progress = ProgressBar(self._server, f"Checking {os.path.basename(module.stem)}")
-        checking = asyncio.ensure_future(asyncio.to_thread(check_module, module, progress.report))
+        progress = ProgressBar(self._server, f"Checking {os.path.basename(module_stem(source))}")
+        checking = asyncio.ensure_future(asyncio.to_thread(self._check, source, progress.report))
         try:
             # A re-check after an edit takes milliseconds: a bar is shown only for work that lasts.
             done, _ = await asyncio.wait({checking}, timeout=PROGRESS_AFTER_SECONDS)
             if not done:
                 await progress.begin()
-            problems = await checking
+            checked = await checking
         except asyncio.CancelledError:  # a newer edit: the thread stops at its next report
             progress.stop()
             checking.cancel()  # its result, or CheckCancelled, is no longer awaited
@@ -73,13 +73,22 @@ class DiagnosticsPublisher:
             progress.end("cancelled")
             return
         except Exception:
-            log.exception("checking %s failed", module.stem)
+            log.exception("checking %s failed", source)
             progress.end("failed")
             return
+        if checked is None:
+            progress.end("closed")
+            return
+        module, problems = checked
         progress.end(f"{len(problems)} problem(s)")
-        if self._server.store.module_of(source) is not module:
+        if await asyncio.to_thread(self._server.store.module_of, source) is not module:
             return  # an edit made this module stale; its own check is scheduled
         self._publish(module, problems)
+
+    def _check(self, source: str, report: Callable[[float], None]) -> tuple[ModuleDump, list[Problem]] | None:
+        """In a worker thread: the module (built here when it is new: seconds at 40 MB) and its problems."""
+        module = self._server.store.module_of(source)
+        return (module, check_module(module, report)) if module is not None else None
 
     def _publish(self, module: ModuleDump, problems: list[Problem]) -> None:
         by_source: dict[str, list[Problem]] = defaultdict(list)

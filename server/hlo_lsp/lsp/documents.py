@@ -3,13 +3,16 @@
 An open buffer always wins over the file on disk. Companion files are read when
 a module needs them and read again when their modification time or size changes
 (or the client reports a change). Documents are immutable, so a request can keep
-reading the module it got while an edit builds the next one.
+reading the module it got while an edit builds the next one. Modules are built in
+worker threads (seconds for a 40 MB module): two threads asking for the same module
+at once build it once.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
 from dataclasses import dataclass
 
 from pygls.uris import from_fs_path, to_fs_path
@@ -44,6 +47,7 @@ class DocumentStore:
         # by stem: the documents' identities, the whole module, and its HLO and buffer-assignment sides
         self._modules: dict[str, tuple[tuple[int, ...], ModuleDump, tuple[ModuleDump, ModuleDump]]] = {}
         self._uris: dict[str, str] = {}  # URIs the client used, by source
+        self._building: dict[str, threading.Lock] = {}  # by stem
 
     # ---- sources and URIs ------------------------------------------------------------
 
@@ -113,26 +117,40 @@ class DocumentStore:
     def module_of(self, source: str) -> ModuleDump | None:
         """The module of `source`, with its companions (open buffers first, then disk)."""
         document = self.document(source)
-        if document is None:
-            return None
+        return self.module_with(document) if document is not None else None
+
+    def module_with(self, document: Document) -> ModuleDump:
+        """The module of `document` (the version a request was made against), with its companions."""
+        stem = module_stem(document.source)
+        with self._building.setdefault(stem, threading.Lock()):
+            return self._module(stem, self._companions(document), document.kind)
+
+    def _companions(self, document: Document) -> dict[FileKind, Document]:
         documents = {document.kind: document}
-        if os.path.isabs(source):
-            for kind, path in module_files(source).items():
+        if os.path.isabs(document.source):
+            for kind, path in module_files(document.source).items():
                 if kind not in documents:
                     companion = self.document(path) if path in self._open else self._from_disk(path, kind)
                     if companion is not None and companion.kind is kind:
                         documents[kind] = companion
-        return self._module(module_stem(source), documents, document.kind)
+        return documents
 
     def _module(self, stem: str, documents: dict[FileKind, Document], anchor: FileKind) -> ModuleDump:
         key = tuple(id(documents[kind]) for kind in sorted(documents, key=lambda k: k.value))
         cached = self._modules.get(stem)
         if cached is None or cached[0] != key:
             module = cached[1].updated(dict(documents)) if cached else ModuleDump(stem, dict(documents))
-            cached = (key, module, _sides(module))
-            self._modules[stem] = cached
+            built = (key, module, _sides(module))
+            if cached is None or self._all_current(documents):  # a request for an older version: not kept
+                self._modules[stem] = built
+            cached = built
         hlo_side, buffers_side = cached[2]
         return hlo_side if anchor is FileKind.HLO_MODULE else buffers_side
+
+    def _all_current(self, documents: dict[FileKind, Document]) -> bool:
+        opened = self._open
+        return all(document.source not in opened or opened[document.source].document is document
+                   for document in documents.values())
 
     def open_modules(self) -> list[ModuleDump]:
         modules: dict[int, ModuleDump] = {}

@@ -72,25 +72,20 @@ class HloLanguageServer(LanguageServer):
     def report_server_error(self, error: Exception, source: Any) -> None:
         log.error("internal error: %r", error, exc_info=error)
 
-    def request(self, name: str, uri: str, answer: Callable[[ModuleDump, Document], T]) -> T | None:
-        """Runs `answer` on the document's module; unknown documents give None, logged."""
-        found = self._module_and_document(name, uri)
-        return answer(*found) if found is not None else None
+    async def request(self, name: str, uri: str, answer: Callable[[ModuleDump, Document], T]) -> T | None:
+        """Runs `answer` in a worker thread on the module of the document as it is now. Building a
+        module takes seconds at 40 MB: meanwhile the loop keeps serving (edits, other files, and
+        `$/cancelRequest`, answered at once). Unknown documents give None, logged."""
+        opened = self.store.opened(uri)
+        return await asyncio.to_thread(self._answer, name, uri, opened.document if opened else None, answer)
 
-    async def request_in_thread(self, name: str, uri: str, answer: Callable[[ModuleDump, Document], T]) -> T | None:
-        """`request` for work that can take seconds on a large module (the first references read
-        every line): the loop keeps serving meanwhile, and `$/cancelRequest` is answered at once."""
-        found = self._module_and_document(name, uri)
-        return await asyncio.to_thread(answer, *found) if found is not None else None
-
-    def _module_and_document(self, name: str, uri: str) -> tuple[ModuleDump, Document] | None:
-        source = self.store.source_of(uri)
-        document = self.store.document(source)
-        module = self.store.module_of(source) if document is not None else None
-        if document is None or module is None:
+    def _answer(self, name: str, uri: str, document: Document | None,
+                answer: Callable[[ModuleDump, Document], T]) -> T | None:
+        document = document or self.store.document(self.store.source_of(uri))  # not open: read from disk
+        if document is None:
             log.info("%s: unknown document %s", name, uri)
             return None
-        return module, document
+        return answer(self.store.module_with(document), document)
 
     def target(self, module: ModuleDump, document: Document, position: types.Position) -> Target | None:
         target = target_at(document, self.positions.from_client(position, document))
@@ -147,9 +142,8 @@ def did_change(ls: HloLanguageServer, params: types.DidChangeTextDocumentParams)
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: HloLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
     source = ls.store.source_of(params.text_document.uri)
-    module = ls.store.module_of(source)
     ls.store.close(params.text_document.uri)
-    ls.diagnostics.closed(source, module)
+    ls.diagnostics.closed(source)
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -164,25 +158,25 @@ def did_change_watched_files(ls: HloLanguageServer, params: types.DidChangeWatch
 
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-def goto_definition(ls: HloLanguageServer, params: types.DefinitionParams) -> list[types.Location] | None:
-    return _locations(ls, "definition", params.text_document.uri, params.position, definition)
+async def goto_definition(ls: HloLanguageServer, params: types.DefinitionParams) -> list[types.Location] | None:
+    return await _locations(ls, "definition", params.text_document.uri, params.position, definition)
 
 
 @server.feature(types.TEXT_DOCUMENT_DECLARATION)
-def goto_declaration(ls: HloLanguageServer, params: types.DeclarationParams) -> list[types.Location] | None:
-    return _locations(ls, "declaration", params.text_document.uri, params.position, definition)
+async def goto_declaration(ls: HloLanguageServer, params: types.DeclarationParams) -> list[types.Location] | None:
+    return await _locations(ls, "declaration", params.text_document.uri, params.position, definition)
 
 
 @server.feature(types.TEXT_DOCUMENT_REFERENCES)
 async def find_references(ls: HloLanguageServer, params: types.ReferenceParams) -> list[types.Location] | None:
     include = params.context.include_declaration
     answer = _locations_answer(ls, params.position, lambda module, target: references(module, target, include))
-    return await ls.request_in_thread("references", params.text_document.uri, answer)
+    return await ls.request("references", params.text_document.uri, answer)
 
 
-def _locations(ls: HloLanguageServer, name: str, uri: str, position: types.Position,
+async def _locations(ls: HloLanguageServer, name: str, uri: str, position: types.Position,
                find: Callable[[ModuleDump, Target], list]) -> list[types.Location] | None:  # type: ignore[type-arg]
-    return ls.request(name, uri, _locations_answer(ls, position, find))
+    return await ls.request(name, uri, _locations_answer(ls, position, find))
 
 
 def _locations_answer(ls: HloLanguageServer, position: types.Position, find: Callable[[ModuleDump, Target], list]
@@ -199,7 +193,7 @@ def _locations_answer(ls: HloLanguageServer, position: types.Position, find: Cal
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
-def document_highlight(ls: HloLanguageServer,
+async def document_highlight(ls: HloLanguageServer,
                        params: types.DocumentHighlightParams) -> list[types.DocumentHighlight] | None:
     def answer(module: ModuleDump, document: Document) -> list[types.DocumentHighlight] | None:
         target = ls.target(module, document, params.position)
@@ -207,17 +201,17 @@ def document_highlight(ls: HloLanguageServer,
             return None
         return [convert.highlight(found, ls.positions, document) for found in highlights(module, target)]
 
-    return ls.request("highlight", params.text_document.uri, answer)
+    return await ls.request("highlight", params.text_document.uri, answer)
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
-def on_hover(ls: HloLanguageServer, params: types.HoverParams) -> types.Hover | None:
+async def on_hover(ls: HloLanguageServer, params: types.HoverParams) -> types.Hover | None:
     def answer(module: ModuleDump, document: Document) -> types.Hover | None:
         target = ls.target(module, document, params.position)
         info = hover(module, target) if target is not None else None
         return convert.hover(info, ls.positions, document, _markdown(ls)) if info is not None else None
 
-    return ls.request("hover", params.text_document.uri, answer)
+    return await ls.request("hover", params.text_document.uri, answer)
 
 
 def _markdown(ls: HloLanguageServer) -> bool:
@@ -238,7 +232,7 @@ async def document_symbol(ls: HloLanguageServer, params: types.DocumentSymbolPar
             return [convert.document_symbol(symbol, ls.positions, document) for symbol in symbols]
         return convert.flat_symbols(symbols, params.text_document.uri, ls.positions, document)
 
-    return await ls.request_in_thread("symbols", params.text_document.uri, answer)
+    return await ls.request("symbols", params.text_document.uri, answer)
 
 
 def _hierarchical(ls: HloLanguageServer) -> bool:
@@ -251,17 +245,16 @@ def _hierarchical(ls: HloLanguageServer) -> bool:
 async def workspace_symbol(ls: HloLanguageServer,
                            params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
     def answer() -> list[types.SymbolInformation]:
-        found = workspace_symbols(modules, params.query)
+        found = workspace_symbols(ls.store.open_modules(), params.query)  # built off the loop
         return [convert.workspace_symbol(symbol, ls.resolve, ls.positions) for symbol in found]
 
-    modules = ls.store.open_modules()
     return await asyncio.to_thread(answer)
 
 
 @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
-def folding_range(ls: HloLanguageServer, params: types.FoldingRangeParams) -> list[types.FoldingRange] | None:
-    return ls.request("folding", params.text_document.uri,
-                      lambda module, document: [convert.folding_range(fold) for fold in folding_ranges(document)])
+async def folding_range(ls: HloLanguageServer, params: types.FoldingRangeParams) -> list[types.FoldingRange] | None:
+    return await ls.request("folding", params.text_document.uri,
+                            lambda module, document: [convert.folding_range(fold) for fold in folding_ranges(document)])
 
 
 # ---- memory insight: inlay hints, code lenses, source links, call hierarchy, semantic tokens --------
@@ -327,13 +320,13 @@ async def inlay_hint(ls: HloLanguageServer, params: types.InlayHintParams) -> li
         return [convert.inlay_hint(hint, ls.positions, document) for hint in inlay_hints(module, document, visible)]
 
     # A client may ask for a whole file (Neovim does): off the event loop.
-    return await ls.request_in_thread("inlay hints", params.text_document.uri, answer)
+    return await ls.request("inlay hints", params.text_document.uri, answer)
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
-def code_lens(ls: HloLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+async def code_lens(ls: HloLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
     uri = params.text_document.uri
-    return ls.request("code lens", uri, lambda module, document: [
+    return await ls.request("code lens", uri, lambda module, document: [
         convert.code_lens(lens, uri, ls.resolve, ls.positions, document) for lens in code_lenses(module, document)])
 
 
@@ -355,7 +348,7 @@ async def document_link(ls: HloLanguageServer, params: types.DocumentLinkParams)
         links = document_links(module, document, finder.find)
         return [convert.document_link(link, ls.positions, document, tooltips) for link in links]
 
-    return await ls.request_in_thread("document links", params.text_document.uri, answer)
+    return await ls.request("document links", params.text_document.uri, answer)
 
 
 _finders: list[SourceFinder] = []
@@ -373,14 +366,14 @@ def _source_finder(ls: HloLanguageServer) -> SourceFinder:
 
 
 @server.feature(types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
-def prepare_call_hierarchy_items(ls: HloLanguageServer, params: types.CallHierarchyPrepareParams
+async def prepare_call_hierarchy_items(ls: HloLanguageServer, params: types.CallHierarchyPrepareParams
                                  ) -> list[types.CallHierarchyItem] | None:
     def answer(module: ModuleDump, document: Document) -> list[types.CallHierarchyItem] | None:
         target = ls.target(module, document, params.position)
         items = prepare_call_hierarchy(module, target) if target is not None else []
         return [convert.call_hierarchy_item(item, ls.resolve, ls.positions) for item in items] or None
 
-    return ls.request("call hierarchy", params.text_document.uri, answer)
+    return await ls.request("call hierarchy", params.text_document.uri, answer)
 
 
 @server.feature(types.CALL_HIERARCHY_INCOMING_CALLS)
@@ -390,17 +383,17 @@ async def call_hierarchy_incoming(ls: HloLanguageServer, params: types.CallHiera
         return [convert.incoming_call(call, ls.resolve, ls.positions)
                 for call in incoming_calls(module, params.item.name)]
 
-    return await ls.request_in_thread("incoming calls", params.item.uri, answer)
+    return await ls.request("incoming calls", params.item.uri, answer)
 
 
 @server.feature(types.CALL_HIERARCHY_OUTGOING_CALLS)
-def call_hierarchy_outgoing(ls: HloLanguageServer, params: types.CallHierarchyOutgoingCallsParams
+async def call_hierarchy_outgoing(ls: HloLanguageServer, params: types.CallHierarchyOutgoingCallsParams
                             ) -> list[types.CallHierarchyOutgoingCall] | None:
     def answer(module: ModuleDump, document: Document) -> list[types.CallHierarchyOutgoingCall]:
         return [convert.outgoing_call(call, document.source, ls.resolve, ls.positions)
                 for call in outgoing_calls(module, params.item.name)]
 
-    return ls.request("outgoing calls", params.item.uri, answer)
+    return await ls.request("outgoing calls", params.item.uri, answer)
 
 
 SEMANTIC_TOKENS_LEGEND = types.SemanticTokensLegend(token_types=list(TOKEN_TYPES),
@@ -418,18 +411,18 @@ async def semantic_tokens_full(ls: HloLanguageServer, params: types.SemanticToke
             return None
         return types.SemanticTokens(data=convert.semantic_tokens(semantic_tokens(document), ls.positions, document))
 
-    return await ls.request_in_thread("semantic tokens", params.text_document.uri, answer)
+    return await ls.request("semantic tokens", params.text_document.uri, answer)
 
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, SEMANTIC_TOKENS_LEGEND)
-def semantic_tokens_range(ls: HloLanguageServer, params: types.SemanticTokensRangeParams
+async def semantic_tokens_range(ls: HloLanguageServer, params: types.SemanticTokensRangeParams
                           ) -> types.SemanticTokens | None:
     def answer(module: ModuleDump, document: Document) -> types.SemanticTokens:
         lines = ls.positions.range_from_client(params.range, document)
         tokens = semantic_tokens(document, lines.start.line, lines.end.line)
         return types.SemanticTokens(data=convert.semantic_tokens(tokens, ls.positions, document))
 
-    return ls.request("semantic tokens", params.text_document.uri, answer)
+    return await ls.request("semantic tokens", params.text_document.uri, answer)
 
 
 # ---- the memory timeline -------------------------------------------------------------------------
@@ -454,7 +447,7 @@ async def memory_timeline(ls: HloLanguageServer, *arguments: Any) -> dict[str, o
             return None
         return report_json(report, lambda found: _location_json(ls, found), timeline_svg(report))
 
-    return await ls.request_in_thread("memory timeline", uri, answer)
+    return await ls.request("memory timeline", uri, answer)
 
 
 def _location_json(ls: HloLanguageServer, found: Location) -> dict[str, object]:
