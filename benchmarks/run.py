@@ -30,7 +30,7 @@ from pathlib import Path
 from lsprotocol import types
 from make_large_dump import make_large_dump  # benchmarks/ is on sys.path when run as a script
 from pygls.lsp.client import LanguageClient
-from wire import references_on_the_wire
+from wire import json_round_trip, references_on_the_wire
 
 ROOT = Path(__file__).resolve().parents[1]
 DEBOUNCE_SECONDS = 0.3  # the server waits this long after an edit before checking (lsp/diagnostics.py)
@@ -97,10 +97,11 @@ class Editor:
             self._arrived.clear()
             await asyncio.wait_for(self._arrived.wait(), max(0.0, deadline - time.perf_counter()))
 
-    def server_peak_rss_mb(self) -> float:
+    def server_rss_mb(self, field: str = "VmHWM") -> float:
+        """The server's peak resident memory (VmHWM), or the current one (VmRSS)."""
         server = self.client._server  # the process pygls started
         status = Path(f"/proc/{server.pid}/status").read_text() if server else ""
-        match = re.search(r"VmHWM:\s+(\d+) kB", status)
+        match = re.search(rf"{field}:\s+(\d+) kB", status)
         return int(match.group(1)) / 1024 if match else float("nan")
 
     async def stop(self) -> None:
@@ -162,6 +163,11 @@ async def measure(mb: float, samples: int, edits: int, folder: Path) -> Figures:
     values = figures.values
     editor = Editor()
     await editor.start(folder)
+    await asyncio.sleep(1)  # the server builds its grammar's parser in a thread as it starts
+    values["rss_idle_mb"] = editor.server_rss_mb("VmRSS")
+    # The server must hold the text of the module's files once: what any index adds to.
+    values["files_mb"] = sum(path.stat().st_size for path in files.values()) / 1e6
+    values["rss_floor_ratio"] = (values["rss_idle_mb"] + values["files_mb"]) / figures.size_mb
     client, uri = editor.client, hlo.as_uri()
     document = types.TextDocumentIdentifier(uri)
 
@@ -194,13 +200,14 @@ async def measure(mb: float, samples: int, edits: int, folder: Path) -> Figures:
     values["references_count"] = uses
 
     await measure_edits(editor, document, hover_at, text_lines, edits, values)
-    values["rss_mb"] = editor.server_peak_rss_mb()
+    values["rss_mb"] = editor.server_rss_mb()
     values["rss_ratio"] = values["rss_mb"] / figures.size_mb
     await editor.stop()
     # The same references again from a second server, timed until their JSON is parsed (an editor
     # parses JSON natively; pygls' client above also builds 14,000 location objects in Python).
-    first, again = references_on_the_wire(folder, hlo, line, column)
+    (first, again), answer = references_on_the_wire(folder, hlo, line, column)
     values["references_wire_first_ms"], values["references_wire_ms"] = first * 1e3, again * 1e3
+    values["references_json_ms"] = json_round_trip(answer) * 1e3
     return figures
 
 
@@ -261,8 +268,9 @@ def xla_parser(path: Path) -> float | None:
 def print_table(results: list[Figures]) -> None:
     rows = ["first_hover_s", "first_definition_s", "diagnostics_s", "progress_reports", "hover_p50_ms",
             "hover_p99_ms", "definition_p50_ms", "definition_p99_ms", "references_first_ms", "references_ms",
-            "references_wire_first_ms", "references_wire_ms",
+            "references_wire_first_ms", "references_wire_ms", "references_json_ms",
             "edit_index_p50_ms", "edit_index_p95_ms", "edit_p50_ms", "edit_p95_ms", "rss_mb", "rss_ratio",
+            "rss_idle_mb", "rss_floor_ratio",
             "lark_parse_s", "lark_vs_first_hover", "xla_parse_s", "xla_vs_first_hover"]
     header = f"{'':26}" + "".join(f"{f'{r.size_mb:.1f} MB':>12}" for r in results) + "   target"
     print(header)

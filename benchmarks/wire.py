@@ -65,8 +65,10 @@ class WireClient:
         self._server.wait(timeout=60)
 
 
-def references_on_the_wire(folder: Path, hlo: Path, line: int, column: int, repeats: int = 2) -> list[float]:
-    """Seconds for each of `repeats` references requests at (line, column) of `hlo`, once its check is done."""
+def references_on_the_wire(folder: Path, hlo: Path, line: int, column: int,
+                           repeats: int = 2) -> tuple[list[float], list[Any]]:
+    """Seconds for each of `repeats` references requests at (line, column) of `hlo`, once its check is
+    done, and the last answer as parsed."""
     client = WireClient()
     client.request("initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}})
     client.notify("initialized", {})
@@ -76,6 +78,21 @@ def references_on_the_wire(folder: Path, hlo: Path, line: int, column: int, repe
     client.wait_for_diagnostics(uri)
     params = {"textDocument": {"uri": uri}, "position": {"line": line, "character": column},
               "context": {"includeDeclaration": True}}
-    seconds = [client.request("textDocument/references", params)[1] for _ in range(repeats)]
+    seconds, answer = [], []
+    for _ in range(repeats):
+        answer, took = client.request("textDocument/references", params)
+        seconds.append(took)
     client.stop()
-    return seconds
+    return seconds, answer
+
+
+def json_round_trip(result: Any, repeats: int = 3) -> float:
+    """The fastest of `repeats` times to write a response holding `result` with the json module (as
+    pygls does) and parse it back (as benchmarks/wire.py does): the floor under any server's answer."""
+    message = {"jsonrpc": "2.0", "id": 1, "result": result}
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        json.loads(json.dumps(message))
+        best = min(best, time.perf_counter() - start)
+    return best

@@ -19,8 +19,11 @@ def test_the_editor_benchmark_runs_at_1_mb(tmp_path: Path) -> None:
     [figures] = json.loads(out.read_text())
     assert 0.9 < figures["size_mb"] < 1.1
     for name in ("first_hover_s", "first_definition_s", "diagnostics_s", "hover_p99_ms", "definition_p99_ms",
-                 "references_ms", "references_wire_ms", "edit_index_p95_ms", "edit_p95_ms", "rss_mb"):
+                 "references_ms", "references_wire_ms", "references_json_ms", "edit_index_p95_ms", "edit_p95_ms",
+                 "rss_mb", "rss_idle_mb"):
         assert figures[name] > 0, name
+    assert figures["rss_idle_mb"] < figures["rss_mb"]
+    assert figures["rss_floor_ratio"] == (figures["rss_idle_mb"] + figures["files_mb"]) / figures["size_mb"]
     # a check shows a progress bar only past 0.2 s: at 1 MB there may be none (tests/lsp/test_e2e_progress.py)
     assert "progress_reports" in figures
     assert figures["references_count"] >= 2
