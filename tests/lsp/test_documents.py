@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from conftest import DATA, SPLIT_MLP, copy_module
+from hlo_lsp.lsp import documents
 from hlo_lsp.lsp.documents import DocumentStore
+from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.text import Position, Range
 
@@ -70,3 +76,35 @@ def test_an_edit_of_a_companion_reads_the_buffer_assignment_again(tmp_path: Path
     after = store.module_of(str(live_range))
     assert after is not None and after.buffer_assignment is not before.buffer_assignment
     assert after.hlo is before.hlo
+
+
+def test_threads_asking_at_once_for_a_module_build_it_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server reads modules in worker threads: a hover and the check asking together get one module."""
+    store, stem = open_module(tmp_path)
+    built = []
+    pairing = documents._sides
+
+    def slow_pairing(module: ModuleDump) -> tuple[ModuleDump, ModuleDump]:
+        built.append(module)
+        time.sleep(0.2)  # a large module: the other thread asks meanwhile
+        return pairing(module)
+
+    monkeypatch.setattr(documents, "_sides", slow_pairing)
+    with ThreadPoolExecutor(2) as pool:
+        answers = list(pool.map(store.module_of, [f"{stem}.txt", f"{stem}-live-range.txt"]))
+    assert len(built) == 1 and answers[0] is answers[1] is not None
+
+
+def test_a_module_for_an_older_version_is_answered_but_not_kept(tmp_path: Path) -> None:
+    """A request made before an edit is answered on the version it was made against; the store keeps
+    the module of the current version."""
+    store, stem = open_module(tmp_path)
+    hlo = Path(f"{stem}.txt")
+    older = store.document(str(hlo))
+    assert older is not None
+    store.change(hlo.as_uri(), 2, Range(Position(0, 0), Position(0, 0)), "// edited\n")
+    current = store.module_of(str(hlo))
+    assert current is not None and current.hlo_document is store.document(str(hlo))
+    answered = store.module_with(older)
+    assert answered.hlo_document is older and answered is not current
+    assert store.module_of(str(hlo)) is current
