@@ -175,7 +175,7 @@ async def find_references(ls: HloLanguageServer, params: types.ReferenceParams) 
 
 
 async def _locations(ls: HloLanguageServer, name: str, uri: str, position: types.Position,
-               find: Callable[[ModuleDump, Target], list]) -> list[types.Location] | None:  # type: ignore[type-arg]
+                     find: Callable[[ModuleDump, Target], list]) -> list[types.Location] | None:  # type: ignore[type-arg]
     return await ls.request(name, uri, _locations_answer(ls, position, find))
 
 
@@ -194,7 +194,7 @@ def _locations_answer(ls: HloLanguageServer, position: types.Position, find: Cal
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
 async def document_highlight(ls: HloLanguageServer,
-                       params: types.DocumentHighlightParams) -> list[types.DocumentHighlight] | None:
+                             params: types.DocumentHighlightParams) -> list[types.DocumentHighlight] | None:
     def answer(module: ModuleDump, document: Document) -> list[types.DocumentHighlight] | None:
         target = ls.target(module, document, params.position)
         if target is None:
@@ -319,7 +319,6 @@ async def inlay_hint(ls: HloLanguageServer, params: types.InlayHintParams) -> li
         visible = ls.positions.range_from_client(params.range, document)
         return [convert.inlay_hint(hint, ls.positions, document) for hint in inlay_hints(module, document, visible)]
 
-    # A client may ask for a whole file (Neovim does): off the event loop.
     return await ls.request("inlay hints", params.text_document.uri, answer)
 
 
@@ -367,7 +366,7 @@ def _source_finder(ls: HloLanguageServer) -> SourceFinder:
 
 @server.feature(types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
 async def prepare_call_hierarchy_items(ls: HloLanguageServer, params: types.CallHierarchyPrepareParams
-                                 ) -> list[types.CallHierarchyItem] | None:
+                                       ) -> list[types.CallHierarchyItem] | None:
     def answer(module: ModuleDump, document: Document) -> list[types.CallHierarchyItem] | None:
         target = ls.target(module, document, params.position)
         items = prepare_call_hierarchy(module, target) if target is not None else []
@@ -388,7 +387,7 @@ async def call_hierarchy_incoming(ls: HloLanguageServer, params: types.CallHiera
 
 @server.feature(types.CALL_HIERARCHY_OUTGOING_CALLS)
 async def call_hierarchy_outgoing(ls: HloLanguageServer, params: types.CallHierarchyOutgoingCallsParams
-                            ) -> list[types.CallHierarchyOutgoingCall] | None:
+                                  ) -> list[types.CallHierarchyOutgoingCall] | None:
     def answer(module: ModuleDump, document: Document) -> list[types.CallHierarchyOutgoingCall]:
         return [convert.outgoing_call(call, document.source, ls.resolve, ls.positions)
                 for call in outgoing_calls(module, params.item.name)]
@@ -416,7 +415,7 @@ async def semantic_tokens_full(ls: HloLanguageServer, params: types.SemanticToke
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, SEMANTIC_TOKENS_LEGEND)
 async def semantic_tokens_range(ls: HloLanguageServer, params: types.SemanticTokensRangeParams
-                          ) -> types.SemanticTokens | None:
+                                ) -> types.SemanticTokens | None:
     def answer(module: ModuleDump, document: Document) -> types.SemanticTokens:
         lines = ls.positions.range_from_client(params.range, document)
         tokens = semantic_tokens(document, lines.start.line, lines.end.line)
