@@ -119,6 +119,31 @@ async def test_a_large_module_being_read_does_not_hold_up_requests_about_other_f
         answer.contents.value  # type: ignore[union-attr]
 
 
+async def test_requests_waiting_for_a_large_module_do_not_hold_up_other_files(
+        client: LanguageClient, tmp_path: Path) -> None:
+    """An editor opening a file asks half a dozen questions at once (folds, tokens, lenses, hints,
+    highlights): while they all wait for the 15 MB module to be read, a hover on another file is
+    still answered."""
+    small = open_file(client, SPLIT_HLO)
+    at_small = position_of(SPLIT_HLO, ADD_MAXIMUM, "ynn_fusion.1")
+    assert await hover(client, small, at_small) is not None
+    large = identifier(open_file(client, write_large_module(tmp_path, SPLIT_HLO, copies=2280)))
+    top, name = types.Range(types.Position(0, 0), types.Position(100, 0)), types.Position(40, 4)
+    waiting = [asyncio.ensure_future(request) for request in (
+        client.text_document_folding_range_async(types.FoldingRangeParams(large)),
+        client.text_document_semantic_tokens_range_async(types.SemanticTokensRangeParams(large, top)),
+        client.text_document_code_lens_async(types.CodeLensParams(large)),
+        client.text_document_inlay_hint_async(types.InlayHintParams(large, top)),
+        client.text_document_document_highlight_async(types.DocumentHighlightParams(large, name)),
+        client.text_document_prepare_call_hierarchy_async(types.CallHierarchyPrepareParams(large, name)),
+        client.text_document_hover_async(types.HoverParams(large, name)),
+        client.text_document_definition_async(types.DefinitionParams(large, name)))]
+    await asyncio.sleep(0.05)
+    assert await asyncio.wait_for(hover(client, small, at_small), 10) is not None
+    assert not any(request.done() for request in waiting)  # all of them still wait for the module
+    await asyncio.wait_for(asyncio.gather(*waiting), 120)
+
+
 async def answers_at(client: LanguageClient, uri: str, position: types.Position) -> list[Any]:
     """Hover, definition and references at `position`."""
     return [await hover(client, uri, position), await definition(client, uri, position),

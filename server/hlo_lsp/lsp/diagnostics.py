@@ -57,7 +57,7 @@ class DiagnosticsPublisher:
         if delay:
             await asyncio.sleep(delay)
         progress = ProgressBar(self._server, f"Checking {os.path.basename(module_stem(source))}")
-        checking = asyncio.ensure_future(asyncio.to_thread(self._check, source, progress.report))
+        checking = asyncio.ensure_future(self._server.in_worker(self._check, source, progress.report))
         try:
             # A re-check after an edit takes milliseconds: a bar is shown only for work that lasts.
             done, _ = await asyncio.wait({checking}, timeout=PROGRESS_AFTER_SECONDS)
@@ -81,7 +81,7 @@ class DiagnosticsPublisher:
             return
         module, problems = checked
         progress.end(f"{len(problems)} problem(s)")
-        if await asyncio.to_thread(self._server.store.module_of, source) is not module:
+        if await self._server.in_worker(self._server.store.module_of, source) is not module:
             return  # an edit made this module stale; its own check is scheduled
         self._publish(module, problems)
 

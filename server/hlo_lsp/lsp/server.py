@@ -12,6 +12,7 @@ import functools
 import logging
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from lsprotocol import types
@@ -52,6 +53,9 @@ WATCHED = ("**/*.txt", "**/*.hlo")
 # The editor asks its first questions (hover, outline, tokens) right after it opens a file: they are
 # answered before the check of a large module starts competing with them for the interpreter.
 CHECK_AFTER_OPEN_SECONDS = 0.05
+# Opening a file, an editor asks half a dozen questions at once; while a large module is read they
+# all wait for it, each in a thread: enough threads that a question about another file still gets one.
+WORKER_THREADS = 32
 
 
 class HloLanguageServer(LanguageServer):
@@ -61,6 +65,11 @@ class HloLanguageServer(LanguageServer):
         self.store = DocumentStore()
         self.diagnostics = DiagnosticsPublisher(self)
         self.settings = Settings()
+        self._workers = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="hlo-lsp")
+
+    async def in_worker(self, work: Callable[..., T], *args: Any) -> T:
+        """`work(*args)` in one of the server's worker threads, off the event loop."""
+        return await asyncio.get_running_loop().run_in_executor(self._workers, functools.partial(work, *args))
 
     @property
     def positions(self) -> convert.Positions:
@@ -77,7 +86,7 @@ class HloLanguageServer(LanguageServer):
         module takes seconds at 40 MB: meanwhile the loop keeps serving (edits, other files, and
         `$/cancelRequest`, answered at once). Unknown documents give None, logged."""
         opened = self.store.opened(uri)
-        return await asyncio.to_thread(self._answer, name, uri, opened.document if opened else None, answer)
+        return await self.in_worker(self._answer, name, uri, opened.document if opened else None, answer)
 
     def _answer(self, name: str, uri: str, document: Document | None,
                 answer: Callable[[ModuleDump, Document], T]) -> T | None:
@@ -248,7 +257,7 @@ async def workspace_symbol(ls: HloLanguageServer,
         found = workspace_symbols(ls.store.open_modules(), params.query)  # built off the loop
         return [convert.workspace_symbol(symbol, ls.resolve, ls.positions) for symbol in found]
 
-    return await asyncio.to_thread(answer)
+    return await ls.in_worker(answer)
 
 
 @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
