@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import gc
 import shutil
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from conftest import DATA, SPLIT_MLP, copy_module
+from hlo_lsp.features.hover_memory import peak_of
 from hlo_lsp.lsp import documents
 from hlo_lsp.lsp.documents import DocumentStore
 from hlo_lsp.model.dump_module import ModuleDump
@@ -108,3 +111,25 @@ def test_a_module_for_an_older_version_is_answered_but_not_kept(tmp_path: Path) 
     answered = store.module_with(older)
     assert answered.hlo_document is older and answered is not current
     assert store.module_of(str(hlo)) is current
+
+
+def test_closing_the_last_file_of_a_module_lets_its_documents_and_models_go(tmp_path: Path) -> None:
+    """A 40 MB module holds a gigabyte: once none of its files is open, the store keeps none of it,
+    and neither does the hover's cache of printed peaks."""
+    store, stem = open_module(tmp_path)
+    hlo, live_range = Path(f"{stem}.txt"), Path(f"{stem}-live-range.txt")
+    module = store.module_of(str(hlo))
+    assert module is not None and module.buffer_assignment is not None and module.hlo is not None
+    assert peak_of(module.hlo, module.buffer_assignment) is not None
+    kept = [weakref.ref(document) for document in module.all_documents()]
+    kept += [weakref.ref(module.buffer_assignment), weakref.ref(module.buffer_assignment.live_range)]
+    assert len(kept) == 7  # five files, the buffer-assignment model and its live ranges
+    del module
+    store.close(hlo.as_uri())
+    gc.collect()
+    assert all(ref() is not None for ref in kept)  # the live-range file is still open
+    store.close(live_range.as_uri())
+    gc.collect()
+    assert [ref() for ref in kept] == [None] * 7
+    reopened = store.module_of(str(hlo))  # read again from disk
+    assert reopened is not None and reopened.hlo is not None and reopened.hlo.computations

@@ -8,6 +8,7 @@ value counted with its whole instruction's size; new format: with its own size).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -58,17 +59,18 @@ def peak_of(hlo: HloModule | None, buffers: BufferAssignment) -> Peak | None:
     if section.peak_time is None:
         return _recomputed_peak(hlo, buffers)
     cached = _printed_peaks.get(id(section))
-    if cached is not None and cached[0] is section:
+    if cached is not None and cached[0]() is section:
         return cached[1]
     peak = _printed_peak(section, section.peak_time)
     if len(_printed_peaks) >= 8:
         _printed_peaks.pop(next(iter(_printed_peaks)))
-    _printed_peaks[id(section)] = (section, peak)
+    _printed_peaks[id(section)] = (weakref.ref(section), peak)
     return peak
 
 
-# Every hover of a large module asks for its peak: the printed one, read once per section.
-_printed_peaks: dict[int, tuple[LiveRangeSection, Peak]] = {}
+# Every hover of a large module asks for its peak: the printed one, read once per section (held
+# weakly: a closed module's sections go with it).
+_printed_peaks: dict[int, tuple[weakref.ref[LiveRangeSection], Peak]] = {}
 
 
 def _printed_peak(section: LiveRangeSection, time: int) -> Peak:

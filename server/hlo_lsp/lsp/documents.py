@@ -87,7 +87,18 @@ class DocumentStore:
         return document
 
     def close(self, uri: str) -> None:
-        self._open.pop(self.source_of(uri), None)
+        source = self.source_of(uri)
+        self._open.pop(source, None)
+        stem = module_stem(source)
+        if not any(module_stem(other) == stem for other in self._open):
+            self._forget(stem)
+
+    def _forget(self, stem: str) -> None:
+        """No file of the module is open any more: its documents and models are let go (a 40 MB
+        module holds a gigabyte); opening it again reads it again."""
+        self._modules.pop(stem, None)
+        for path in [path for path in self._disk if module_stem(path) == stem]:
+            self._disk.pop(path, None)
 
     def opened(self, uri: str) -> OpenDocument | None:
         return self._open.get(self.source_of(uri))

@@ -244,7 +244,7 @@ class BreakdownFrame:
     place: Place
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class LiveRangeSection:
     max_time: int
     place: Place
