@@ -202,6 +202,9 @@ async def measure(mb: float, samples: int, edits: int, folder: Path) -> Figures:
     await measure_edits(editor, document, hover_at, text_lines, edits, values)
     values["rss_mb"] = editor.server_rss_mb()
     values["rss_ratio"] = values["rss_mb"] / figures.size_mb
+    client.text_document_did_close(types.DidCloseTextDocumentParams(document))
+    await asyncio.sleep(2)  # the module is let go; a check still running stops at its next report
+    values["rss_closed_mb"] = editor.server_rss_mb("VmRSS")
     await editor.stop()
     # The same references again from a second server, timed until their JSON is parsed (an editor
     # parses JSON natively; pygls' client above also builds 14,000 location objects in Python).
@@ -270,7 +273,7 @@ def print_table(results: list[Figures]) -> None:
             "hover_p99_ms", "definition_p50_ms", "definition_p99_ms", "references_first_ms", "references_ms",
             "references_wire_first_ms", "references_wire_ms", "references_json_ms",
             "edit_index_p50_ms", "edit_index_p95_ms", "edit_p50_ms", "edit_p95_ms", "rss_mb", "rss_ratio",
-            "rss_idle_mb", "rss_floor_ratio",
+            "rss_idle_mb", "rss_floor_ratio", "rss_closed_mb",
             "lark_parse_s", "lark_vs_first_hover", "xla_parse_s", "xla_vs_first_hover"]
     header = f"{'':26}" + "".join(f"{f'{r.size_mb:.1f} MB':>12}" for r in results) + "   target"
     print(header)

@@ -20,7 +20,7 @@ def test_the_editor_benchmark_runs_at_1_mb(tmp_path: Path) -> None:
     assert 0.9 < figures["size_mb"] < 1.1
     for name in ("first_hover_s", "first_definition_s", "diagnostics_s", "hover_p99_ms", "definition_p99_ms",
                  "references_ms", "references_wire_ms", "references_json_ms", "edit_index_p95_ms", "edit_p95_ms",
-                 "rss_mb", "rss_idle_mb"):
+                 "rss_mb", "rss_idle_mb", "rss_closed_mb"):
         assert figures[name] > 0, name
     assert figures["rss_idle_mb"] < figures["rss_mb"]
     assert figures["rss_floor_ratio"] == (figures["rss_idle_mb"] + figures["files_mb"]) / figures["size_mb"]
