@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import shutil
+import threading
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
@@ -133,3 +134,32 @@ def test_closing_the_last_file_of_a_module_lets_its_documents_and_models_go(tmp_
     assert [ref() for ref in kept] == [None] * 7
     reopened = store.module_of(str(hlo))  # read again from disk
     assert reopened is not None and reopened.hlo is not None and reopened.hlo.computations
+
+
+def test_a_module_whose_files_close_while_it_is_read_is_not_kept(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user opens a large module and closes it before it is read: the thread reading it answers,
+    and the store does not keep it."""
+    store, stem = open_module(tmp_path)
+    hlo, live_range = Path(f"{stem}.txt"), Path(f"{stem}-live-range.txt")
+    store.close(live_range.as_uri())
+    reading, closed = threading.Event(), threading.Event()
+    pairing = documents._sides
+
+    def pairing_after_the_close(module: ModuleDump) -> tuple[ModuleDump, ModuleDump]:
+        reading.set()
+        closed.wait(10)
+        return pairing(module)
+
+    monkeypatch.setattr(documents, "_sides", pairing_after_the_close)
+    with ThreadPoolExecutor(1) as pool:
+        answer = pool.submit(store.module_of, str(hlo))
+        reading.wait(10)
+        store.close(hlo.as_uri())
+        closed.set()
+        module = answer.result(10)
+    assert module is not None and module.hlo is not None
+    kept = weakref.ref(module.hlo)
+    del module, answer  # the future holds its result
+    gc.collect()
+    assert kept() is None

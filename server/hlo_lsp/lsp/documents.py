@@ -152,16 +152,19 @@ class DocumentStore:
         if cached is None or cached[0] != key:
             module = cached[1].updated(dict(documents)) if cached else ModuleDump(stem, dict(documents))
             built = (key, module, _sides(module))
-            if cached is None or self._all_current(documents):  # a request for an older version: not kept
+            if self._worth_keeping(documents):
                 self._modules[stem] = built
             cached = built
         hlo_side, buffers_side = cached[2]
         return hlo_side if anchor is FileKind.HLO_MODULE else buffers_side
 
-    def _all_current(self, documents: dict[FileKind, Document]) -> bool:
+    def _worth_keeping(self, documents: dict[FileKind, Document]) -> bool:
+        """Whether a module just built is kept for the next request: not when it was asked for an
+        older version of an open file, nor when none of its files is open (closed while it was read)."""
         opened = self._open
-        return all(document.source not in opened or opened[document.source].document is document
-                   for document in documents.values())
+        current = all(document.source not in opened or opened[document.source].document is document
+                      for document in documents.values())
+        return current and any(document.source in opened for document in documents.values())
 
     def open_modules(self) -> list[ModuleDump]:
         modules: dict[int, ModuleDump] = {}
