@@ -1,6 +1,7 @@
 """The editor's view of speed: drives the real server over stdio on large generated dumps.
 
-    .venv/bin/python benchmarks/run.py [--sizes 1 10 40] [--samples 200] [--edits 20] [--json PATH]
+    .venv/bin/python benchmarks/run.py [--style 0.10.2|0.4.38] [--sizes 1 10 40] [--samples 200] [--edits 20]
+                                       [--json PATH]
 
 For each size, benchmarks/make_large_dump.py writes a module with its buffer-assignment
 companions (no JAX needed); the HLO file is opened like an editor opens it and the
@@ -34,8 +35,16 @@ from wire import json_round_trip, references_on_the_wire
 
 ROOT = Path(__file__).resolve().parents[1]
 DEBOUNCE_SECONDS = 0.3  # the server waits this long after an edit before checking (lsp/diagnostics.py)
-_DEFINITION = re.compile(r"^\s*(?:ROOT )?%([\w.\-]+) = ")
-_USE = re.compile(r"[(,] ?%([\w.\-]+)")
+# Both print styles: JAX 0.10.2 writes `%name`, JAX 0.4.38 the bare name.
+_DEFINITION = re.compile(r"^\s*(?:ROOT )?%?([\w.\-]+) = ")
+_SIGIL_USE = re.compile(r"[(,] ?%([\w.\-]+)")
+_BARE_USE = re.compile(r"[(,] ?([A-Za-z_][\w.\-]*)")
+
+
+def use_pattern(text_lines: list[str]) -> re.Pattern[str]:
+    """Operands of the module's print style."""
+    sigils = any(text.lstrip().startswith(("%", "ROOT %")) for text in text_lines[:1000])
+    return _SIGIL_USE if sigils else _BARE_USE
 
 # metric -> (target, unit, how the figure is compared); the README states the same targets.
 TARGETS = {
@@ -117,31 +126,42 @@ def positions(path: Path) -> tuple[types.Position, types.Position, list[tuple[in
     entry = next(number for number, text in enumerate(text_lines) if text.startswith("ENTRY "))
     with_uses = [(number, text) for number, text in definitions if number > entry and " fusion(" in text]
     number, text = with_uses[len(with_uses) // 2]
-    name = _DEFINITION.match(text).group(1)  # type: ignore[union-attr]
-    use = _USE.search(text)
+    match = _DEFINITION.match(text)
+    assert match is not None
+    use = use_pattern(text_lines).search(text, match.end())
     assert use is not None
-    return (types.Position(number, text.index("%" + name) + 1), types.Position(number, use.start(1)),
-            definitions, text_lines)
+    return (types.Position(number, match.start(1) + 1), types.Position(number, use.start(1)), definitions,
+            text_lines)
 
 
 def random_names(definitions: list[tuple[int, str]], count: int, seed: int = 7) -> list[types.Position]:
+    """A name on each of `count` random definition lines: any `%name`, or without sigils the defined
+    name or an operand."""
     rng = random.Random(seed)
     picked = []
     for number, text in rng.sample(definitions, min(count, len(definitions))):
         names = [match.start(1) for match in re.finditer(r"%([\w.\-]+)", text)]
+        if not names:
+            defined = _DEFINITION.match(text)
+            assert defined is not None
+            names = [defined.start(1)] + [match.start(1) for match in _BARE_USE.finditer(text, defined.end())]
         picked.append(types.Position(number, rng.choice(names)))
     return picked
 
 
 def most_used(text_lines: list[str]) -> tuple[int, int, str, int]:
     """(line, column, name, uses) of the instruction used most often."""
-    counts = Counter(match.group(1) for text in text_lines for match in _USE.finditer(text))
+    defined = {match.group(1): number for number, text in enumerate(text_lines)
+               if (match := _DEFINITION.match(text)) is not None}
+    # words in strings (`op_name="jit(fwd)/..."`) look like operands too: only defined names count
+    uses = use_pattern(text_lines)
+    counts = Counter(match.group(1) for text in text_lines for match in uses.finditer(text)
+                     if match.group(1) in defined)
     name, uses = counts.most_common(1)[0]
-    for number, text in enumerate(text_lines):
-        match = _DEFINITION.match(text)
-        if match and match.group(1) == name:
-            return number, match.start(1), name, uses
-    raise LookupError(name)
+    number = defined[name]
+    match = _DEFINITION.match(text_lines[number])
+    assert match is not None
+    return number, match.start(1), name, uses
 
 
 async def timed(request) -> float:  # noqa: ANN001
@@ -155,8 +175,8 @@ def percentile(samples: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
-async def measure(mb: float, samples: int, edits: int, folder: Path) -> Figures:
-    files = make_large_dump(mb, "0.10.2", folder)
+async def measure(mb: float, style: str, samples: int, edits: int, folder: Path) -> Figures:
+    files = make_large_dump(mb, style, folder)
     hlo = files["hlo"]
     hover_at, use_at, definitions, text_lines = positions(hlo)
     figures = Figures(hlo.stat().st_size / 1e6, len(text_lines))
@@ -298,7 +318,7 @@ async def main_async(args: argparse.Namespace) -> list[Figures]:
     results = []
     for mb in args.sizes:
         with tempfile.TemporaryDirectory(prefix="hlo-bench-") as tmp:
-            figures = await measure(mb, args.samples, args.edits, Path(tmp))
+            figures = await measure(mb, args.style, args.samples, args.edits, Path(tmp))
             hlo = next(Path(tmp).glob("*after_optimizations.txt"))
             if not args.no_lark:
                 lark = lark_baseline(hlo, args.lark_timeout)
@@ -317,6 +337,8 @@ async def main_async(args: argparse.Namespace) -> list[Figures]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=float, nargs="+", default=[1, 10, 40], help="HLO module sizes in MB")
+    parser.add_argument("--style", choices=("0.10.2", "0.4.38"), default="0.10.2",
+                        help="the dump's JAX generation (benchmarks/make_large_dump.py)")
     parser.add_argument("--samples", type=int, default=200, help="random hover/definition positions")
     parser.add_argument("--edits", type=int, default=20, help="one-line edits")
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks/out/run.json")
