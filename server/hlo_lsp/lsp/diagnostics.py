@@ -104,7 +104,10 @@ class DiagnosticsPublisher:
 
     def _send(self, source: str, problems: list[Problem]) -> None:
         server = self._server
-        uri, document = server.resolve(source)
+        if problems:
+            uri, document = server.resolve(source)
+        else:  # clearing: no positions to convert, and a closed module's files are not read again
+            uri, document = server.store.uri_of(source), None
         diagnostics = [convert.diagnostic(problem, server.resolve, server.positions, document) for problem in problems]
         server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=server.store.version_of(source)))

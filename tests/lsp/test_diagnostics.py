@@ -1,0 +1,43 @@
+"""The diagnostics publisher on its own, with a stand-in for the server: what closing a module sends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from conftest import SPLIT_MLP, copy_module
+from hlo_lsp.lsp.diagnostics import DiagnosticsPublisher
+from hlo_lsp.lsp.documents import DocumentStore
+from hlo_lsp.model.document import Document
+
+
+class StandInServer:
+    """What the publisher uses of the server: the store, and a record of what it sent."""
+
+    def __init__(self) -> None:
+        self.store = DocumentStore()
+        self.sent: list[types.PublishDiagnosticsParams] = []
+
+    def resolve(self, source: str) -> tuple[str, Document | None]:  # as HloLanguageServer.resolve
+        return self.store.uri_of(source), self.store.document(source)
+
+    def text_document_publish_diagnostics(self, params: types.PublishDiagnosticsParams) -> None:
+        self.sent.append(params)
+
+
+def test_closing_a_module_clears_its_files_diagnostics_without_reading_them_again(tmp_path: Path) -> None:
+    """The last file of a module closes: every file that was given diagnostics gets an empty list,
+    and none of them is read from disk to say so (the store has let the module go)."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    server = StandInServer()
+    publisher = DiagnosticsPublisher(server)  # type: ignore[arg-type]
+    hlo = Path(f"{stem}.txt")
+    files = [str(hlo), f"{stem}-buffer-assignment.txt", f"{stem}-live-range.txt"]
+    server.store.open(hlo.as_uri(), hlo.read_text(), 1)
+    publisher._published[str(stem)] = set(files)  # what an earlier check published to
+    server.store.close(hlo.as_uri())
+    publisher.closed(str(hlo))
+    assert sorted(params.uri for params in server.sent) == sorted(Path(path).as_uri() for path in files)
+    assert all(params.diagnostics == [] for params in server.sent)
+    assert not server.store._disk  # no file was read from disk to clear its diagnostics
