@@ -42,8 +42,7 @@ class DiagnosticsPublisher:
     def closed(self, source: str) -> None:
         """After a close: recheck the module if a file of it is still open, else clear its diagnostics."""
         stem = module_stem(source)
-        still_open = [opened.document.source for opened in self._server.store.open_documents()
-                      if module_stem(opened.document.source) == stem]
+        still_open = self._server.store.open_sources_of(stem)
         if still_open:
             self.schedule(still_open[0])
             return

@@ -92,8 +92,12 @@ class DocumentStore:
         source = self.source_of(uri)
         self._open.pop(source, None)
         stem = module_stem(source)
-        if not any(module_stem(other) == stem for other in self._open):
+        if not self.open_sources_of(stem):
             self._forget(stem)
+
+    def open_sources_of(self, stem: str) -> list[str]:
+        """The open files of the module `stem`."""
+        return [source for source in self._open if module_stem(source) == stem]
 
     def _forget(self, stem: str) -> None:
         """No file of the module is open any more: its documents and models are let go (a 40 MB
