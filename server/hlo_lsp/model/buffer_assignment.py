@@ -54,20 +54,23 @@ class Place:
         return self._range
 
     def _columns(self) -> tuple[int, int]:
-        text, start, end = self._text, self._start, self._end
+        text = self._text
         if text is None:
-            return start, end  # type: ignore[return-value]
-        if start is None or end is None:
-            start, end = len(text) - len(text.lstrip()), len(text.rstrip())
+            return self._start, self._end  # type: ignore[return-value]
+        start, end = self._indices(text)
         return (start, end) if text.isascii() else (utf16_column(text, start), utf16_column(text, end))
+
+    def _indices(self, text: str) -> tuple[int, int]:
+        """The Python indices underlined in `text` (by default, the text without indent and trailing spaces)."""
+        if self._start is None or self._end is None:
+            return len(text) - len(text.lstrip()), len(text.rstrip())
+        return self._start, self._end
 
     def underlined_text(self) -> str | None:
         """The underlined part of the line (None for a place made from a Range alone)."""
         if self._text is None:
             return None
-        start, end = self._start, self._end
-        if start is None or end is None:
-            return self._text.strip()
+        start, end = self._indices(self._text)
         return self._text[start:end]
 
     def _key(self) -> tuple[str, int, Range]:
