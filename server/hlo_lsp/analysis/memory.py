@@ -21,6 +21,7 @@ from hlo_lsp.model.buffer_assignment import (
     Place,
 )
 from hlo_lsp.model.hlo_module import HloModule, SourceLocation
+from hlo_lsp.model.pairing import paired_module
 from hlo_lsp.model.sizes import dense_size
 from hlo_lsp.parsing.hlo_syntax import parse_shape
 from hlo_lsp.parsing.syntax import ParseError, Shape, subshape
@@ -52,21 +53,6 @@ class SizedRange:
     live_range: LiveRange
     instruction_bytes: int  # dense size of the defining instruction's whole shape
     value_bytes: int  # dense size of the value's own (sub)shape
-
-
-PAIRING_SAMPLE = 512
-
-
-def paired_module(hlo: HloModule | None, buffers: BufferAssignment | None) -> HloModule | None:
-    """`hlo` when it is the module the buffer assignment was made for (most scheduled names
-    are its instructions), else None: XLA numbers modules per process, so a folder can hold
-    files of two compilations under one name."""
-    if hlo is None or buffers is None or buffers.live_range is None or not buffers.live_range.schedule:
-        return hlo
-    schedule = buffers.live_range.schedule
-    sample = schedule[:: max(1, len(schedule) // PAIRING_SAMPLE)]  # a majority vote needs no full count
-    known = sum(1 for entry in sample if hlo.line_of(entry.name) is not None)
-    return hlo if known * 2 >= len(sample) else None
 
 
 class ShapeLookup:

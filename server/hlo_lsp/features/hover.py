@@ -14,7 +14,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hlo_lsp.analysis.memory import paired_module
 from hlo_lsp.features.definition import instructions_with_op_name
 from hlo_lsp.features.hover_memory import (
     allocation_text,
@@ -28,6 +27,7 @@ from hlo_lsp.model.buffer_assignment import BreakdownFrame, BufferAssignment, Bu
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.hlo_module import Computation, HloModule, InstructionSite, StackFrame
+from hlo_lsp.model.pairing import paired_module
 from hlo_lsp.model.sizes import dense_size, has_tiles, tiled_size
 from hlo_lsp.parsing.hlo_syntax import parse_computation_header, parse_instruction, parse_shape
 from hlo_lsp.parsing.line_scan import Role

@@ -12,11 +12,12 @@ import threading
 import weakref
 from dataclasses import dataclass
 
-from hlo_lsp.analysis.memory import paired_module, peak_moment
+from hlo_lsp.analysis.memory import peak_moment
 from hlo_lsp.features.hover_memory import Peak, peak_of
 from hlo_lsp.model.buffer_assignment import BufferAssignment, BufferValue, LiveRange, LiveRangeSection
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.model.pairing import paired_module
 from hlo_lsp.model.sizes import human_bytes
 
 _HUMAN = re.compile(r"([0-9.]+)([A-Za-z]+)$")

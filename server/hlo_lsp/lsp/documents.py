@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 from pygls.uris import from_fs_path, to_fs_path
 
-from hlo_lsp.analysis.memory import paired_module
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
+from hlo_lsp.model.pairing import paired_module
 from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
 from hlo_lsp.text import Range
 from hlo_lsp.workspace.loader import module_files, read_document
