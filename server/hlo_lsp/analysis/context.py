@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 from hlo_lsp.analysis.memory import ShapeLookup, SizedRange, sized_ranges
 from hlo_lsp.model.buffer_assignment import BufferAssignment, BufferValue, LiveRange, Place
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.hlo_syntax import parse_shape
 from hlo_lsp.parsing.syntax import ParseError, Shape
 from hlo_lsp.problems import Problem, Related, Severity
@@ -31,20 +31,20 @@ class CheckContext:
     def buffers(self) -> BufferAssignment | None:
         return self.module.buffer_assignment
 
-    @functools.cached_property
+    @lazy
     def shapes(self) -> ShapeLookup:
         return ShapeLookup(self.hlo, self.buffers)
 
-    @functools.cached_property
+    @lazy
     def tiled(self) -> bool:
         """True when layouts carry tiles (TPU): sizes are padded, tuple tables backend-sized."""
         return self.buffers is not None and any("T(" in value.shape_text for value in self.buffers.values())
 
-    @functools.cached_property
+    @lazy
     def values_by_id(self) -> dict[int, BufferValue]:
         return self.buffers.value_by_id() if self.buffers is not None else {}
 
-    @functools.cached_property
+    @lazy
     def live_ranges(self) -> dict[tuple[str, tuple[int, ...]], LiveRange]:
         if self.buffers is None or self.buffers.live_range is None:
             return {}
@@ -53,7 +53,7 @@ class CheckContext:
     def live_range_of(self, value: BufferValue) -> LiveRange | None:
         return self.live_ranges.get((value.name, value.index or ()))
 
-    @functools.cached_property
+    @lazy
     def sized_live_ranges(self) -> list[SizedRange] | None:
         if self.buffers is None or self.buffers.live_range is None:
             return None

@@ -11,7 +11,6 @@ dataclasses of the rest, and built in a third of the time.
 
 from __future__ import annotations
 
-import functools
 import sys
 import threading
 from collections.abc import Callable, Iterable
@@ -20,6 +19,7 @@ from typing import NamedTuple
 
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Document
+from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.line_scan import LineScan
 from hlo_lsp.text import Position as TextPosition
@@ -342,18 +342,18 @@ class BufferAssignment:
         """The BufferLiveRange entry of a value (which always prints an index, `{}` at the top)."""
         return self._ranges_by_value.get((name, index or ()))
 
-    @functools.cached_property
+    @lazy
     def _allocations_by_index(self) -> dict[int, Allocation]:
         table: dict[int, Allocation] = {}
         for allocation in self.allocations:
             table.setdefault(allocation.index, allocation)
         return table
 
-    @functools.cached_property
+    @lazy
     def _values_by_id(self) -> dict[int, BufferValue]:
         return {value.value_id: value for value in self.values()}
 
-    @functools.cached_property
+    @lazy
     def _values_by_name(self) -> dict[str, list[BufferValue]]:
         table: dict[str, list[BufferValue]] = {}
         with paused_collector():  # a list per name: tens of thousands of new objects
@@ -361,7 +361,7 @@ class BufferAssignment:
                 table.setdefault(value.name, []).append(value)
         return table
 
-    @functools.cached_property
+    @lazy
     def _ranges_by_value(self) -> dict[tuple[str, tuple[int, ...]], LiveRange]:
         table: dict[tuple[str, tuple[int, ...]], LiveRange] = {}
         for entry in self.live_range.ranges if self.live_range is not None else ():

@@ -7,12 +7,12 @@ and `-memory-usage-report.txt` to the same stem.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 
 from hlo_lsp.model.buffer_assignment import BufferAssignment, read_buffer_assignment
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.file_kinds import COMPANION_SUFFIXES, FileKind
 
 
@@ -51,12 +51,12 @@ class ModuleDump:
         order = (FileKind.BUFFER_ASSIGNMENT, FileKind.BUFFER_ASSIGNMENT_VALUES, FileKind.LIVE_RANGE)
         return [self.documents[kind] for kind in order if kind in self.documents]
 
-    @functools.cached_property
+    @lazy
     def hlo(self) -> HloModule | None:
         document = self.hlo_document
         return HloModule(document) if document is not None else None
 
-    @functools.cached_property
+    @lazy
     def buffer_assignment(self) -> BufferAssignment | None:
         documents = self.buffer_assignment_documents
         return read_buffer_assignment(documents) if documents else None
@@ -68,7 +68,7 @@ class ModuleDump:
         """The module of `documents`, keeping what was already read from the documents it shares
         with this one: an edit of the HLO file does not re-read the buffer assignment."""
         module = ModuleDump(self.stem, documents)
-        read = self.__dict__  # functools.cached_property keeps its values here
+        read = self.__dict__  # `lazy` keeps its values here
         if "buffer_assignment" in read and module.buffer_assignment_documents == self.buffer_assignment_documents:
             module.__dict__["buffer_assignment"] = read["buffer_assignment"]
         hlo, document = read.get("hlo"), module.hlo_document
