@@ -163,3 +163,24 @@ def test_a_module_whose_files_close_while_it_is_read_is_not_kept(tmp_path: Path,
     del module, answer  # the future holds its result
     gc.collect()
     assert kept() is None
+
+
+def test_a_glance_is_given_until_the_module_is_built(tmp_path: Path) -> None:
+    store, stem = open_module(tmp_path)
+    document = store.document(f"{stem}.txt")
+    assert document is not None
+    glance = store.glance(document)
+    assert glance is not None and store.glance(document) is glance  # kept for the next question
+    module = store.module_with(document)
+    assert store.glance(document) is None  # the module answers from now on
+    # the glance and the module read each companion from disk once: the same documents
+    assert store.document(f"{stem}-buffer-assignment.txt") is module.documents[FileKind.BUFFER_ASSIGNMENT]
+
+
+def test_a_glance_at_an_older_version_is_not_kept(tmp_path: Path) -> None:
+    store, stem = open_module(tmp_path)
+    older = store.document(f"{stem}.txt")
+    assert older is not None
+    store.change(Path(f"{stem}.txt").as_uri(), 2, None, Path(f"{stem}.txt").read_text() + "\n")  # the whole text
+    assert store.glance(older) is not None
+    assert store._glances == {}

@@ -41,6 +41,17 @@ ADD_MAXIMUM = "  %add_maximum_fusion = f32[32,256]{1,0} fusion(%ynn_fusion.1, %b
 NON_ASCII = "é😀"  # 1 + 2 UTF-16 code units, 2 + 4 UTF-8 bytes, 2 code points
 
 
+@pytest.fixture(scope="module")
+def large_dump(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The HLO file of an 8 MB module written by benchmarks/make_large_dump.py, with its companions."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import make_large_dump
+
+    if not all(Path(f"{stem}.txt").exists() for stem in make_large_dump.SOURCES.values()):
+        pytest.skip("needs the large_fwd_unrolled dumps of ../shared/corpus")
+    return make_large_dump.make_large_dump(8.0, "0.10.2", tmp_path_factory.mktemp("large"))["hlo"]  # type: ignore[no-any-return]
+
+
 def identifier(uri: str) -> types.TextDocumentIdentifier:
     return types.TextDocumentIdentifier(uri)
 
@@ -104,19 +115,16 @@ async def test_requests_on_a_document_never_opened_answer_null_and_are_logged(
 async def test_a_large_module_being_read_does_not_hold_up_requests_about_other_files(
         client: LanguageClient, tmp_path: Path) -> None:
     """Reading a 15 MB module takes about a second, in a worker thread: a hover on another file, asked
-    after the large file was opened and hovered, is answered first."""
+    after the large file was opened and asked for its folds, is answered first."""
     small = open_file(client, SPLIT_HLO)
     at_small = position_of(SPLIT_HLO, ADD_MAXIMUM, "ynn_fusion.1")
     assert await hover(client, small, at_small) is not None  # that module is read already
-    large = write_large_module(tmp_path, SPLIT_HLO, copies=2280)
-    at_large = position_of(large, "  %param_1.1_r2000 = ", "param_1.1_r2000")
-    large_hover = asyncio.ensure_future(hover(client, open_file(client, large), at_large))
-    await asyncio.sleep(0.05)  # the large file's hover is on its way first
+    large = identifier(open_file(client, write_large_module(tmp_path, SPLIT_HLO, copies=2280)))
+    folds = asyncio.ensure_future(client.text_document_folding_range_async(types.FoldingRangeParams(large)))
+    await asyncio.sleep(0.05)  # the large file's request is on its way first
     small_hover = await hover(client, small, at_small)
-    assert small_hover is not None and not large_hover.done()
-    answer = await asyncio.wait_for(large_hover, 120)
-    assert answer is not None and "**param_1.1_r2000** = `f32[256,256]{1,0}` parameter" in \
-        answer.contents.value  # type: ignore[union-attr]
+    assert small_hover is not None and not folds.done()
+    assert await asyncio.wait_for(folds, 120)
 
 
 async def test_requests_waiting_for_a_large_module_do_not_hold_up_other_files(
@@ -136,12 +144,34 @@ async def test_requests_waiting_for_a_large_module_do_not_hold_up_other_files(
         client.text_document_inlay_hint_async(types.InlayHintParams(large, top)),
         client.text_document_document_highlight_async(types.DocumentHighlightParams(large, name)),
         client.text_document_prepare_call_hierarchy_async(types.CallHierarchyPrepareParams(large, name)),
-        client.text_document_hover_async(types.HoverParams(large, name)),
-        client.text_document_definition_async(types.DefinitionParams(large, name)))]
+        client.text_document_document_symbol_async(types.DocumentSymbolParams(large)),
+        client.text_document_references_async(types.ReferenceParams(
+            text_document=large, position=name, context=types.ReferenceContext(include_declaration=True))))]
     await asyncio.sleep(0.05)
     assert await asyncio.wait_for(hover(client, small, at_small), 10) is not None
     assert not any(request.done() for request in waiting)  # all of them still wait for the module
     await asyncio.wait_for(asyncio.gather(*waiting), 120)
+
+
+async def test_the_first_hover_and_jump_of_a_large_module_come_before_the_module_is_read(
+        client: LanguageClient, large_dump: Path) -> None:
+    """An 8 MB module with its buffer-assignment files: the editor asks for folds (which need the whole
+    module), then hovers an instruction and jumps from its operand. Both are answered from the files'
+    text while the folds still wait, and say what the whole module says once it is read."""
+    uri = open_file(client, large_dump)
+    lines = large_dump.read_text().split("\n")
+    line = next(number for number in range(len(lines) // 2, len(lines)) if " fusion(%" in lines[number])
+    name_at = types.Position(line, lines[line].index("%") + 1)
+    operand_at = types.Position(line, lines[line].index("fusion(%") + len("fusion(%"))
+    folds = asyncio.ensure_future(client.text_document_folding_range_async(types.FoldingRangeParams(identifier(uri))))
+    await asyncio.sleep(0.05)  # the folds are asked first: reading the module has begun
+    early_hover, early_jump = await hover(client, uri, name_at), await definition(client, uri, operand_at)
+    assert not folds.done()
+    assert early_hover is not None and "bytes" in early_hover.contents.value  # type: ignore[union-attr]
+    assert early_jump and early_jump[0].uri == uri and early_jump[0].range.start.line < line
+    assert await asyncio.wait_for(folds, 120)
+    assert await hover(client, uri, name_at) == early_hover
+    assert await definition(client, uri, operand_at) == early_jump
 
 
 async def answers_at(client: LanguageClient, uri: str, position: types.Position) -> list[Any]:

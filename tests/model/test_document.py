@@ -329,3 +329,25 @@ def test_an_edit_that_changes_scanner_state_rescans_only_until_it_agrees(monkeyp
     assert_indexed_like_fresh(edited, replace_line(SPLIT_TEXT, 32, ""))
     assert edited.chunks[0] is document.chunks[0]
     assert edited.chunks[-1] is document.chunks[-1]
+
+
+def test_the_text_is_at_hand_until_its_scan_is_done() -> None:
+    document = Document("HloModule m\n\nENTRY %main () -> f32[] {\n  ROOT %c = f32[] constant(1)\n}\n",
+                        FileKind.HLO_MODULE, "m.txt")
+    assert document.unscanned_text() is not None and document.unscanned_text().startswith("HloModule m")
+    assert document.line(3).startswith("  ROOT %c")
+    assert document.unscanned_text() is None
+
+
+def test_a_sparse_document_holds_only_its_lines() -> None:
+    whole = Document("HloModule m\n\nENTRY %main () -> f32[] {\n  ROOT %c = f32[] constant(1)\n}\n",
+                     FileKind.HLO_MODULE, "m.txt")
+    runs = [(0, [whole.line(0)], [whole.scan(0)], "top"), (3, [whole.line(3)], [whole.scan(3)], "comp")]
+    sparse = Document.sparse(FileKind.HLO_MODULE, "m.txt", whole.line_count, runs)
+    assert sparse.line_count == whole.line_count
+    assert [line for line, _ in sparse.scans()] == [0, 3]
+    assert sparse.scan(3) == whole.scan(3) and sparse.line(3) == whole.line(3)
+    assert sparse.definitions("c") == whole.definitions("c")
+    for missing in (1, 2, 4):
+        with pytest.raises(IndexError):
+            sparse.line(missing)

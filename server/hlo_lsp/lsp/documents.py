@@ -21,6 +21,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
+from hlo_lsp.model.glance import ModuleGlance
 from hlo_lsp.model.pairing import paired_module
 from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
 from hlo_lsp.text import Range
@@ -50,6 +51,8 @@ class DocumentStore:
         self._modules: dict[str, tuple[tuple[int, ...], ModuleDump, tuple[ModuleDump, ModuleDump]]] = {}
         self._uris: dict[str, str] = {}  # URIs the client used, by source
         self._building: dict[str, threading.Lock] = {}  # by stem
+        self._glances: dict[str, tuple[Document, ModuleGlance | None]] = {}  # by stem, until its module is built
+        self._reading = threading.Lock()  # a file on disk is read once, whichever thread asks first
 
     # ---- sources and URIs ------------------------------------------------------------
 
@@ -103,6 +106,7 @@ class DocumentStore:
         """No file of the module is open any more: its documents and models are let go (a 40 MB
         module holds a gigabyte); opening it again reads it again."""
         self._modules.pop(stem, None)
+        self._glances.pop(stem, None)
         for path in [path for path in self._disk if module_stem(path) == stem]:
             self._disk.pop(path, None)
         _give_memory_back()
@@ -143,6 +147,21 @@ class DocumentStore:
         with self._building.setdefault(stem, threading.Lock()):
             return self._module(stem, self._companions(document), document.kind)
 
+    def glance(self, document: Document) -> ModuleGlance | None:
+        """A glance at the module of `document` while the module is not built yet (None once it is,
+        or when the text of one of its files is already scanned)."""
+        stem = module_stem(document.source)
+        built = self._modules.get(stem)
+        if built is not None and built[1].documents.get(document.kind) is document:
+            return None
+        known = self._glances.get(stem)
+        if known is not None and known[0] is document:
+            return known[1]
+        glance = ModuleGlance.of(stem, self._companions(document))
+        if self._worth_keeping({document.kind: document}):
+            self._glances[stem] = (document, glance)
+        return glance
+
     def _companions(self, document: Document) -> dict[FileKind, Document]:
         documents = {document.kind: document}
         if os.path.isabs(document.source):
@@ -161,6 +180,7 @@ class DocumentStore:
             built = (key, module, _sides(module))
             if self._worth_keeping(documents):
                 self._modules[stem] = built
+                self._glances.pop(stem, None)
             cached = built
         hlo_side, buffers_side = cached[2]
         return hlo_side if anchor is FileKind.HLO_MODULE else buffers_side
@@ -182,6 +202,10 @@ class DocumentStore:
         return list(modules.values())
 
     def _from_disk(self, path: str, kind: FileKind | None) -> Document | None:
+        with self._reading:
+            return self._read_from_disk(path, kind)
+
+    def _read_from_disk(self, path: str, kind: FileKind | None) -> Document | None:
         try:
             status = os.stat(path)
         except OSError:

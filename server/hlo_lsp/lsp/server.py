@@ -44,6 +44,8 @@ from hlo_lsp.lsp.protocol import HloProtocol
 from hlo_lsp.lsp.settings import Settings
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.model.glance import ModuleGlance
+from hlo_lsp.model.priority import answering
 from hlo_lsp.parsing.hlo_syntax import prepare_parser
 from hlo_lsp.workspace.sources import SourceFinder
 
@@ -81,20 +83,41 @@ class HloLanguageServer(LanguageServer):
     def report_server_error(self, error: Exception, source: Any) -> None:
         log.error("internal error: %r", error, exc_info=error)
 
-    async def request(self, name: str, uri: str, answer: Callable[[ModuleDump, Document], T]) -> T | None:
+    async def request(self, name: str, uri: str, answer: Callable[[ModuleDump, Document], T],
+                      early: Callable[[ModuleGlance, Document], T | None] | None = None) -> T | None:
         """Runs `answer` in a worker thread on the module of the document as it is now. Building a
         module takes seconds at 40 MB: meanwhile the loop keeps serving (edits, other files, and
-        `$/cancelRequest`, answered at once). Unknown documents give None, logged."""
+        `$/cancelRequest`, answered at once), and `early` may answer from a glance at the module's
+        text (None: it cannot, the module is waited for). Unknown documents give None, logged."""
         opened = self.store.opened(uri)
-        return await self.in_worker(self._answer, name, uri, opened.document if opened else None, answer)
+        return await self.in_worker(self._answer, name, uri, opened.document if opened else None, answer, early)
 
-    def _answer(self, name: str, uri: str, document: Document | None,
-                answer: Callable[[ModuleDump, Document], T]) -> T | None:
+    def _answer(self, name: str, uri: str, document: Document | None, answer: Callable[[ModuleDump, Document], T],
+                early: Callable[[ModuleGlance, Document], T | None] | None) -> T | None:
         document = document or self.store.document(self.store.source_of(uri))  # not open: read from disk
         if document is None:
             log.info("%s: unknown document %s", name, uri)
             return None
-        return answer(self.store.module_with(document), document)
+        found = self._early(name, document, early) if early is not None else None
+        return found if found is not None else answer(self.store.module_with(document), document)
+
+    def _early(self, name: str, document: Document, early: Callable[[ModuleGlance, Document], T | None]) -> T | None:
+        try:
+            with answering():  # the module's indexing steps aside meanwhile
+                glance = self.store.glance(document)
+                return early(glance, document) if glance is not None else None
+        except Exception:  # the module still answers: a glance only answers sooner
+            log.exception("%s: answering from a glance at %s failed", name, document.source)
+            return None
+
+    def glanced_target(self, glance: ModuleGlance, document: Document,
+                       position: types.Position) -> tuple[Document, Target] | None:
+        """The instruction under the cursor, read from the cursor's line alone (with that line's document)."""
+        if document.source != glance.hlo_source:
+            return None
+        line = glance.line_document(position.line)
+        target = target_at(line, self.positions.from_client(position, line)) if line is not None else None
+        return (line, target) if target is not None and target.kind == "instruction" else None
 
     def target(self, module: ModuleDump, document: Document, position: types.Position) -> Target | None:
         target = target_at(document, self.positions.from_client(position, document))
@@ -168,7 +191,17 @@ def did_change_watched_files(ls: HloLanguageServer, params: types.DidChangeWatch
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
 async def goto_definition(ls: HloLanguageServer, params: types.DefinitionParams) -> list[types.Location] | None:
-    return await _locations(ls, "definition", params.text_document.uri, params.position, definition)
+    def early(glance: ModuleGlance, document: Document) -> list[types.Location] | None:
+        found = ls.glanced_target(glance, document, params.position)
+        module = glance.instruction_module(found[1].name, memory=False) if found is not None else None
+        if found is None or module is None or module.hlo_document is None:
+            return None
+        glanced = module.hlo_document
+        resolve = lambda source: (ls.store.uri_of(source), glanced if source == glanced.source else None)  # noqa: E731
+        return [convert.location(place, resolve, ls.positions) for place in definition(module, found[1])] or None
+
+    answer = _locations_answer(ls, params.position, definition)
+    return await ls.request("definition", params.text_document.uri, answer, early)
 
 
 @server.feature(types.TEXT_DOCUMENT_DECLARATION)
@@ -220,7 +253,13 @@ async def on_hover(ls: HloLanguageServer, params: types.HoverParams) -> types.Ho
         info = hover(module, target) if target is not None else None
         return convert.hover(info, ls.positions, document, _markdown(ls)) if info is not None else None
 
-    return await ls.request("hover", params.text_document.uri, answer)
+    def early(glance: ModuleGlance, document: Document) -> types.Hover | None:
+        found = ls.glanced_target(glance, document, params.position)
+        module = glance.instruction_module(found[1].name) if found is not None else None
+        info = hover(module, found[1]) if found is not None and module is not None else None
+        return convert.hover(info, ls.positions, found[0], _markdown(ls)) if found and info else None
+
+    return await ls.request("hover", params.text_document.uri, answer, early)
 
 
 def _markdown(ls: HloLanguageServer) -> bool:

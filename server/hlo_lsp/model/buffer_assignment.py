@@ -20,6 +20,7 @@ from typing import NamedTuple
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.lazy import lazy
+from hlo_lsp.model.priority import let_questions_first
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.line_scan import LineScan
 from hlo_lsp.text import Position as TextPosition
@@ -449,6 +450,7 @@ class _Reader:
     def read(self) -> None:
         handlers: dict[str, Callable[[int, LineScan], None]] = {}
         for first, chunk in self.document.chunks_with_starts():
+            let_questions_first()
             for local, (text, scan) in enumerate(zip(chunk.lines, chunk.scans)):
                 handler = handlers.get(scan.kind)
                 if handler is None:

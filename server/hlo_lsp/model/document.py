@@ -16,6 +16,7 @@ import threading
 from collections.abc import Iterator
 
 from hlo_lsp.model.collector import paused_collector
+from hlo_lsp.model.priority import let_questions_first
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.line_scan import DEFINITION_ROLES, LineProblem, LineScan, Ref, Role, State
 from hlo_lsp.parsing.scanners import Scanner, scanner_for
@@ -23,6 +24,7 @@ from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range, python_index
 
 CHUNK_LINES = 512
+_SCAN_STEP = 8 * CHUNK_LINES  # lines scanned between two chances for a question to go first
 
 # (line, ref) pairs: where a name occurs.
 Occurrence = tuple[int, Ref]
@@ -142,11 +144,31 @@ class Document:
                     self._scan_text()
 
     def _scan_text(self) -> None:
-        text, self._text = self._text or "", None
+        text = self._text or ""
         with paused_collector():
             lines = text.split("\n")
-            scans = _scan_lines(self.scanner, self.scanner.initial_state, lines)
+            scans = _scan_in_steps(self.scanner, lines)
             self._set_chunks(_make_chunks(lines, scans, self.scanner.initial_state, self.scanner))
+        self._text = None  # only now: a glance may search it while the scan runs
+
+    def unscanned_text(self) -> str | None:
+        """The text as it was opened, until its scan is done (None after: its lines hold it)."""
+        return self._text
+
+    @classmethod
+    def sparse(cls, kind: FileKind, source: str, line_count: int, runs: list[tuple[int, list[str], list[LineScan],
+                                                                                      State]]) -> Document:
+        """A document holding only some lines of a file: runs of consecutive lines (first line number,
+        texts, scans, state entering the run). The lines a question needs, read without scanning the
+        rest; asking for a line it does not hold raises IndexError."""
+        document = cls.__new__(cls)
+        document.kind, document.source, document.scanner = kind, source, scanner_for(kind)
+        document._text, document._scan_lock = None, threading.Lock()
+        document._definitions_of, document._uses_of = {}, {}
+        document._chunks = [Chunk(lines, scans, state, document.scanner) for _, lines, scans, state in runs]
+        document._starts = [first for first, _, _, _ in runs]
+        document._line_count = line_count
+        return document
 
     def _set_chunks(self, chunks: list[Chunk]) -> None:
         # name lookups of this (immutable) document: a hover asks the same stack-frame rows
@@ -170,7 +192,10 @@ class Document:
     def _locate(self, line: int) -> tuple[Chunk, int]:
         chunks = self.chunks
         index = bisect.bisect_right(self._starts, line) - 1
-        return chunks[index], line - self._starts[index]
+        local = line - self._starts[index]
+        if index < 0 or local >= len(chunks[index].lines):  # only a sparse document has such gaps
+            raise IndexError(f"line {line} is not held")
+        return chunks[index], local
 
     def line(self, line: int) -> str:
         chunk, local = self._locate(line)
@@ -209,6 +234,7 @@ class Document:
 
     def scans(self) -> Iterator[tuple[int, LineScan]]:
         for start, chunk in self.chunks_with_starts():
+            let_questions_first()
             for local, scan in enumerate(chunk.scans):
                 yield start + local, scan
 
@@ -349,6 +375,17 @@ def _rescan_until_agreement(
         new_scans.append(scan)
         state = scan.end_state
     return False
+
+
+def _scan_in_steps(scanner: Scanner, lines: list[str]) -> list[LineScan]:
+    """The scans of a whole file, stepping aside for questions between steps."""
+    scans: list[LineScan] = []
+    state = scanner.initial_state
+    for start in range(0, len(lines), _SCAN_STEP):
+        let_questions_first()
+        scans += _scan_lines(scanner, state, lines[start : start + _SCAN_STEP])
+        state = scans[-1].end_state
+    return scans
 
 
 def _scan_lines(scanner: Scanner, state: State, lines: list[str]) -> list[LineScan]:

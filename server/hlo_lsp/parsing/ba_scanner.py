@@ -95,8 +95,10 @@ def scan_ba_line(state: State, text: str) -> LineScan:
 
 _OTHER_HEADERS = ("HloLiveRange", "Total bytes used:", "Live ranges at", "Peak memory could not be determined",
                   "Stack trace breakdown", "Memory Space:")
+# What every header line starts with (after its indent), in any state.
+HEADER_PREFIXES = (*(header[0] for header in _SECTION_HEADERS), *_OTHER_HEADERS)
 # Most lines are values and ranges: one set lookup rules them out as section headers.
-_HEADER_INITIALS = frozenset(prefix[0] for prefix in (*(header[0] for header in _SECTION_HEADERS), *_OTHER_HEADERS))
+_HEADER_INITIALS = frozenset(prefix[0] for prefix in HEADER_PREFIXES)
 
 
 def _section_header(stripped: str) -> LineScan | None:

@@ -1,0 +1,434 @@
+"""A glance at a module before its files are scanned: the lines one question needs, found by text search.
+
+Scanning a 40 MB module takes seconds; finding a name in its text takes milliseconds. A
+glance finds the few lines that say everything about one instruction (its definition and
+its computation's header, the stack-frame tables, its buffer values and their
+allocations, its live ranges, the schedule at the times they name, the peak) and scans
+them with the same scanners. From them it builds a sparse ModuleDump (Documents holding
+only those lines) that the same models and features read as they read a whole module.
+
+A glance answers only what it can place for certain and declines the rest (None): a
+name defined twice, a live-range file with two sections, a peak XLA did not print, files
+of two compilations. The caller then waits for the whole module.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from collections.abc import Iterator
+
+from hlo_lsp.model.document import Document
+from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.model.lazy import lazy
+from hlo_lsp.model.pairing import paired_module, pairing_sample
+from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES
+from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.parsing.line_scan import LineScan, State
+
+_BLOCK = 1 << 16  # characters per block of the line index
+_HEAD_LINES = 100_000  # lines before the first computation worth scanning (stack-frame tables)
+_GLANCED = (FileKind.HLO_MODULE, FileKind.BUFFER_ASSIGNMENT, FileKind.LIVE_RANGE)
+_DEFINITION_PREFIXES = frozenset(("", "%", "ROOT", "ROOT %"))  # what may stand before `name = ` on its line
+_AFTER_VALUE_NAME = frozenset("{ >")  # `<id name{index} (phi) @color>`
+_HEADER_KINDS = frozenset((
+    "allocations_header", "stats_header", "used_values_header", "sequence_header", "ranges_header",
+    "report_section", "report_table_header", "live_range_header", "live_range_unavailable", "totals",
+    "peak_header", "peak_unknown", "breakdown_header", "memory_space",
+))
+_DEFINED_NAME = re.compile(r"\n[ \t]+(?:ROOT[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=")
+_SCHEDULED_NAME = re.compile(r"\n[ \t]*[0-9]+:([A-Za-z_][A-Za-z0-9_.\-]*)")
+
+
+class _Declined(Exception):
+    """The glance cannot answer for certain."""
+
+
+class _Text:
+    """One file's text with a coarse line index: its newlines counted per block of 64K characters."""
+
+    def __init__(self, document: Document, text: str) -> None:
+        self.document = document
+        self.text = text
+        counts = [text.count("\n", start, start + _BLOCK) for start in range(0, len(text), _BLOCK)]
+        self._lines_before = list(itertools.accumulate(counts, initial=0))
+        self.line_count = self._lines_before[-1] + 1
+
+    def line_at(self, offset: int) -> int:
+        block = offset // _BLOCK
+        return self._lines_before[block] + self.text.count("\n", block * _BLOCK, offset)
+
+    def end_line(self, offset: int) -> int:
+        """The first line not before `offset` ends (the line count at the end of the text)."""
+        return self.line_at(offset) if offset < len(self.text) else self.line_count
+
+    def line_start(self, line: int) -> int:
+        if not 0 <= line < self.line_count:
+            raise _Declined
+        block = max(bisect.bisect_left(self._lines_before, line) - 1, 0)
+        offset, seen = block * _BLOCK, self._lines_before[block]
+        while seen < line:
+            offset = self.text.index("\n", offset) + 1
+            seen += 1
+        return offset
+
+    def line(self, line: int) -> str:
+        return self.line_from(self.line_start(line))
+
+    def line_from(self, start: int) -> str:
+        end = self.text.find("\n", start)
+        return self.text[start:] if end < 0 else self.text[start:end]
+
+    def prefix_on_line(self, offset: int) -> str:
+        """The text between the start of the line and `offset`, without its spaces."""
+        return self.text[self.text.rfind("\n", 0, offset) + 1 : offset].strip()
+
+    def occurrences(self, needle: str, start: int = 0, end: int | None = None) -> Iterator[int]:
+        stop = len(self.text) if end is None else end
+        found = self.text.find(needle, start, stop)
+        while found >= 0:
+            yield found
+            found = self.text.find(needle, found + 1, stop)
+
+    def scan(self, line: int, state: State) -> tuple[str, LineScan]:
+        text = self.line(line)
+        return text, self.document.scanner.scan(state, text)
+
+    def scan_run(self, first: int, state: State, stop: int) -> Iterator[tuple[int, str, State, LineScan]]:
+        """(line, text, state entering it, scan) of the lines from `first` to before `stop`, scanned in order."""
+        scan_line = self.document.scanner.scan
+        start = self.line_start(first)
+        for line in range(first, min(stop, self.line_count)):
+            text = self.line_from(start)
+            scan = scan_line(state, text)
+            yield line, text, state, scan
+            state, start = scan.end_state, start + len(text) + 1
+
+
+class _Picks:
+    """The lines picked from one file for one question: line -> (text, state entering it, scan)."""
+
+    def __init__(self, file: _Text, base: dict[int, tuple[str, State, LineScan]] | None = None) -> None:
+        self.file = file
+        self.lines = dict(base or {})
+
+    def pick(self, line: int, state: State, kinds: frozenset[str] | None = None) -> LineScan:
+        known = self.lines.get(line)
+        if known is not None:
+            return known[2]
+        text, scan = self.file.scan(line, state)
+        if kinds is not None and scan.kind not in kinds:
+            raise _Declined
+        self.lines[line] = (text, state, scan)
+        return scan
+
+    def document(self) -> Document:
+        runs: list[tuple[int, list[str], list[LineScan], State]] = []
+        for line in sorted(self.lines):
+            text, state, scan = self.lines[line]
+            if runs and runs[-1][0] + len(runs[-1][1]) == line:
+                runs[-1][1].append(text)
+                runs[-1][2].append(scan)
+            else:
+                runs.append((line, [text], [scan], state))
+        document = self.file.document
+        return Document.sparse(document.kind, document.source, self.file.line_count, runs)
+
+
+_INSTRUCTION = frozenset(("instruction",))
+_COMPUTATION = frozenset(("computation",))
+
+
+class _HloText(_Text):
+    @lazy
+    def head(self) -> dict[int, tuple[str, State, LineScan]]:
+        """The lines from the module header through the first computation's header, scanned in
+        order: the stack-frame tables a hover follows are there."""
+        lines = {}
+        for line, text, state, scan in self.scan_run(0, self.document.scanner.initial_state, _HEAD_LINES):
+            lines[line] = (text, state, scan)
+            if scan.kind == "computation":
+                return lines
+        raise _Declined
+
+    @lazy
+    def first_header_line(self) -> int:
+        return max(self.head)
+
+    @lazy
+    def defined_names(self) -> list[str]:
+        """Every name an indented line defines (for the pairing vote, which needs no exact count)."""
+        return _DEFINED_NAME.findall(self.text)
+
+    def definition(self, name: str) -> int:
+        """The offset of the one line that defines instruction `name` (declines for none or several)."""
+        found = [offset for offset in self.occurrences(name + " = ")
+                 if self.prefix_on_line(offset) in _DEFINITION_PREFIXES]
+        if len(found) != 1:
+            raise _Declined
+        return found[0]
+
+    def pick_instruction(self, picks: _Picks, name: str) -> None:
+        """The instruction's line, the line after it, and its computation's header."""
+        offset = self.definition(name)
+        line = self.line_at(offset)
+        scan = picks.pick(line, "comp", _INSTRUCTION)
+        if scan.refs[0].name != name or scan.end_state != "comp":
+            raise _Declined  # another reading of the line, or an instruction continued on the next lines
+        if line + 1 < self.line_count:
+            picks.pick(line + 1, "comp")
+        picks.pick(self.computation_header(offset), "top", _COMPUTATION)
+
+    def computation_header(self, offset: int) -> int:
+        """The header line of the computation around `offset`: the first line after the previous `}`."""
+        previous_end = self.text.rfind("\n}", 0, offset)
+        if previous_end < 0 or self.line_at(previous_end + 1) < self.first_header_line:
+            return self.first_header_line
+        line = self.line_at(previous_end + 1) + 1
+        while not self.line(line).strip():
+            line += 1
+        return line
+
+
+_HeaderLine = tuple[int, int, str, LineScan]  # offset, line, text, scan
+
+
+class _BuffersText(_Text):
+    @lazy
+    def headers(self) -> list[_HeaderLine]:
+        """Every section header line, in order."""
+        found: dict[int, _HeaderLine] = {}
+        for prefix in HEADER_PREFIXES:
+            for offset in self.occurrences(prefix):
+                if self.prefix_on_line(offset):
+                    continue
+                start = self.text.rfind("\n", 0, offset) + 1
+                text = self.line_from(start)
+                scan = self.document.scanner.scan("top", text)
+                if scan.kind in _HEADER_KINDS:
+                    found.setdefault(start, (start, self.line_at(start), text, scan))
+        return [found[start] for start in sorted(found)]
+
+    def headers_of(self, kind: str, after: int = -1) -> list[_HeaderLine]:
+        return [header for header in self.headers if header[3].kind == kind and header[0] > after]
+
+    def section_end(self, header: _HeaderLine) -> int:
+        """Where the section a header opens ends: at the next header."""
+        index = self.headers.index(header)
+        return self.headers[index + 1][0] if index + 1 < len(self.headers) else len(self.text)
+
+    @lazy
+    def _header_starts(self) -> list[int]:
+        return [header[0] for header in self.headers]
+
+    def section_at(self, offset: int) -> LineScan | None:
+        index = bisect.bisect_right(self._header_starts, offset) - 1
+        return self.headers[index][3] if index >= 0 else None
+
+
+_VALUE = frozenset(("value",))
+_ALLOCATION = frozenset(("allocation",))
+_SEQUENCE_ENTRY = frozenset(("sequence_entry",))
+
+
+class _LiveRangeSection:
+    """Where the one HloLiveRange section of a module is, and its parts."""
+
+    def __init__(self, file: _BuffersText, header: _HeaderLine) -> None:
+        self.file = file
+        self.header = header
+        self.sequence = _only(file.headers_of("sequence_header", header[0]))
+        self.ranges = _only(file.headers_of("ranges_header", header[0]))
+        self.peak = _only(file.headers_of("peak_header", header[0]))
+        self.breakdowns = file.headers_of("breakdown_header", header[0])
+        if file.headers_of("live_range_header", header[0]):
+            raise _Declined
+
+    @property
+    def max_time(self) -> int:
+        return self.header[3].data[0]  # type: ignore[no-any-return]
+
+    @lazy
+    def base(self) -> dict[int, tuple[str, State, LineScan]]:
+        """The lines every question reads: the headers and the whole peak list."""
+        lines = {header[1]: (header[2], "top", header[3])
+                 for header in (self.header, self.sequence, self.ranges, self.peak, *self.breakdowns)}
+        end = self.file.end_line(self.file.section_end(self.peak))
+        for line, text, state, scan in self.file.scan_run(self.peak[1] + 1, self.peak[3].end_state, end):
+            lines[line] = (text, state, scan)
+        return lines
+
+    def scheduled_names(self) -> list[str]:
+        start, end = self.sequence[0], self.file.section_end(self.sequence)
+        return _SCHEDULED_NAME.findall(self.file.text, start, end)
+
+    def pick_ranges(self, picks: _Picks, name: str) -> list[LineScan]:
+        found = []
+        start, end = self.ranges[0], self.file.section_end(self.ranges)
+        for offset in self.file.occurrences(name + "{", start, end):
+            if self.file.prefix_on_line(offset):
+                continue
+            line = self.file.line_at(offset)
+            text, scan = self.file.scan(line, "ranges")
+            if scan.kind == "live_range" and scan.data[0] == name:
+                picks.lines[line] = (text, "ranges", scan)
+                found.append(scan)
+        return found
+
+    def pick_scheduled(self, picks: _Picks, time: int) -> str | None:
+        """The name scheduled at `time` (its first entry), or None when nothing is."""
+        start, end = self.sequence[0], self.file.section_end(self.sequence)
+        match = re.compile(rf"\n[ \t]*{time}:").search(self.file.text, start, end)
+        if match is None:
+            return None
+        scan = picks.pick(self.file.line_at(match.start() + 1), "seq", _SEQUENCE_ENTRY)
+        if scan.data[0] != time:
+            raise _Declined
+        return scan.data[1]  # type: ignore[no-any-return]
+
+
+def _only(headers: list[_HeaderLine]) -> _HeaderLine:
+    if len(headers) != 1:
+        raise _Declined
+    return headers[0]
+
+
+class ModuleGlance:
+    """Questions about one module answered from its files' text, before they are scanned."""
+
+    def __init__(self, stem: str, files: dict[FileKind, _Text]) -> None:
+        self.stem = stem
+        self._files = files
+
+    @classmethod
+    def of(cls, stem: str, documents: dict[FileKind, Document]) -> ModuleGlance | None:
+        """A glance at the module's documents while their text is still at hand (None once one of
+        them is scanned: the whole module is then close)."""
+        files: dict[FileKind, _Text] = {}
+        for kind in _GLANCED:
+            document = documents.get(kind)
+            if document is None:
+                continue
+            text = document.unscanned_text()
+            if text is None:
+                return None
+            files[kind] = (_HloText if kind is FileKind.HLO_MODULE else _BuffersText)(document, text)
+        return cls(stem, files) if FileKind.HLO_MODULE in files else None
+
+    @property
+    def hlo_source(self) -> str:
+        return self._hlo.document.source
+
+    @property
+    def _hlo(self) -> _HloText:
+        return self._files[FileKind.HLO_MODULE]  # type: ignore[return-value]
+
+    def line_document(self, line: int) -> Document | None:
+        """The HLO file holding only `line`, scanned as an instruction's line when it is indented."""
+        try:
+            hlo = self._hlo
+            picks = _Picks(hlo)
+            text = hlo.line(line)
+            picks.pick(line, "comp" if text[:1] in (" ", "\t") else hlo.document.scanner.initial_state)
+            return picks.document()
+        except _Declined:
+            return None
+
+    def instruction_module(self, name: str, memory: bool = True) -> ModuleDump | None:
+        """The module as far as instruction `name` goes: its definition, and with `memory` its
+        buffer values, allocations, live ranges and the peak. None when the glance is not sure."""
+        try:
+            return self._instruction_module(name, memory)
+        except _Declined:
+            return None
+
+    def _instruction_module(self, name: str, memory: bool) -> ModuleDump:
+        hlo = _Picks(self._hlo, self._hlo.head)
+        self._hlo.pick_instruction(hlo, name)
+        picked = {FileKind.HLO_MODULE: hlo}
+        if memory:
+            for scheduled in self._pick_memory(picked, name):
+                self._hlo.pick_instruction(hlo, scheduled)
+        module = ModuleDump(self.stem, {kind: picks.document() for kind, picks in picked.items()})
+        if memory and paired_module(module.hlo, module.buffer_assignment) is None:
+            raise _Declined  # the schedule's names picked are not all the module's
+        return module
+
+    def _pick_memory(self, picked: dict[FileKind, _Picks], name: str) -> set[str]:
+        """Adds the buffer-assignment lines about `name`; returns the names scheduled at the times they print."""
+        if self._paired is not True:
+            raise _Declined
+        allocations = self._files.get(FileKind.BUFFER_ASSIGNMENT)
+        if isinstance(allocations, _BuffersText):
+            self._pick_values(self._picks(picked, allocations), name)
+        section = self._live_range
+        if section is None:
+            return set()
+        picks = self._picks(picked, section.file)
+        picks.lines.update(section.base)
+        peak_time = section.peak[3].data[0]
+        times = {peak_time}
+        for scan in section.pick_ranges(picks, name):
+            start, end = scan.data[2], scan.data[3]
+            times.add(start)
+            if end < section.max_time:
+                times.add(end)
+        return {scheduled for time in sorted(times) if (scheduled := section.pick_scheduled(picks, time))}
+
+    def _picks(self, picked: dict[FileKind, _Picks], file: _Text) -> _Picks:
+        kind = file.document.kind
+        if kind not in picked:
+            picked[kind] = _Picks(file)
+        return picked[kind]
+
+    @staticmethod
+    def _pick_values(picks: _Picks, name: str) -> None:
+        """Every value line of `name` in the allocations section, with its allocation's header."""
+        file: _BuffersText = picks.file  # type: ignore[assignment]
+        for header in file.headers_of("allocations_header"):
+            picks.pick(header[1], "top")
+        needle = " " + name
+        for offset in file.occurrences(needle):
+            after = file.text[offset + len(needle) : offset + len(needle) + 1]
+            section = file.section_at(offset)
+            if after not in _AFTER_VALUE_NAME or section is None or section.kind != "allocations_header":
+                continue
+            line = file.line_at(offset)
+            text, scan = file.scan(line, "alloc")
+            if scan.kind != "value" or scan.data[1] != name:
+                continue
+            picks.lines[line] = (text, "alloc", scan)
+            allocation = file.text.rfind("\nallocation ", 0, offset)
+            if allocation < 0:
+                raise _Declined
+            picks.pick(file.line_at(allocation + 1), "alloc", _ALLOCATION)
+
+    @lazy
+    def _live_range(self) -> _LiveRangeSection | None:
+        headers = [(file, header) for file in self._files.values() if isinstance(file, _BuffersText)
+                   for header in file.headers_of("live_range_header")]
+        if not headers:
+            return None
+        if len(headers) > 1:
+            raise _Declined
+        file, header = headers[0]
+        return _LiveRangeSection(file, header)
+
+    @lazy
+    def _paired(self) -> bool | None:
+        """Whether the HLO module is the one the buffer assignment was made for, by the vote
+        `paired_module` takes; a vote too close to call with names found by text declines."""
+        section = self._live_range
+        if section is None:
+            return True
+        sample = pairing_sample(section.scheduled_names())
+        if not sample:
+            return True
+        known_names = set(sample).intersection(self._hlo.defined_names)
+        known = sum(1 for name in sample if name in known_names)
+        if known * 4 >= len(sample) * 3:
+            return True
+        if known * 4 <= len(sample):
+            return False
+        return None

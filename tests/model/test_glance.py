@@ -1,0 +1,201 @@
+"""A glance at a module's text answers exactly as the whole module would, or not at all."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPUS, DATA, SPLIT_MLP, copy_module, plant
+from hlo_lsp.features.definition import definition
+from hlo_lsp.features.hover import hover
+from hlo_lsp.features.targets import target_at
+from hlo_lsp.features.types import Target
+from hlo_lsp.model.document import Document
+from hlo_lsp.model.dump_module import ModuleDump, module_stem
+from hlo_lsp.model.glance import ModuleGlance
+from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.text import Position
+from hlo_lsp.workspace.loader import module_files, read_document
+
+PER_MODULE = 25  # instructions compared per module (a seeded sample)
+OTHER = DATA / "jax-0.10.2" / "control_flow" / "module_0000.jit_f.cpu_after_optimizations"
+
+
+def fresh_documents(hlo_path: Path | str) -> dict[FileKind, Document]:
+    documents = {}
+    for kind, path in module_files(str(hlo_path)).items():
+        document, _ = read_document(path, kind)
+        if document is not None:
+            documents[kind] = document
+    return documents
+
+
+def glance_at(hlo_path: Path | str) -> ModuleGlance:
+    glance = ModuleGlance.of(module_stem(str(hlo_path)), fresh_documents(hlo_path))
+    assert glance is not None
+    return glance
+
+
+def whole_module(hlo_path: Path | str) -> ModuleDump:
+    return ModuleDump(module_stem(str(hlo_path)), fresh_documents(hlo_path))
+
+
+def hlo_files() -> list[Path]:
+    found = sorted(DATA.rglob("*after_optimizations.txt"))
+    if CORPUS.is_dir():
+        found += sorted(CORPUS.rglob("*after_optimizations.txt"))
+    return found
+
+
+def glanced_hover(glance: ModuleGlance, position: Position) -> tuple[Target | None, object]:
+    line = glance.line_document(position.line)
+    target = target_at(line, position) if line is not None else None
+    module = glance.instruction_module(target.name) if target is not None else None
+    return target, hover(module, target) if module is not None and target is not None else None
+
+
+def instruction_positions(module: ModuleDump, count: int) -> list[Position]:
+    """Seeded sample of cursor positions: on instructions' names and on their operands."""
+    assert module.hlo is not None
+    lines = [(line, scan) for line, scan in module.hlo.document.scans() if scan.kind == "instruction"]
+    random.Random(7).shuffle(lines)
+    positions = []
+    for line, scan in lines[:count]:
+        positions.append(Position(line, scan.refs[0].start))
+        operands = [ref for ref in module.hlo.document.uses_on_line(line) if ref.role.name == "OPERAND"]
+        if operands:
+            positions.append(Position(line, operands[0].start + 1))
+    return positions
+
+
+@pytest.mark.parametrize("hlo_path", hlo_files(), ids=lambda path: f"{path.parent.parent.name}/{path.parent.name}")
+def test_a_glance_hovers_and_jumps_as_the_whole_module_does(hlo_path: Path) -> None:
+    module, glance = whole_module(hlo_path), glance_at(hlo_path)
+    answered = 0
+    positions = instruction_positions(module, PER_MODULE)
+    for position in positions:
+        target, glanced = glanced_hover(glance, position)
+        if glanced is None:
+            continue
+        assert target is not None
+        assert target == target_at(module.hlo_document, position)  # type: ignore[arg-type]
+        assert glanced == hover(module, target), f"{hlo_path.name}:{position.line + 1}"
+        jumped = glance.instruction_module(target.name, memory=False)
+        assert jumped is not None and definition(jumped, target) == definition(module, target)
+        answered += 1
+    assert answered == len(positions)  # every real dump's instructions are answered
+
+
+@pytest.mark.parametrize("style", ["0.10.2", "0.4.38"])
+def test_a_glance_at_a_generated_large_dump_hovers_as_the_whole_module_does(tmp_path: Path, style: str) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import make_large_dump
+
+    if not all(Path(f"{stem}.txt").exists() for stem in make_large_dump.SOURCES.values()):
+        pytest.skip("needs the large_fwd_unrolled dumps of ../shared/corpus")
+    hlo_path = make_large_dump.make_large_dump(1.0, style, tmp_path)["hlo"]
+    module, glance = whole_module(hlo_path), glance_at(hlo_path)
+    positions = instruction_positions(module, 200)
+    for position in positions:
+        target, glanced = glanced_hover(glance, position)
+        assert glanced is not None and target is not None, position
+        assert glanced == hover(module, target), position
+
+
+def test_the_memory_in_a_glanced_hover_is_the_buffer_assignments() -> None:
+    hlo_path = Path(f"{SPLIT_MLP}.txt")
+    text = hlo_path.read_text().split("\n")
+    line = next(number for number, content in enumerate(text) if "%ynn_fusion.1 = " in content)
+    target, glanced = glanced_hover(glance_at(hlo_path), Position(line, text[line].index("ynn_fusion.1")))
+    assert target is not None and target.name == "ynn_fusion.1"
+    assert glanced is not None
+    assert glanced.markdown.split("\n")[:6] == [  # type: ignore[attr-defined]
+        "**ynn_fusion.1** = `f32[32,256]{1,0}` fusion",
+        "",
+        "`<62 ynn_fusion.1 @0>`",
+        "- 32,768 bytes (32.0KiB) in allocation 14 (preallocated-temp), offset 0",
+        "- live [9, 10]: from `ynn_fusion.1` to `add_maximum_fusion`",
+        "- live at the peak (time 9, `ynn_fusion.1`): counted as 32,768 of 487,464 bytes (476.0KiB)",
+    ]
+
+
+def _position_of_definition(hlo_path: Path, name: str) -> Position:
+    text = hlo_path.read_text().split("\n")
+    line = next(number for number, content in enumerate(text) if f"%{name} = " in content)
+    return Position(line, text[line].index(name))
+
+
+def test_a_name_defined_twice_is_declined(tmp_path: Path) -> None:
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    hlo_path = Path(f"{stem}.txt")
+    text = hlo_path.read_text()
+    name = "ynn_fusion.1"
+    first = text.index(f"  %{name} = ")
+    line_end = text.index("\n", first)
+    hlo_path.write_text(text[: line_end + 1] + text[first : line_end + 1] + text[line_end + 1 :])
+    glance = glance_at(hlo_path)
+    assert glance.instruction_module(name) is None
+    assert glance.instruction_module(name, memory=False) is None
+
+
+def test_files_of_another_compilation_are_declined(tmp_path: Path) -> None:
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    shutil.copyfile(Path(f"{OTHER}-live-range.txt"), Path(f"{stem}-live-range.txt"))
+    hlo_path = Path(f"{stem}.txt")
+    position = _position_of_definition(hlo_path, "ynn_fusion.1")
+    glance = glance_at(hlo_path)
+    assert glanced_hover(glance, position)[1] is None
+    assert glance.instruction_module("ynn_fusion.1", memory=False) is not None  # its definition is still sure
+
+
+def test_a_peak_xla_did_not_print_is_declined(tmp_path: Path) -> None:
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    live_range = Path(f"{stem}-live-range.txt")
+    text = live_range.read_text()
+    live_range.write_text(text[: text.index("  Live ranges at")])
+    assert glance_at(Path(f"{stem}.txt")).instruction_module("ynn_fusion.1") is None
+
+
+def test_no_glance_once_a_file_is_scanned() -> None:
+    documents = fresh_documents(f"{SPLIT_MLP}.txt")
+    documents[FileKind.LIVE_RANGE].chunks  # noqa: B018 - scanning it is the point
+    assert ModuleGlance.of(module_stem(f"{SPLIT_MLP}.txt"), documents) is None
+
+
+def test_a_glance_never_reads_the_values_file() -> None:
+    documents = fresh_documents(f"{SPLIT_MLP}.txt")
+    glance = ModuleGlance.of(module_stem(f"{SPLIT_MLP}.txt"), documents)
+    assert glance is not None
+    module = glance.instruction_module("ynn_fusion.1")
+    assert module is not None and FileKind.BUFFER_ASSIGNMENT_VALUES not in module.documents
+    assert documents[FileKind.BUFFER_ASSIGNMENT_VALUES].unscanned_text() is not None
+
+
+@pytest.mark.parametrize("suffix", ["-buffer-assignment.txt", "-live-range.txt", ".txt"])
+def test_cut_files_give_the_whole_modules_answer_or_none(tmp_path: Path, suffix: str) -> None:
+    """A file cut anywhere (a dump still being written): what a glance says, the whole module says."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    path = Path(f"{stem}{suffix}")
+    original = path.read_text()
+    hlo_path = Path(f"{stem}.txt")
+    for cut in range(len(original) // 7, len(original), len(original) // 7):
+        path.write_text(original[:cut])
+        module, glance = whole_module(hlo_path), ModuleGlance.of(module_stem(str(hlo_path)),
+                                                                   fresh_documents(hlo_path))
+        assert glance is not None
+        for position in instruction_positions(module, 6):
+            target, glanced = glanced_hover(glance, position)
+            if glanced is not None:
+                assert glanced == hover(module, target), (cut, position)  # type: ignore[arg-type]
+
+
+def test_a_garbled_line_under_the_cursor_is_declined(tmp_path: Path) -> None:
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    hlo_path = Path(f"{stem}.txt")
+    line = plant(hlo_path, "  %ynn_fusion.1 = ", "  %ynn_fusion.1 == ")
+    glance = glance_at(hlo_path)
+    assert glanced_hover(glance, Position(line, 5))[1] is None  # its definition is not found: the module answers
