@@ -8,16 +8,18 @@ of a sample of them are instructions of the HLO module, the two belong together.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 from hlo_lsp.model.buffer_assignment import BufferAssignment
 from hlo_lsp.model.hlo_module import HloModule
 
 PAIRING_SAMPLE = 512
+T = TypeVar("T")
 
 
-def pairing_sample(scheduled: Sequence[str]) -> Sequence[str]:
-    """The names of the schedule that vote (a majority vote needs no full count)."""
-    return scheduled[:: max(1, len(scheduled) // PAIRING_SAMPLE)]
+def pairing_sample(schedule: Sequence[T]) -> Sequence[T]:
+    """The entries of the schedule that vote (a majority vote needs no full count)."""
+    return schedule[:: max(1, len(schedule) // PAIRING_SAMPLE)]
 
 
 def is_majority(known: int, sample_size: int) -> bool:
@@ -28,6 +30,6 @@ def paired_module(hlo: HloModule | None, buffers: BufferAssignment | None) -> Hl
     """`hlo` when it is the module the buffer assignment was made for, else None."""
     if hlo is None or buffers is None or buffers.live_range is None or not buffers.live_range.schedule:
         return hlo
-    sample = pairing_sample([entry.name for entry in buffers.live_range.schedule])
-    known = sum(1 for name in sample if hlo.line_of(name) is not None)
+    sample = pairing_sample(buffers.live_range.schedule)  # every hover asks: no list of the whole schedule
+    known = sum(1 for entry in sample if hlo.line_of(entry.name) is not None)
     return hlo if is_majority(known, len(sample)) else None
