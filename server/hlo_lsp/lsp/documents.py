@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from pygls.uris import from_fs_path, to_fs_path
 
+from hlo_lsp.features.hover import prepare_hovers
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
 from hlo_lsp.model.glance import ModuleGlance
@@ -157,16 +158,17 @@ class DocumentStore:
         known = self._glances.get(stem)
         if known is not None and known[0] is document:
             return known[1]
-        glance = ModuleGlance.of(stem, self._companions(document))
+        glance = ModuleGlance.of(stem, self._companions(document, ModuleGlance.KINDS))
         if self._worth_keeping({document.kind: document}):
             self._glances[stem] = (document, glance)
         return glance
 
-    def _companions(self, document: Document) -> dict[FileKind, Document]:
+    def _companions(self, document: Document, kinds: frozenset[FileKind] | None = None) -> dict[FileKind, Document]:
+        """The module's files (of `kinds`, default all): open buffers first, then disk."""
         documents = {document.kind: document}
         if os.path.isabs(document.source):
             for kind, path in module_files(document.source).items():
-                if kind not in documents:
+                if kind not in documents and (kinds is None or kind in kinds):
                     companion = self.document(path) if path in self._open else self._from_disk(path, kind)
                     if companion is not None and companion.kind is kind:
                         documents[kind] = companion
@@ -179,6 +181,7 @@ class DocumentStore:
             module = cached[1].updated(dict(documents)) if cached else ModuleDump(stem, dict(documents))
             built = (key, module, _sides(module))
             if self._worth_keeping(documents):
+                prepare_hovers(module)
                 self._modules[stem] = built
                 self._glances.pop(stem, None)
             cached = built

@@ -58,7 +58,12 @@ class Chunk:
         if self._uses is None:
             read = self._scanner.uses
             with paused_collector():
-                self._uses = [read(text, scan) for text, scan in zip(self.lines, self.scans)]
+                uses = [read(text, scan) for text, scan in zip(self.lines, self.scans)]
+                # With the uses, the set of the names they hold (a few MB at 40 MB): built here, by
+                # whoever reads the uses first (the check, in the background), not by the first
+                # question that looks a name up, which would wait for every chunk's set.
+                self._used_names = frozenset([ref.name for refs in uses for ref in refs])
+                self._uses = uses
         return self._uses
 
     def problems(self) -> list[tuple[int, LineProblem]]:
@@ -88,8 +93,8 @@ class Chunk:
         if self._used_names is None:
             # A set of the distinct names (the strings are the refs' own): a third of the memory of
             # a table from each name to its places, and the places are few lines to find again.
-            self._used_names = frozenset([ref.name for refs in self.uses() for ref in refs])
-        return name in self._used_names
+            self.uses()
+        return name in self._used_names  # type: ignore[operator]
 
     def occurrences_of(self, name: str) -> list[tuple[int, Ref]]:
         """(local line, ref) of every use or mention of `name` in this chunk, in line order. Before the

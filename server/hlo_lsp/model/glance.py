@@ -150,10 +150,12 @@ class _HloText(_Text):
             lines[line] = (text, state, scan)
             if scan.kind == "computation":
                 return lines
-        raise _Declined
+        return {}  # no computation near the top: every question is declined
 
     @lazy
     def first_header_line(self) -> int:
+        if not self.head:
+            raise _Declined
         return max(self.head)
 
     @lazy
@@ -242,8 +244,6 @@ class _LiveRangeSection:
         self.ranges = _only(file.headers_of("ranges_header", header[0]))
         self.peak = _only(file.headers_of("peak_header", header[0]))
         self.breakdowns = file.headers_of("breakdown_header", header[0])
-        if file.headers_of("live_range_header", header[0]):
-            raise _Declined
 
     @property
     def max_time(self) -> int:
@@ -297,6 +297,8 @@ def _only(headers: list[_HeaderLine]) -> _HeaderLine:
 class ModuleGlance:
     """Questions about one module answered from its files' text, before they are scanned."""
 
+    KINDS = frozenset(_GLANCED)  # the files a glance reads (not the values file nor the report)
+
     def __init__(self, stem: str, files: dict[FileKind, _Text]) -> None:
         self.stem = stem
         self._files = files
@@ -344,6 +346,8 @@ class ModuleGlance:
             return None
 
     def _instruction_module(self, name: str, memory: bool) -> ModuleDump:
+        if not self._hlo.head:
+            raise _Declined
         hlo = _Picks(self._hlo, self._hlo.head)
         self._hlo.pick_instruction(hlo, name)
         picked = {FileKind.HLO_MODULE: hlo}
