@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA, HANDWRITTEN, SPLIT_MLP, copy_module, plant, problems_of
+from hlo_lsp.analysis import syntax as syntax_module
 from hlo_lsp.analysis.syntax import MAX_PARSED_CHARS, syntax_problems
 from hlo_lsp.model import document as document_module
 from hlo_lsp.model.document import Document
@@ -155,6 +156,44 @@ def test_problems_kept_per_chunk_match_a_fresh_check_after_edits(data: st.DataOb
             document = document.apply_edit(Range(Position(line, column), Position(line, column)), piece)
             fresh = Document(document.text, FileKind.HLO_MODULE, SOURCE)
             assert in_order(syntax_problems(document)) == in_order(syntax_problems(fresh))
+
+
+VALUES_PIECES = ["(", ")", "\n", "<1 x @0>", " positions:", " uses:", " from instruction: %a = f32[] add(", "x"]
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_values_file_after_edits_has_a_fresh_checks_problems(data: st.DataObject) -> None:
+    """The same for a buffer-assignment values file, whose unreadable lines the grammar explains."""
+    text = Path(f"{SPLIT_MLP}-buffer-assignment-values.txt").read_text()
+    kind, source = FileKind.BUFFER_ASSIGNMENT_VALUES, "m.cpu_after_optimizations-buffer-assignment-values.txt"
+    with mock.patch.object(document_module, "CHUNK_LINES", 4):
+        document = Document(text, kind, source)
+        syntax_problems(document)
+        for _ in range(data.draw(st.integers(1, 4), label="edits")):
+            line = data.draw(st.integers(0, document.line_count), label="line")
+            column = data.draw(st.integers(0, 40), label="column")
+            piece = "".join(data.draw(st.lists(st.sampled_from(VALUES_PIECES), min_size=1, max_size=2), label="text"))
+            document = document.apply_edit(Range(Position(line, column), Position(line, column)), piece)
+            assert in_order(syntax_problems(document)) == in_order(syntax_problems(Document(document.text, kind,
+                                                                                             source)))
+
+
+def test_an_edit_is_checked_again_in_proportion_to_its_size() -> None:
+    """Only the chunks around the edit are visited again, not every chunk of the document."""
+    text = Path(f"{SPLIT_MLP}.txt").read_text()
+    with mock.patch.object(document_module, "CHUNK_LINES", 4):
+        document = Document(text, FileKind.HLO_MODULE, SOURCE)
+        syntax_problems(document)
+        line = next(number for number in range(60, document.line_count) if 'op_name="' in document.line(number))
+        column = document.line(line).index('op_name="')
+        edited = document.apply_edit(Range(Position(line, column), Position(line, column)), ", )")
+        with mock.patch.object(syntax_module, "_kept_problems", wraps=syntax_module._kept_problems) as visited:
+            problems = syntax_problems(edited)
+        assert len(document.chunks) > 30 and visited.call_count <= 3
+        assert [p.range.start.line for p in problems] == [line]
+        assert in_order(problems) == in_order(syntax_problems(Document(edited.text, FileKind.HLO_MODULE, SOURCE)))
 
 
 def test_an_edit_in_the_next_chunk_rechecks_an_item_that_continues_there() -> None:

@@ -26,19 +26,46 @@ def syntax_problems(document: Document, on_lines: Callable[[int], None] | None =
         known = _by_document.get(document)
     if known is not None:  # a companion is checked again after each edit of its module's HLO file
         return list(known)
-    problems = _document_problems(document, on_lines)
+    problems = _after_edit(document)
+    if problems is None:
+        problems = _chunks_problems(document, 0, len(document.chunks), on_lines or _ignore)
     with _kept_lock:
         _by_document[document] = problems
     return list(problems)
 
 
-def _document_problems(document: Document, on_lines: Callable[[int], None] | None) -> list[Problem]:
-    problems = document.scan_problems()
+def _after_edit(document: Document) -> list[Problem] | None:
+    """The problems of an edited document from its previous version's: those of the chunks the edit
+    replaced are found again, the others kept (shifted by the lines the edit added). An edit costs
+    work in proportion to its size, not to the document's."""
+    edit = document.edited_from
+    if edit is None:
+        return None
+    with _kept_lock:
+        before = _by_document.get(edit.previous)
+    if before is None:
+        return None
+    chunks = document.chunks
+    # an item continued into a replaced chunk is checked again with it, from the chunk where it starts
+    first = max(edit.first - 1, 0)
+    while first > 0 and chunks[first].scans and chunks[first].scans[0].kind == "continuation":
+        first -= 1
+    lines_before = document.chunk_start(first)
+    old_after, new_after = edit.previous.chunk_start(edit.old_end), document.chunk_start(edit.new_end)
+    kept = [problem for problem in before if problem.range.start.line < lines_before]
+    found = _chunks_problems(document, first, edit.new_end, _ignore)
+    moved = [_shifted(problem, new_after - old_after) for problem in before if problem.range.start.line >= old_after]
+    return kept + found + moved
+
+
+def _chunks_problems(document: Document, first: int, end: int, on_lines: Callable[[int], None]) -> list[Problem]:
+    """The problems of the chunks first..end, by place."""
+    problems = document.scan_problems(first, end)
     if document.kind.is_buffer_assignment_family:
         problems = [_refined(document, problem) for problem in problems]
     flagged = {problem.range.start.line for problem in problems}
-    problems.extend(_grammar_problems(document, flagged, on_lines or _ignore))
-    return problems
+    problems.extend(_grammar_problems(document, flagged, on_lines, first, end))
+    return sorted(problems, key=Problem.sort_key)
 
 
 def _ignore(lines: int) -> None:
@@ -57,14 +84,15 @@ def _refined(document: Document, problem: Problem) -> Problem:
     return _located(document, line, text, error.start, error.end, error.message)
 
 
-def _grammar_problems(document: Document, flagged: set[int], on_lines: Callable[[int], None]) -> list[Problem]:
-    """The grammar's problems, chunk by chunk. A chunk's problems are kept with the chunk: after an
-    edit, the chunks it did not touch are the same objects, and are not parsed again (the loop over
-    them is kept tight: a 40 MB module has 900 chunks, and an edit re-checks them all)."""
+def _grammar_problems(document: Document, flagged: set[int], on_lines: Callable[[int], None],
+                      first: int, end: int) -> list[Problem]:
+    """The grammar's problems in the chunks first..end, chunk by chunk. A chunk's problems are kept
+    with the chunk: the chunks an edit did not touch are the same objects, and are not parsed again."""
     spans = document.chunks_with_starts()
     source = document.source
     problems: list[Problem] = []
-    for index, (start, chunk) in enumerate(spans):
+    for index in range(first, end):
+        start, chunk = spans[index]
         if index % _REPORT_EVERY_CHUNKS == 0:
             on_lines(start)
         after = spans[index + 1][1] if index + 1 < len(spans) else None

@@ -12,8 +12,10 @@ to its size.
 from __future__ import annotations
 
 import bisect
+import itertools
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.priority import let_questions_first
@@ -124,7 +126,7 @@ class Document:
     """
 
     __slots__ = ("kind", "source", "scanner", "_text", "_chunks", "_starts", "_line_count", "_definitions_of",
-                 "_uses_of", "_scan_lock", "__weakref__")
+                 "_uses_of", "_scan_lock", "edited_from", "__weakref__")
 
     def __init__(self, text: str, kind: FileKind, source: str = "") -> None:
         self.kind = kind
@@ -136,6 +138,7 @@ class Document:
         self._definitions_of: dict[tuple[str, frozenset[Role]], list[Occurrence]] = {}
         self._uses_of: dict[tuple[str, frozenset[Role] | None], list[Occurrence]] = {}
         self._scan_lock = threading.Lock()
+        self.edited_from: EditedFrom | None = None
 
     @property
     def chunks(self) -> list[Chunk]:
@@ -170,22 +173,21 @@ class Document:
         document.kind, document.source, document.scanner = kind, source, scanner_for(kind)
         document._text, document._scan_lock = None, threading.Lock()
         document._definitions_of, document._uses_of = {}, {}
+        document.edited_from = None
         document._chunks = [Chunk(lines, scans, state, document.scanner) for _, lines, scans, state in runs]
         document._starts = [first for first, _, _, _ in runs]
         document._line_count = line_count
         return document
 
-    def _set_chunks(self, chunks: list[Chunk]) -> None:
+    def _set_chunks(self, chunks: list[Chunk], starts: list[int] | None = None) -> None:
         # name lookups of this (immutable) document: a hover asks the same stack-frame rows
         # many times, and each first lookup visits every chunk
         self._definitions_of, self._uses_of = {}, {}
-        starts = []
-        total = 0
-        for chunk in chunks:
-            starts.append(total)
-            total += len(chunk.lines)
+        if starts is None:
+            sizes = (len(chunk.lines) for chunk in chunks[:-1])
+            starts = list(itertools.accumulate(sizes, initial=0)) if chunks else []
         self._starts = starts
-        self._line_count = total
+        self._line_count = starts[-1] + len(chunks[-1].lines) if chunks else 0
         self._chunks = chunks
 
     # ---- lines and scans -------------------------------------------------------
@@ -193,6 +195,11 @@ class Document:
     @property
     def line_count(self) -> int:
         return self._line_count
+
+    def chunk_start(self, index: int) -> int:
+        """The first line of chunk `index` (the line count for the index past the last chunk)."""
+        self._ensure_scanned()
+        return self._starts[index] if index < len(self._starts) else self._line_count
 
     def _locate(self, line: int) -> tuple[Chunk, int]:
         chunks = self.chunks
@@ -302,10 +309,10 @@ class Document:
 
     # ---- problems ------------------------------------------------------------------
 
-    def scan_problems(self) -> list[Problem]:
-        """Problems the line scanner found (lines it could not read)."""
+    def scan_problems(self, first_chunk: int = 0, end_chunk: int | None = None) -> list[Problem]:
+        """Problems the line scanner found (lines it could not read), in the chunks first..end."""
         found = []
-        for start, chunk in self.chunks_with_starts():
+        for start, chunk in self.chunks_with_starts()[first_chunk:end_chunk]:
             for local, problem in chunk.problems():
                 line = start + local
                 found.append(Problem(self.source, Range.on_line(line, problem.start, problem.end),
@@ -351,8 +358,27 @@ class Document:
         edited = Document.__new__(Document)
         edited.kind, edited.source, edited.scanner = self.kind, self.source, self.scanner
         edited._text, edited._scan_lock = None, threading.Lock()
-        edited._set_chunks(self.chunks[:first] + rebuilt + self.chunks[following:])
+        self.edited_from = None  # one version back is enough: no chain of every version kept alive
+        edited.edited_from = EditedFrom(self, first, following, first + len(rebuilt))
+        # the starts of the chunks around the edit are the old ones (shifted after it): no walk of them all
+        region_starts = list(itertools.accumulate((len(chunk.lines) for chunk in rebuilt), initial=base))
+        shift = region_starts[-1] - (self._starts[following] if following < len(self._starts) else self._line_count)
+        starts = self._starts[:first] + region_starts[:-1] + [start + shift for start in self._starts[following:]]
+        edited._set_chunks(self.chunks[:first] + rebuilt + self.chunks[following:], starts)
         return edited
+
+
+@dataclass(frozen=True, slots=True)
+class EditedFrom:
+    """Which chunks an edit replaced: `previous.chunks[first:old_end]` became `chunks[first:new_end]`;
+    the chunks before and after are the same objects (those after, shifted by whole lines). What is
+    derived per chunk over a whole document can be derived from the previous version's in
+    proportion to the edit."""
+
+    previous: Document
+    first: int
+    old_end: int
+    new_end: int
 
 
 def _rescan_until_agreement(
