@@ -383,7 +383,11 @@ def _same_structure(old: Document, new: Document) -> bool:
     line: an edit of an op_name moves the stack_frame_id after it)."""
     if old.line_count != new.line_count or len(old.chunks) != len(new.chunks):
         return False
-    changed = [(before, after) for before, after in zip(old.chunks, new.chunks) if before is not after]
+    edit = new.edited_from
+    if edit is not None and edit.previous is old and edit.new_end - edit.first == edit.old_end - edit.first:
+        changed = list(zip(old.chunks[edit.first : edit.old_end], new.chunks[edit.first : edit.new_end]))
+    else:
+        changed = [(before, after) for before, after in zip(old.chunks, new.chunks) if before is not after]
     if len(changed) > _COMPARED_CHUNKS:
         return False
     return all(_same_chunk_structure(before, after) for before, after in changed)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import itertools
 import threading
+import weakref
 from collections.abc import Iterator
 
 from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
-from hlo_lsp.model.document import Chunk
+from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.line_scan import Ref, Role
 from hlo_lsp.problems import Problem, Severity
@@ -98,9 +99,40 @@ def _check_duplicate_instructions(hlo: HloModule) -> Iterator[Problem]:
 
 
 def _check_undefined_names(hlo: HloModule) -> Iterator[Problem]:
-    """Every use resolves: instructions within their computation (XLA's parser scope), the rest module-wide."""
+    """Every use resolves: instructions within their computation (XLA's parser scope), the rest module-wide.
+    After an edit that kept the structure, from the previous version's problems and the edited chunks'."""
+    document = hlo.document
+    with _lock:
+        last = _undefined_by_source.get(document.source)
+    edit = document.edited_from
+    if last is not None and edit is not None and last[0] is hlo.structure_id and last[1]() is edit.previous:
+        first, end = document.chunk_start(edit.first), document.chunk_start(edit.new_end)
+        spans = document.chunks_with_starts()[edit.first : edit.new_end]
+        found = [problem for problem in last[2] if problem.range.start.line < first]
+        found += _chunks_undefined_names(hlo, spans)
+        found += [problem for problem in last[2] if problem.range.start.line >= end]
+    else:
+        found = []
+        for problem in _chunks_undefined_names(hlo, document.chunks_with_starts()):
+            found.append(problem)
+            if len(found) > PROBLEM_LIMIT:  # a garbled module: the run stops here, nothing is remembered
+                yield from found
+                return
+    with _lock:
+        if len(_undefined_by_source) >= _STRUCTURES_REMEMBERED:
+            _undefined_by_source.clear()
+        _undefined_by_source[document.source] = (hlo.structure_id, weakref.ref(document), found)
+    yield from found
+
+
+# The last document checked for undefined names, per source (held weakly: a closed file goes), with
+# its structure and problems.
+_undefined_by_source: dict[str, tuple[object, weakref.ref[Document], list[Problem]]] = {}
+
+
+def _chunks_undefined_names(hlo: HloModule, spans: list[tuple[int, Chunk]]) -> Iterator[Problem]:
     defined = hlo.defined_names()
-    for start, chunk in hlo.document.chunks_with_starts():
+    for start, chunk in spans:
         kept: tuple[object, int, list[Problem]] | None = chunk.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
         if kept is not None and kept[0] is hlo.structure_id and kept[1] == start:
             yield from kept[2]
