@@ -45,9 +45,9 @@ def whole_module(hlo_path: Path | str) -> ModuleDump:
 
 
 def hlo_files() -> list[Path]:
-    found = sorted(DATA.rglob("*after_optimizations.txt"))
+    found = sorted(DATA.rglob("*after_optimizations.txt")) + sorted(DATA.rglob("*.hlo"))
     if CORPUS.is_dir():
-        found += sorted(CORPUS.rglob("*after_optimizations.txt"))
+        found += sorted(CORPUS.rglob("*after_optimizations.txt")) + sorted(CORPUS.rglob("*.hlo"))
     return found
 
 
@@ -79,7 +79,9 @@ def test_a_glance_hovers_and_jumps_as_the_whole_module_does(hlo_path: Path) -> N
     positions = instruction_positions(module, PER_MODULE)
     for position in positions:
         target, glanced = glanced_hover(glance, position)
-        if glanced is None:
+        if glanced is None:  # declined only for a name several computations define
+            name = target_at(module.hlo_document, position).name  # type: ignore[arg-type, union-attr]
+            assert len(module.hlo.definition_lines(name)) > 1, f"{hlo_path.name}:{position.line + 1}"  # type: ignore[union-attr]
             continue
         assert target is not None
         assert target == target_at(module.hlo_document, position)  # type: ignore[arg-type]
@@ -87,7 +89,7 @@ def test_a_glance_hovers_and_jumps_as_the_whole_module_does(hlo_path: Path) -> N
         jumped = glance.instruction_module(target.name, memory=False)
         assert jumped is not None and definition(jumped, target) == definition(module, target)
         answered += 1
-    assert answered == len(positions)  # every real dump's instructions are answered
+    assert answered >= len(positions) // 2
 
 
 @pytest.mark.parametrize("style", ["0.10.2", "0.4.38"])
