@@ -146,15 +146,21 @@ def test_problems_kept_per_chunk_match_a_fresh_check_after_edits(data: st.DataOb
     the problems a fresh document of the same text gives (the hand-written module has items that
     continue over several lines, so over chunk boundaries)."""
     text = data.draw(st.sampled_from([Path(f"{SPLIT_MLP}.txt"), HANDWRITTEN]), label="dump").read_text()
+    edit_like_a_fresh_check(data, Document(text, FileKind.HLO_MODULE, SOURCE), EDIT_PIECES, edits=5, columns=60)
+
+
+def edit_like_a_fresh_check(data: st.DataObject, document: Document, pieces: list[str], edits: int,
+                            columns: int) -> None:
+    """Random edits (with chunks of 4 lines); after each, the problems a fresh document of the text has."""
     with mock.patch.object(document_module, "CHUNK_LINES", 4):
-        document = Document(text, FileKind.HLO_MODULE, SOURCE)
+        document = Document(document.text, document.kind, document.source)
         syntax_problems(document)
-        for _ in range(data.draw(st.integers(1, 5), label="edits")):
+        for _ in range(data.draw(st.integers(1, edits), label="edits")):
             line = data.draw(st.integers(0, document.line_count), label="line")
-            column = data.draw(st.integers(0, 60), label="column")
-            piece = "".join(data.draw(st.lists(st.sampled_from(EDIT_PIECES), min_size=1, max_size=3), label="text"))
+            column = data.draw(st.integers(0, columns), label="column")
+            piece = "".join(data.draw(st.lists(st.sampled_from(pieces), min_size=1, max_size=3), label="text"))
             document = document.apply_edit(Range(Position(line, column), Position(line, column)), piece)
-            fresh = Document(document.text, FileKind.HLO_MODULE, SOURCE)
+            fresh = Document(document.text, document.kind, document.source)
             assert in_order(syntax_problems(document)) == in_order(syntax_problems(fresh))
 
 
@@ -167,17 +173,9 @@ VALUES_PIECES = ["(", ")", "\n", "<1 x @0>", " positions:", " uses:", " from ins
 def test_a_values_file_after_edits_has_a_fresh_checks_problems(data: st.DataObject) -> None:
     """The same for a buffer-assignment values file, whose unreadable lines the grammar explains."""
     text = Path(f"{SPLIT_MLP}-buffer-assignment-values.txt").read_text()
-    kind, source = FileKind.BUFFER_ASSIGNMENT_VALUES, "m.cpu_after_optimizations-buffer-assignment-values.txt"
-    with mock.patch.object(document_module, "CHUNK_LINES", 4):
-        document = Document(text, kind, source)
-        syntax_problems(document)
-        for _ in range(data.draw(st.integers(1, 4), label="edits")):
-            line = data.draw(st.integers(0, document.line_count), label="line")
-            column = data.draw(st.integers(0, 40), label="column")
-            piece = "".join(data.draw(st.lists(st.sampled_from(VALUES_PIECES), min_size=1, max_size=2), label="text"))
-            document = document.apply_edit(Range(Position(line, column), Position(line, column)), piece)
-            assert in_order(syntax_problems(document)) == in_order(syntax_problems(Document(document.text, kind,
-                                                                                             source)))
+    source = "m.cpu_after_optimizations-buffer-assignment-values.txt"
+    document = Document(text, FileKind.BUFFER_ASSIGNMENT_VALUES, source)
+    edit_like_a_fresh_check(data, document, VALUES_PIECES, edits=4, columns=40)
 
 
 def test_an_edit_is_checked_again_in_proportion_to_its_size() -> None:

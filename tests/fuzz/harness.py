@@ -40,8 +40,9 @@ from hlo_lsp.features.targets import target_at
 from hlo_lsp.features.workspace_symbols import workspace_symbols
 from hlo_lsp.model.document import Document, document_state_signature
 from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.model.glance import ModuleGlance
 from hlo_lsp.text import Position, Range, utf16_column
-from hlo_lsp.workspace.loader import load
+from hlo_lsp.workspace.loader import load, module_files, read_document
 
 MB = 1024 * 1024
 SERVER_PREFIX = "hlo_lsp"
@@ -55,7 +56,7 @@ class Hang(BaseException):
 
 @dataclass
 class Failure:
-    kind: str  # "crash", "slow", "invalid", "edit-mismatch", "cli"
+    kind: str  # "crash", "slow", "invalid", "edit-mismatch", "glance-mismatch", "cli"
     operation: str
     detail: str  # the exception / the measured time / what was wrong
     description: str  # the mutant
@@ -324,6 +325,34 @@ def _exercise(runner: _Runner, folder: Path, rng: random.Random, positions: int,
     if _wanted(operations, "workspace_symbols"):
         for query in ("", "a", "add", "%", "😀", rng.choice(("fusion", "param", "0", ".", "allocation"))):
             runner.call(f"workspace_symbols({query!r})", workspace_symbols, modules, query)
+    if _wanted(operations, "glance"):
+        for module in modules:
+            _check_glance(runner, module, rng, positions)
+
+
+def _check_glance(runner: _Runner, module: ModuleDump, rng: random.Random, positions: int) -> None:
+    """A glance at the module's files as read from disk answers hovers and jumps as the whole module
+    does, or not at all."""
+    whole = module.hlo_document
+    if whole is None or not whole.source:
+        return
+    fresh = {kind: document for kind, path in module_files(whole.source).items()
+             if (document := read_document(path, kind)[0]) is not None}
+    ok, glance = runner.call("glance", ModuleGlance.of, module.stem, fresh)
+    if not ok or glance is None:
+        return
+    for position in random_positions(rng, whole, positions):
+        where = f"glance {Path(whole.source).name}@{position.line}:{position.character}"
+        ok, line = runner.call(f"{where} line", glance.line_document, position.line)
+        target = target_at(line, position) if ok and line is not None else None
+        if target is None or target.kind != "instruction":
+            continue
+        ok, sparse = runner.call(f"{where} module", glance.instruction_module, target.name)
+        if not ok or sparse is None:
+            continue
+        ok, glanced = runner.call(f"{where} hover", hover, sparse, target)
+        if ok and (target != target_at(whole, position) or glanced != hover(module, target)):
+            runner.fail("glance-mismatch", where, f"glanced {target} hover {glanced!r}")
 
 
 def _check_problems(runner: _Runner, module: ModuleDump, problems: list) -> None:
