@@ -184,3 +184,9 @@ def test_a_glance_at_an_older_version_is_not_kept(tmp_path: Path) -> None:
     store.change(Path(f"{stem}.txt").as_uri(), 2, None, Path(f"{stem}.txt").read_text() + "\n")  # the whole text
     assert store.glance(older) is not None
     assert store._glances == {}
+
+
+def test_no_glance_from_a_buffer_assignment_file(tmp_path: Path) -> None:
+    store, stem = open_module(tmp_path)
+    live_range = store.document(f"{stem}-live-range.txt")
+    assert live_range is not None and store.glance(live_range) is None

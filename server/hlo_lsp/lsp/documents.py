@@ -151,6 +151,8 @@ class DocumentStore:
     def glance(self, document: Document) -> ModuleGlance | None:
         """A glance at the module of `document` while the module is not built yet (None once it is,
         or when the text of one of its files is already scanned)."""
+        if document.kind is not FileKind.HLO_MODULE:  # a glance answers about the HLO file's instructions
+            return None
         stem = module_stem(document.source)
         built = self._modules.get(stem)
         if built is not None and built[1].documents.get(document.kind) is document:
