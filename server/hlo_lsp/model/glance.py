@@ -224,12 +224,12 @@ class _BuffersText(_Text):
     def _header_starts(self) -> list[int]:
         return [header[0] for header in self.headers]
 
-    def section_at(self, offset: int) -> LineScan | None:
+    def section_at(self, offset: int) -> _HeaderLine | None:
+        """The header of the section `offset` is in."""
         index = bisect.bisect_right(self._header_starts, offset) - 1
-        return self.headers[index][3] if index >= 0 else None
+        return self.headers[index] if index >= 0 else None
 
 
-_VALUE = frozenset(("value",))
 _ALLOCATION = frozenset(("allocation",))
 _SEQUENCE_ENTRY = frozenset(("sequence_entry",))
 
@@ -279,7 +279,7 @@ class _LiveRangeSection:
     def pick_scheduled(self, picks: _Picks, time: int) -> str | None:
         """The name scheduled at `time` (its first entry), or None when nothing is."""
         start, end = self.sequence[0], self.file.section_end(self.sequence)
-        match = re.compile(rf"\n[ \t]*{time}:").search(self.file.text, start, end)
+        match = re.compile(rf"\n[ \t]*0*{time}:").search(self.file.text, start, end)  # XLA prints no zeros
         if match is None:
             return None
         scan = picks.pick(self.file.line_at(match.start() + 1), "seq", _SEQUENCE_ENTRY)
@@ -396,16 +396,16 @@ class ModuleGlance:
         for offset in file.occurrences(needle):
             after = file.text[offset + len(needle) : offset + len(needle) + 1]
             section = file.section_at(offset)
-            if after not in _AFTER_VALUE_NAME or section is None or section.kind != "allocations_header":
+            if after not in _AFTER_VALUE_NAME or section is None or section[3].kind != "allocations_header":
                 continue
             line = file.line_at(offset)
             text, scan = file.scan(line, "alloc")
             if scan.kind != "value" or scan.data[1] != name:
                 continue
             picks.lines[line] = (text, "alloc", scan)
-            allocation = file.text.rfind("\nallocation ", 0, offset)
+            allocation = file.text.rfind("\nallocation ", section[0], offset)
             if allocation < 0:
-                raise _Declined
+                raise _Declined  # a value before any allocation of its section
             picks.pick(file.line_at(allocation + 1), "alloc", _ALLOCATION)
 
     @lazy
