@@ -197,7 +197,10 @@ async def goto_definition(ls: HloLanguageServer, params: types.DefinitionParams)
         if found is None or module is None or module.hlo_document is None:
             return None
         glanced = module.hlo_document
-        resolve = lambda source: (ls.store.uri_of(source), glanced if source == glanced.source else None)  # noqa: E731
+
+        def resolve(source: str) -> tuple[str, Document | None]:  # positions convert on the glanced lines
+            return ls.store.uri_of(source), glanced if source == glanced.source else None
+
         return [convert.location(place, resolve, ls.positions) for place in definition(module, found[1])] or None
 
     answer = _locations_answer(ls, params.position, definition)

@@ -30,6 +30,8 @@ _SCAN_STEP = 8 * CHUNK_LINES  # lines scanned between two chances for a question
 
 # (line, ref) pairs: where a name occurs.
 Occurrence = tuple[int, Ref]
+# Consecutive lines of a sparse document: its first line's number, the texts, their scans, the state entering it.
+Run = tuple[int, list[str], list[LineScan], State]
 
 
 class Chunk:
@@ -61,9 +63,9 @@ class Chunk:
             read = self._scanner.uses
             with paused_collector():
                 uses = [read(text, scan) for text, scan in zip(self.lines, self.scans)]
-                # With the uses, the set of the names they hold (a few MB at 40 MB): built here, by
-                # whoever reads the uses first (the check, in the background), not by the first
-                # question that looks a name up, which would wait for every chunk's set.
+                # With the uses, the set of the names they hold: built here, by whoever reads the
+                # uses first (the check, in the background), not by the first question that looks
+                # a name up, which would wait for every chunk's set.
                 self._used_names = frozenset([ref.name for refs in uses for ref in refs])
                 self._uses = uses
         return self._uses
@@ -164,8 +166,7 @@ class Document:
         return self._text
 
     @classmethod
-    def sparse(cls, kind: FileKind, source: str, line_count: int, runs: list[tuple[int, list[str], list[LineScan],
-                                                                                      State]]) -> Document:
+    def sparse(cls, kind: FileKind, source: str, line_count: int, runs: list[Run]) -> Document:
         """A document holding only some lines of a file: runs of consecutive lines (first line number,
         texts, scans, state entering the run). The lines a question needs, read without scanning the
         rest; asking for a line it does not hold raises IndexError."""

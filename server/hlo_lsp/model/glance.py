@@ -19,7 +19,7 @@ import itertools
 import re
 from collections.abc import Iterator
 
-from hlo_lsp.model.document import Document
+from hlo_lsp.model.document import Document, Run
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.model.pairing import paired_module, pairing_sample
@@ -124,7 +124,7 @@ class _Picks:
         return scan
 
     def document(self) -> Document:
-        runs: list[tuple[int, list[str], list[LineScan], State]] = []
+        runs: list[Run] = []
         for line in sorted(self.lines):
             text, state, scan = self.lines[line]
             if runs and runs[-1][0] + len(runs[-1][1]) == line:
