@@ -1,8 +1,10 @@
 """The language server: LSP requests in, calls of the IDE layer (hlo_lsp.features), answers out.
 
 Each handler converts the request, asks one function of `features`, and converts
-the answer; none holds logic of its own. Diagnostics are computed off the event
-loop, debounced while the user types.
+the answer; none holds logic of its own. Until a module is built, hover and
+definition ask the same functions on a glance at the module's text first
+(`model.glance`). Diagnostics are computed off the event loop, debounced while the
+user types.
 """
 
 from __future__ import annotations
