@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum
 
-from hlo_lsp.text import Range
+from hlo_lsp.text import Position, Range
 
 
 class Severity(IntEnum):
@@ -40,3 +40,11 @@ class Problem:
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.source, self.range.start.line, self.range.start.character, self.code)
+
+    def shifted(self, lines: int) -> Problem:
+        """The same problem `lines` lines further down (lines inserted above it)."""
+        if not lines:
+            return self
+        first, last = self.range.start, self.range.end
+        moved = Range(Position(first.line + lines, first.character), Position(last.line + lines, last.character))
+        return replace(self, range=moved)

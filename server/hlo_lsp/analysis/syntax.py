@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import weakref
 from collections.abc import Callable, Iterator
 
+from hlo_lsp.analysis.edits import spliced
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.parsing.ba_syntax import line_error
 from hlo_lsp.parsing.file_kinds import FileKind
@@ -50,12 +50,7 @@ def _after_edit(document: Document) -> list[Problem] | None:
     first = max(edit.first - 1, 0)
     while first > 0 and chunks[first].scans and chunks[first].scans[0].kind == "continuation":
         first -= 1
-    lines_before = document.chunk_start(first)
-    old_after, new_after = edit.previous.chunk_start(edit.old_end), document.chunk_start(edit.new_end)
-    kept = [problem for problem in before if problem.range.start.line < lines_before]
-    found = _chunks_problems(document, first, edit.new_end, _ignore)
-    moved = [_shifted(problem, new_after - old_after) for problem in before if problem.range.start.line >= old_after]
-    return kept + found + moved
+    return spliced(document, edit, before, first, _chunks_problems(document, first, edit.new_end, _ignore))
 
 
 def _chunks_problems(document: Document, first: int, end: int, on_lines: Callable[[int], None]) -> list[Problem]:
@@ -119,17 +114,11 @@ def _kept_problems(chunk: Chunk, source: str, start: int) -> list[Problem] | Non
     if kept is None or kept[0] != source:
         return None
     shift = start - kept[1]
-    return kept[2] if shift == 0 or not kept[2] else [_shifted(problem, shift) for problem in kept[2]]
+    return kept[2] if shift == 0 or not kept[2] else [problem.shifted(shift) for problem in kept[2]]
 
 
 def _keep(chunk: Chunk, source: str, start: int, problems: list[Problem]) -> None:
     chunk.derived[_DERIVED_KEY] = (source, start, problems)
-
-
-def _shifted(problem: Problem, lines: int) -> Problem:
-    first, last = problem.range.start, problem.range.end
-    moved = Range(Position(first.line + lines, first.character), Position(last.line + lines, last.character))
-    return dataclasses.replace(problem, range=moved)
 
 
 def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[int]) -> Iterator[Problem]:

@@ -67,7 +67,8 @@ def hover(module: ModuleDump, target: Target) -> HoverInfo | None:
 
 def prepare_hovers(module: ModuleDump) -> None:
     """Builds the tables every hover of an instruction reads (values by name, live ranges by value,
-    allocations by index, the printed peak: 0.1 s at 40 MB), so that no hover waits for them."""
+    allocations by index, the printed peak: tens of milliseconds at 40 MB), so that no hover waits
+    for them."""
     buffers = module.buffer_assignment
     if buffers is not None:
         buffers.values_named("")

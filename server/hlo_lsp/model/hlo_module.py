@@ -384,7 +384,7 @@ def _same_structure(old: Document, new: Document) -> bool:
     if old.line_count != new.line_count or len(old.chunks) != len(new.chunks):
         return False
     edit = new.edited_from
-    if edit is not None and edit.previous is old and edit.new_end - edit.first == edit.old_end - edit.first:
+    if edit is not None and edit.previous is old and edit.new_end == edit.old_end:
         changed = list(zip(old.chunks[edit.first : edit.old_end], new.chunks[edit.first : edit.new_end]))
     else:
         changed = [(before, after) for before, after in zip(old.chunks, new.chunks) if before is not after]

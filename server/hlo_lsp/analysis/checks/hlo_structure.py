@@ -8,6 +8,7 @@ import weakref
 from collections.abc import Iterator
 
 from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
+from hlo_lsp.analysis.edits import spliced
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.line_scan import Ref, Role
@@ -106,11 +107,8 @@ def _check_undefined_names(hlo: HloModule) -> Iterator[Problem]:
         last = _undefined_by_source.get(document.source)
     edit = document.edited_from
     if last is not None and edit is not None and last[0] is hlo.structure_id and last[1]() is edit.previous:
-        first, end = document.chunk_start(edit.first), document.chunk_start(edit.new_end)
         spans = document.chunks_with_starts()[edit.first : edit.new_end]
-        found = [problem for problem in last[2] if problem.range.start.line < first]
-        found += _chunks_undefined_names(hlo, spans)
-        found += [problem for problem in last[2] if problem.range.start.line >= end]
+        found = spliced(document, edit, last[2], edit.first, list(_chunks_undefined_names(hlo, spans)))
     else:
         found = []
         for problem in _chunks_undefined_names(hlo, document.chunks_with_starts()):

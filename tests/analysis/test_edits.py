@@ -1,0 +1,31 @@
+"""An edited document's problems from the previous version's: kept before the edit, moved after it."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+from hlo_lsp.analysis.edits import spliced
+from hlo_lsp.model import document as document_module
+from hlo_lsp.model.document import Document
+from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.text import Position, Range
+
+TEXT = "\n".join(f"  %x.{number} = f32[] parameter({number})" for number in range(40))
+
+
+def problem_on(line: int) -> Problem:
+    return Problem("m.txt", Range.on_line(line, 2, 5), Severity.ERROR, "syntax", f"on {line}")
+
+
+def test_problems_around_an_edit_are_kept_and_those_after_it_move_down() -> None:
+    with mock.patch.object(document_module, "CHUNK_LINES", 4):
+        before = Document(TEXT, FileKind.HLO_MODULE, "m.txt")
+        before.chunks  # noqa: B018 - an edit needs the scanned document
+        after = before.apply_edit(Range(Position(13, 0), Position(13, 0)), "  %y = f32[] parameter(99)\n")
+    edit = after.edited_from
+    assert edit is not None and edit.previous is before and edit.first == 3
+    found = [problem_on(13)]
+    result = spliced(after, edit, [problem_on(0), problem_on(11), problem_on(13), problem_on(30)], edit.first, found)
+    assert [problem.range.start.line for problem in result] == [0, 11, 13, 31]
+    assert result[-1].message == "on 30" and result[-1].range.end.character == 5
