@@ -7,11 +7,9 @@ another position encoding, columns go through pygls' position codec.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
-from pygls.protocol import default_converter
 from pygls.uris import from_fs_path
 from pygls.workspace.position_codec import PositionCodec
 
@@ -24,9 +22,6 @@ from hlo_lsp.features.types import Fold, Highlight, HoverInfo, Location, Symbol,
 from hlo_lsp.model.document import Document
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range, python_index, utf16_column
-
-if TYPE_CHECKING:
-    import cattrs
 
 SOURCE = "hlo-lsp"
 
@@ -105,21 +100,6 @@ _JSON = get_converter()
 def location(found: Location, resolve: Resolver, positions: Positions) -> types.Location:
     uri, document = resolve(found.source)
     return types.Location(uri, positions.range_to_client(found.range, document))
-
-
-def converter() -> cattrs.Converter:
-    """pygls' converter, with a direct writer for Locations: an answer may hold 14,000 of them, and
-    cattrs' generated functions for a Location, its Range and two Positions took a third of the
-    time to send them."""
-    made = default_converter()
-    made.register_unstructure_hook(types.Location, _location_to_json)
-    return made
-
-
-def _location_to_json(location: types.Location) -> dict[str, object]:
-    start, end = location.range.start, location.range.end
-    return {"uri": location.uri, "range": {"start": {"line": start.line, "character": start.character},
-                                           "end": {"line": end.line, "character": end.character}}}
 
 
 def location_json(found: Location, resolve: Resolver, positions: Positions) -> dict[str, object]:

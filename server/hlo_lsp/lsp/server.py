@@ -64,7 +64,7 @@ WORKER_THREADS = 32
 
 class HloLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("hlo-lsp", __version__, protocol_cls=HloProtocol, converter_factory=convert.converter,
+        super().__init__("hlo-lsp", __version__, protocol_cls=HloProtocol,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.store = DocumentStore()
         self.diagnostics = DiagnosticsPublisher(self)
