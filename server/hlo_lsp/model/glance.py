@@ -29,7 +29,6 @@ from hlo_lsp.parsing.line_scan import LineScan, State
 
 _BLOCK = 1 << 16  # characters per block of the line index
 _HEAD_LINES = 100_000  # lines before the first computation worth scanning (stack-frame tables)
-_GLANCED = (FileKind.HLO_MODULE, FileKind.BUFFER_ASSIGNMENT, FileKind.LIVE_RANGE)
 _DEFINITION_PREFIXES = frozenset(("", "%", "ROOT", "ROOT %"))  # what may stand before `name = ` on its line
 _AFTER_VALUE_NAME = frozenset("{ >")  # `<id name{index} (phi) @color>`
 _HEADER_KINDS = frozenset((
@@ -297,7 +296,8 @@ def _only(headers: list[_HeaderLine]) -> _HeaderLine:
 class ModuleGlance:
     """Questions about one module answered from its files' text, before they are scanned."""
 
-    KINDS = frozenset(_GLANCED)  # the files a glance reads (not the values file nor the report)
+    # the files a glance reads (not the values file nor the report)
+    KINDS = frozenset((FileKind.HLO_MODULE, FileKind.BUFFER_ASSIGNMENT, FileKind.LIVE_RANGE))
 
     def __init__(self, stem: str, files: dict[FileKind, _Text]) -> None:
         self.stem = stem
@@ -308,7 +308,7 @@ class ModuleGlance:
         """A glance at the module's documents while their text is still at hand (None once one of
         them is scanned: the whole module is then close)."""
         files: dict[FileKind, _Text] = {}
-        for kind in _GLANCED:
+        for kind in cls.KINDS:
             document = documents.get(kind)
             if document is None:
                 continue
