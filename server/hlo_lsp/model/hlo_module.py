@@ -89,9 +89,9 @@ class HloModule:
         self._computation_order: list[Computation] = []
         self._first_definition: dict[str, int] = {}  # in a computation
         self._irregular: set[str] = set()  # names defined twice, or outside any computation
+        self._later_definitions: dict[str, list[int]] = {}  # in a computation, after the first
         self._table_row_lines: dict[tuple[str, int], int] = {}  # (table, row id) -> line
         self._defined_names: dict[Role, frozenset[str]] | None = None
-        self._names_in: dict[int, frozenset[str]] | None = None
         # Shared by the versions of an edited module whose structure is the same (see `edited`).
         self.structure_id = object()
         with paused_collector():
@@ -124,6 +124,8 @@ class HloModule:
                     first[name] = line
                 else:  # inlined: a method call per instruction costs a tenth of a second at 40 MB
                     irregular.add(name)
+                    if open_computation is not None:
+                        self._later_definitions.setdefault(name, []).append(line)
             elif kind == "computation":
                 if open_computation is not None:
                     self._add(open_computation, None, instructions, roots)
@@ -180,14 +182,25 @@ class HloModule:
             self._defined_names = {role: frozenset(names) for role, names in found.items()}
         return self._defined_names
 
-    def instruction_names(self, computation: Computation) -> frozenset[str]:
-        """The names of the instructions a computation defines (its scope for operands)."""
-        if self._names_in is None:
-            names_in: dict[int, list[str]] = {}
-            for owner, _, scan in self.instruction_scans():
-                names_in.setdefault(owner.line, []).append(scan.data[0])
-            self._names_in = {line: frozenset(names) for line, names in names_in.items()}
-        return self._names_in.get(computation.line, frozenset())
+    @property
+    def names_are_unique(self) -> bool:
+        """Whether every instruction is defined once, inside a computation (as XLA prints them)."""
+        return not self._irregular
+
+    def defines(self, computation: Computation, name: str) -> bool:
+        """Whether `computation` defines instruction `name` (the scope of its operands).
+
+        Computations do not interleave, so a definition between a computation's first and last
+        instruction lines is one of its own: a name in scope is a lookup, not a set per computation
+        (a 40 MB module has 40,000 computations)."""
+        lines = computation.instruction_lines
+        line = self._first_definition.get(name)
+        if line is None or not lines:
+            return False
+        first, last = lines[0], lines[-1]
+        if first <= line <= last:
+            return True
+        return any(first <= later <= last for later in self._later_definitions.get(name, ()))
 
     def instruction_scans(self) -> Iterator[tuple[Computation, int, LineScan]]:
         """(computation, line, scan) of every instruction inside a computation, in line order:

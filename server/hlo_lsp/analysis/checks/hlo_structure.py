@@ -87,6 +87,8 @@ def _check_computations(hlo: HloModule) -> Iterator[Problem]:
 
 
 def _check_duplicate_instructions(hlo: HloModule) -> Iterator[Problem]:
+    if hlo.names_are_unique:
+        return
     seen: dict[str, int] = {}
     current = None
     for computation, line, scan in hlo.instruction_scans():
@@ -148,7 +150,7 @@ def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, frozenset[str]], 
     for local, refs in enumerate(chunk.uses()):
         for ref in refs:
             if ref.role is Role.INSTRUCTION_USE:
-                if ref.name in scopes.at(start + local):
+                if scopes.has(ref.name, start + local):
                     continue
             else:
                 definition = _DEFINES.get(ref.role)
@@ -158,24 +160,27 @@ def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, frozenset[str]], 
 
 
 class _Scopes:
-    """The instruction names in scope on a line: its computation's, kept while lines stay inside it."""
+    """Whether an instruction name is in scope on a line: the computation of the line is kept while
+    lines stay inside it."""
 
-    __slots__ = ("_hlo", "_outside", "_first", "_last", "_names")
+    __slots__ = ("_hlo", "_outside", "_first", "_last", "_computation")
 
     def __init__(self, hlo: HloModule, outside: frozenset[str]) -> None:
         self._hlo, self._outside = hlo, outside
-        self._first, self._last, self._names = 0, -1, outside
+        self._first, self._last, self._computation = 0, -1, None
 
-    def at(self, line: int) -> frozenset[str]:
+    def has(self, name: str, line: int) -> bool:
         if not self._first <= line <= self._last:
             computation = self._hlo.computation_at(line)
             if computation is None:
-                self._first, self._last, self._names = line, line, self._outside
+                self._first, self._last = line, line
             else:  # an unclosed computation ends where the next one starts: not kept
                 closed = computation.end_line is not None
                 self._first, self._last = (computation.line, computation.end_line) if closed else (line, line)
-                self._names = self._hlo.instruction_names(computation)
-        return self._names
+            self._computation = computation
+        if self._computation is None:
+            return name in self._outside
+        return self._hlo.defines(self._computation, name)
 
 
 def _undefined(hlo: HloModule, line: int, ref: Ref, instructions: frozenset[str]) -> Problem:
