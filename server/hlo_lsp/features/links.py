@@ -51,10 +51,20 @@ def document_links(module: ModuleDump, document: Document, find: FindSource) -> 
             found[printed] = find(printed, document.source)
         return found[printed]
 
+    # A module names a few hundred frames on 300,000 lines: each frame's target is read once.
+    frames: dict[int, tuple[str, int | None, str] | None] = {}
+
+    def frame_target(frame_id: int) -> tuple[str, int | None, str] | None:
+        if frame_id not in frames:
+            frames[frame_id] = _frame_target(hlo, frame_id, resolve) if hlo is not None else None
+        return frames[frame_id]
+
     links: list[Link] = []
     if hlo is not None and document is module.hlo_document:
         links.extend(_table_links(document, hlo, resolve))
-    for line, text in _lines_with_sources(document):
+    # When no file of the module is found, no frame links anywhere: its lines are not read for them.
+    frames_found = hlo is not None and any(resolve(name) is not None for name in hlo.file_names())
+    for line, text in _lines_with_sources(document, frames_found):
         columns = None if text.isascii() else Utf16Columns(text)
         for match in _SOURCE_FILE.finditer(text):
             path = resolve(_unescape(match.group(1)))
@@ -65,17 +75,26 @@ def document_links(module: ModuleDump, document: Document, find: FindSource) -> 
             tooltip = _tooltip(_unescape(match.group(1)), source_line, None, path)
             links.append(Link(_range(columns, line, match.start(1), match.end(1)), path, source_line, tooltip))
         for match in _STACK_FRAME.finditer(text):
-            stack = _located_stack(hlo, int(match.group(2))) if hlo is not None else []
-            path = resolve(stack[0].file_name) if stack else None  # type: ignore[arg-type]
-            if path is None:
-                continue
-            callers = f" (and {len(stack) - 1} caller{'s' if len(stack) > 2 else ''})" if len(stack) > 1 else ""
-            innermost = stack[0]
-            tooltip = _tooltip(innermost.file_name, innermost.line, innermost.function_name, path) + callers  # type: ignore[arg-type]
-            links.append(Link(_range(columns, line, match.start(1), match.end(1)), path, innermost.line, tooltip))
+            target = frame_target(int(match.group(2)))
+            if target is not None:
+                path, source_line, tooltip = target
+                links.append(Link(_range(columns, line, match.start(1), match.end(1)), path, source_line, tooltip))
         if len(links) >= MAX_LINKS:
             return links[:MAX_LINKS]
     return links
+
+
+def _frame_target(hlo: HloModule, frame_id: int, resolve: Callable[[str], str | None]
+                  ) -> tuple[str, int | None, str] | None:
+    """(path found, line, tooltip) of a frame's innermost file, or None when no file is found."""
+    stack = _located_stack(hlo, frame_id)
+    path = resolve(stack[0].file_name) if stack else None  # type: ignore[arg-type]
+    if path is None:
+        return None
+    callers = f" (and {len(stack) - 1} caller{'s' if len(stack) > 2 else ''})" if len(stack) > 1 else ""
+    innermost = stack[0]
+    tooltip = _tooltip(innermost.file_name, innermost.line, innermost.function_name, path) + callers  # type: ignore[arg-type]
+    return path, innermost.line, tooltip
 
 
 def _located_stack(hlo: HloModule, frame_id: int) -> list[StackFrame]:
@@ -88,11 +107,11 @@ def _located_stack(hlo: HloModule, frame_id: int) -> list[StackFrame]:
     return stack
 
 
-def _lines_with_sources(document: Document):  # type: ignore[no-untyped-def]
+def _lines_with_sources(document: Document, with_frames: bool):  # type: ignore[no-untyped-def]
     line = 0
     for chunk in document.chunks:
         for text in chunk.lines:
-            if "source_file=" in text or "stack_frame_id=" in text:
+            if "source_file=" in text or (with_frames and "stack_frame_id=" in text):
                 yield line, text.rstrip("\r")
             line += 1
 

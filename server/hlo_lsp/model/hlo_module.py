@@ -355,6 +355,11 @@ class HloModule:
                             self._table_string("FunctionNames", where.get("function_name_id", -1)),
                             where.get("line"), where.get("column"), line)
 
+    def file_names(self) -> list[str]:
+        """The paths of the FileNames table, as printed."""
+        rows = [row_id for table, row_id in self._table_row_lines if table == "FileNames"]
+        return [name for row_id in rows if (name := self._table_string("FileNames", row_id)) is not None]
+
     def stack(self, frame_id: int, limit: int = 64) -> list[StackFrame]:
         """The frame and its callers, innermost first (stops at the outermost frame or a cycle)."""
         frames: list[StackFrame] = []
