@@ -25,7 +25,7 @@ from conftest import (
     lines_of,
     module_of,
 )
-from hlo_lsp.features.symbols import document_symbols, short_shape
+from hlo_lsp.features.symbols import bounded_outline, document_symbols, short_shape
 from hlo_lsp.features.types import Symbol
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
@@ -364,6 +364,59 @@ def test_every_symbol_contains_its_name_and_children_and_ends_on_text(path: Path
         assert lines[parent.range.end.line].strip()
         for child in parent.children:
             assert parent.range.start <= child.range.start and child.range.end <= parent.range.end
+
+
+# ---- outlines cut to a number of symbols -----------------------------------------------------
+
+
+def same_symbol(cut: Symbol, whole: Symbol) -> bool:
+    """The same symbol, whatever children it kept."""
+    return (cut.name, cut.kind, cut.range, cut.selection_range, cut.detail) == (
+        whole.name, whole.kind, whole.range, whole.selection_range, whole.detail)
+
+
+def kept_in_order(cut: list[Symbol], whole: list[Symbol]) -> list[Symbol]:
+    """The symbols of `whole` that `cut` kept (each with its first children), checking that they are."""
+    kept = []
+    assert len(cut) <= len(whole)
+    for cut_symbol, whole_symbol in zip(cut, whole):
+        assert same_symbol(cut_symbol, whole_symbol)
+        kept.append(whole_symbol)
+        kept += kept_in_order(list(cut_symbol.children), list(whole_symbol.children))
+    return kept
+
+
+def test_a_bounded_hlo_outline_lists_the_entry_computation_then_the_others_then_their_rows() -> None:
+    path = Path(f"{SPLIT_CONTROL_FLOW}.txt")
+    module, document_ = document(path, FileKind.HLO_MODULE)
+    (whole,) = document_symbols(module, document_)
+    entry, *others = whole.children
+    assert entry.detail.startswith("ENTRY") and any(other.kind == "namespace" for other in others)
+    in_priority = [whole, entry, *entry.children, *others, *(row for other in others for row in other.children)]
+    assert len(in_priority) == len(list(walk([whole])))
+    for limit in range(1, len(in_priority) + 3):
+        cut, total = bounded_outline(module, document_, limit)
+        assert total == len(in_priority)
+        kept = kept_in_order(cut, [whole])
+        assert {id(symbol) for symbol in kept} == {id(symbol) for symbol in in_priority[:limit]}, limit
+    assert bounded_outline(module, document_, None) == ([whole], len(in_priority))
+
+
+@pytest.mark.parametrize(("path", "kind"), [(Path(f"{SPLIT_MLP}-buffer-assignment.txt"), FileKind.BUFFER_ASSIGNMENT),
+                                            (Path(f"{SPLIT_MLP}-buffer-assignment-values.txt"),
+                                             FileKind.BUFFER_ASSIGNMENT_VALUES)], ids=lambda p: getattr(p, "name", ""))
+def test_a_bounded_outline_of_another_file_lists_it_level_by_level(path: Path, kind: FileKind) -> None:
+    module, document_ = document(path, kind)
+    whole = document_symbols(module, document_)
+    by_level, level = [], whole
+    while level:
+        by_level += level
+        level = [child for symbol in level for child in symbol.children]
+    for limit in range(1, len(by_level) + 3):
+        cut, total = bounded_outline(module, document_, limit)
+        assert total == len(by_level)
+        kept = kept_in_order(cut, whole)
+        assert {id(symbol) for symbol in kept} == {id(symbol) for symbol in by_level[:limit]}, limit
 
 
 def test_an_unknown_file_has_no_outline() -> None:

@@ -14,7 +14,7 @@ from lsp_helpers import close_file, column_of, negotiated_encoding, open_file
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from conftest import DATA, SERVER, SPLIT_MLP, copy_module, start_session
+from conftest import CLIENTS, DATA, SERVER, SPLIT_MLP, copy_module, start_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -240,6 +240,51 @@ async def test_flat_symbols_for_a_client_without_hierarchy(flat_client: Language
     for name, line in entry.items:
         symbol = by_name[(name, entry.name)]
         assert (symbol.kind, symbol.location.range) == (types.SymbolKind.Variable, line_range(line, lines[line]))
+
+
+# ---- an outline cut to a number of symbols ---------------------------------------------------------
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
+async def bounded_client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # noqa: ANN201
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        """Accept the server's file watchers."""
+
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities(request.param), root_uri=DATA.as_uri(),
+        initialization_options={"hlo": {"outline": {"maxSymbols": 12}}}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def walk(symbols: list[types.DocumentSymbol]):  # type: ignore[no-untyped-def]
+    for symbol in symbols:
+        yield symbol
+        yield from walk(symbol.children or [])
+
+
+async def test_a_large_outline_is_cut_to_the_setting_and_the_user_is_told_once(bounded_client: LanguageClient
+                                                                                ) -> None:
+    computations, tables = hlo_blocks(SPLIT_HLO)
+    total = 1 + len(computations) + len(tables) + sum(len(block.items) for block in computations + tables)
+    entry = next(block for block in computations if block.is_entry)
+    for _ in range(2):
+        (module,) = await outline(bounded_client, SPLIT_HLO)
+        assert len(list(walk([module]))) == 12
+        first = module.children[0]  # the ENTRY computation and its first ten instructions
+        assert first.name == entry.name and first.detail == f"ENTRY, {len(entry.items)} instructions"
+        assert [child.name for child in first.children or []] == [name for name, _ in entry.items[:10]]
+    told = [message for message in bounded_client.messages if "outline" in message.message]
+    assert [(message.type, message.message) for message in told] == [(types.MessageType.Info, (
+        f"The outline of {SPLIT_HLO.name} lists 12 of its {total:,} symbols (an HLO module's ENTRY computation "
+        "first). The setting hlo.outline.maxSymbols sets how many."))]
+
+    bounded_client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"hlo": {"outline": {"maxSymbols": 100_000}}}))
+    (module,) = await outline(bounded_client, SPLIT_HLO)
+    assert len(list(walk([module]))) == total
+    assert len([message for message in bounded_client.messages if "outline" in message.message]) == 1
 
 
 # ---- workspace/symbol ------------------------------------------------------------------------------

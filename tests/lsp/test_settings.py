@@ -33,3 +33,19 @@ def test_configuration_changes() -> None:
     assert settings.inlay_hints is True
     assert settings.apply_section({"inlayHints": {"enabled": 0}}) is False
     assert settings.inlay_hints is True
+
+
+def test_the_outline_bound() -> None:
+    assert Settings().outline_max_symbols == 5000
+    for options in ({"outline": {"maxSymbols": 20}}, {"hlo": {"outline": {"maxSymbols": 20}}}):
+        settings = Settings()
+        assert settings.apply_initialization_options(options) is True
+        assert settings.outline_max_symbols == 20, options
+    settings = Settings()
+    assert settings.apply_settings({"hlo": {"outline": {"maxSymbols": 100_000}}}) is True
+    assert settings.outline_max_symbols == 100_000
+    for malformed in (0, -5, 2.5, "10", True, None):
+        assert settings.apply_section({"outline": {"maxSymbols": malformed}}) is False, malformed
+        assert settings.outline_max_symbols == 100_000
+    assert settings.apply_section({"outline": {"maxSymbols": 7}, "inlayHints": {"enabled": False}}) is True
+    assert (settings.outline_max_symbols, settings.inlay_hints) == (7, False)

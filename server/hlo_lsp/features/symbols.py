@@ -5,13 +5,18 @@ An HLO module file gives the module, its stack-frame tables and its computations
 or memory-report file gives its sections, the allocations with their values, the
 Used values blocks and the parts of HloLiveRange. No line is parsed with the grammar:
 a large module has hundreds of thousands of instructions.
+
+`bounded_outline` keeps at most a given number of symbols (a 40 MB module has 365,000, a
+100 MB answer): in an HLO module the ENTRY computation with its instructions first, then the
+other computations and tables, then their children; elsewhere level by level. Instructions
+beyond the bound are never made into symbols.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from hlo_lsp.features.types import Symbol
 from hlo_lsp.model.collector import paused_collector
@@ -30,12 +35,42 @@ _INDENT = re.compile(r"\s*")
 def document_symbols(module: ModuleDump, document: Document) -> list[Symbol]:
     """The document's outline. (`module` is the dump the document belongs to; the outline needs
     only the document itself, which may be newer than the module's other files.)"""
+    return bounded_outline(module, document, None)[0]
+
+
+def bounded_outline(module: ModuleDump, document: Document, limit: int | None) -> tuple[list[Symbol], int]:
+    """The outline with at most `limit` symbols (None: all), and how many the whole outline has."""
     if document.kind is FileKind.UNKNOWN:
-        return []
+        return [], 0
     with paused_collector():  # a large module's outline is a million small objects
         if document.kind is FileKind.HLO_MODULE:
-            return hlo_outline(document)
-        return [_to_symbol(node) for node in read_sections(document, with_values=True) if node.in_outline]
+            return hlo_outline(document, limit)
+        symbols = [_to_symbol(node) for node in read_sections(document, with_values=True) if node.in_outline]
+        total = _count(symbols)
+        return (symbols if limit is None or total <= limit else _level_by_level(symbols, limit)), total
+
+
+def _count(symbols: tuple[Symbol, ...] | list[Symbol]) -> int:
+    return sum(1 + _count(symbol.children) for symbol in symbols)
+
+
+def _level_by_level(symbols: list[Symbol], limit: int) -> list[Symbol]:
+    """The first `limit` symbols in breadth-first order, each kept under its parent."""
+    kept: dict[int, int] = {}  # id(symbol) -> how many of its children stay
+    level, budget = symbols[:limit], limit - min(len(symbols), limit)
+    while level and budget:
+        below = []
+        for symbol in level:
+            taken = min(len(symbol.children), budget)
+            kept[id(symbol)], budget = taken, budget - taken
+            below.extend(symbol.children[:taken])
+        level = below
+
+    def cut(symbol: Symbol) -> Symbol:
+        taken = kept.get(id(symbol), 0)
+        return replace(symbol, children=tuple(cut(child) for child in symbol.children[:taken]))
+
+    return [cut(symbol) for symbol in symbols[:limit]]
 
 
 def numbered_lines(document: Document) -> Iterator[tuple[int, str, LineScan]]:
@@ -82,32 +117,47 @@ def _prefix_selection(line: int, text: str, name: str) -> Range:
 # ---- HLO modules ----------------------------------------------------------------------------
 
 
-def hlo_outline(document: Document) -> list[Symbol]:
+def hlo_outline(document: Document, limit: int | None = None) -> tuple[list[Symbol], int]:
+    """An HLO module's outline (at most `limit` symbols) and the whole outline's size."""
     outline = _HloOutline()
     for line, text, scan in numbered_lines(document):
         outline.add(line, text, scan)
-    return outline.finish()
+    return outline.finish(limit)
+
+
+# A line of a block not made into a symbol yet: (line, text, scan, last line, its text).
+_Row = tuple[int, str, LineScan, int, str]
 
 
 @dataclass
-class _OpenBlock:
-    """A computation or stack-frame table whose end is not read yet."""
+class _Block:
+    """A computation or stack-frame table: while it is read, then until its symbol is made."""
 
     line: int
     text: str
     name: str
     selection: Range
+    kind: str  # the symbol kind: function (a computation) or namespace (a table)
     is_entry: bool = False
-    children: list[Symbol] = field(default_factory=list)
+    rows: list[_Row] = field(default_factory=list)
+    range: Range | None = None
+    detail: str = ""
+
+    def symbol(self, rows: int) -> Symbol:
+        """Its symbol, with the first `rows` of its rows (its detail counts them all)."""
+        make = _instruction if self.kind == "function" else _table_row
+        assert self.range is not None
+        return Symbol(self.name, self.kind, self.range, self.selection, self.detail,
+                      tuple(make(row) for row in self.rows[:rows]))
 
 
 class _HloOutline:
     def __init__(self) -> None:
         self.header: tuple[int, str, str] | None = None  # line, text, module name
-        self.entries: list[Symbol] = []  # ENTRY computations (one, in a valid module)
-        self.items: list[Symbol] = []  # the module's other children, in file order
-        self.computation: _OpenBlock | None = None
-        self.table: _OpenBlock | None = None
+        self.entries: list[_Block] = []  # ENTRY computations (one, in a valid module)
+        self.items: list[_Block | Symbol] = []  # the module's other children, in file order
+        self.computation: _Block | None = None
+        self.table: _Block | None = None
         self.instruction: tuple[int, str, LineScan] | None = None
         self.instruction_end: tuple[int, str] = (0, "")
         self.last: tuple[int, str] = (0, "")  # the last non-blank line read
@@ -130,14 +180,14 @@ class _HloOutline:
         elif kind == "computation":
             self._finish_computation(self.last)
             ref = scan.refs[0]
-            self.computation = _OpenBlock(line, text, scan.data[0], Range.on_line(line, ref.start, ref.end),
-                                          scan.data[1])
+            self.computation = _Block(line, text, scan.data[0], Range.on_line(line, ref.start, ref.end), "function",
+                                      scan.data[1])
         elif kind == "computation_end":
             self._finish_computation((line, text))
         elif kind == "table_header":
-            self.table = _OpenBlock(line, text, scan.data[0], _prefix_selection(line, text, scan.data[0]))
+            self.table = _Block(line, text, scan.data[0], _prefix_selection(line, text, scan.data[0]), "namespace")
         elif kind == "table_row" and self.table is not None:
-            self.table.children.append(_table_row(line, text, scan))
+            self.table.rows.append((line, text, scan, line, text))
         elif kind == "module_header" and self.header is None and scan.data:
             self.header = (line, text, scan.data[0])
         self.last = (line, text)
@@ -145,53 +195,85 @@ class _HloOutline:
     def _finish_instruction(self) -> None:
         if self.instruction is None:
             return
-        line, text, scan = self.instruction
-        name, shape_start, opcode_start, opcode, is_root = scan.data
-        detail = f"{opcode} {short_shape(text[shape_start:opcode_start].strip())}".strip()
-        ref = scan.refs[0]
-        symbol = Symbol(name, "variable", span(line, text, *self.instruction_end),
-                        Range.on_line(line, ref.start, ref.end), "ROOT " + detail if is_root else detail)
-        (self.computation.children if self.computation is not None else self.items).append(symbol)
+        row = (*self.instruction, *self.instruction_end)
+        if self.computation is not None:
+            self.computation.rows.append(row)
+        else:
+            self.items.append(_instruction(row))
         self.instruction = None
 
     def _finish_computation(self, end: tuple[int, str]) -> None:
         block = self.computation
         if block is None:
             return
-        count = _counted(len(block.children), "instruction")
-        detail = "ENTRY, " + count if block.is_entry else count
-        symbol = Symbol(block.name, "function", span(block.line, block.text, *end), block.selection, detail,
-                        tuple(block.children))
-        (self.entries if block.is_entry else self.items).append(symbol)
+        count = _counted(len(block.rows), "instruction")
+        block.detail = "ENTRY, " + count if block.is_entry else count
+        block.range = span(block.line, block.text, *end)
+        (self.entries if block.is_entry else self.items).append(block)
         self.computation = None
 
     def _finish_table(self) -> None:
         block = self.table
         if block is None:
             return
-        self.items.append(Symbol(block.name, "namespace", span(block.line, block.text, *self.last), block.selection,
-                                 _counted(len(block.children), "row"), tuple(block.children)))
+        block.detail = _counted(len(block.rows), "row")
+        block.range = span(block.line, block.text, *self.last)
+        self.items.append(block)
         self.table = None
 
-    def finish(self) -> list[Symbol]:
+    def finish(self, limit: int | None) -> tuple[list[Symbol], int]:
         self._finish_instruction()
         self._finish_table()
         self._finish_computation(self.last)
-        children = self.entries + self.items
+        blocks = [item for item in self.items if isinstance(item, _Block)]
+        total = (self.header is not None) + len(self.entries) + len(self.items) + sum(
+            len(block.rows) for block in self.entries + blocks)
+        budget = total if limit is None else limit - (self.header is not None)
+        children = self._within(budget)
         if self.header is None:
-            return children
+            return children, total
         line, text, name = self.header
         name_start = text.find(name, text.find("HloModule") + len("HloModule"))
         selection = Range.on_line(line, utf16_column(text, name_start), utf16_column(text, name_start + len(name)))
-        first = min([line] + [s.range.start.line for s in children])
+        starts = [line] + [block.line for block in self.entries] + [
+            item.line if isinstance(item, _Block) else item.range.start.line for item in self.items]
+        first = min(starts)
         start_text = text if first == line else ""
-        computations = _counted(sum(1 for s in children if s.kind == "function"), "computation")
+        computations = _counted(len(self.entries) + sum(1 for block in blocks if block.kind == "function"),
+                                "computation")
         return [Symbol(name, "module", span(first, start_text, *self.last), selection, computations,
-                       tuple(children))]
+                       tuple(children))], total
+
+    def _within(self, budget: int) -> list[Symbol]:
+        """The module's children within `budget` symbols: the ENTRY computation and its instructions,
+        then the other computations and tables, then their rows, in file order."""
+        rows: dict[int, int] = {}  # id(block) -> rows kept
+        entries = self.entries[: max(budget, 0)]
+        budget -= len(entries)
+        for block in entries:
+            rows[id(block)] = taken = min(len(block.rows), max(budget, 0))
+            budget -= taken
+        items = self.items[: max(budget, 0)]
+        budget -= len(items)
+        for item in items:
+            if isinstance(item, _Block):
+                rows[id(item)] = taken = min(len(item.rows), max(budget, 0))
+                budget -= taken
+        return [item.symbol(rows[id(item)]) if isinstance(item, _Block) else item for item in entries + items]
 
 
-def _table_row(line: int, text: str, scan: LineScan) -> Symbol:
+def _instruction(row: _Row) -> Symbol:
+    line, text, scan, end_line, end_text = row
+    name, shape_start, opcode_start, opcode, is_root = scan.data
+    detail = f"{opcode} {short_shape(text[shape_start:opcode_start].strip())}".strip()
+    ref = scan.refs[0]
+    return Symbol(name, "variable", span(line, text, end_line, end_text), Range.on_line(line, ref.start, ref.end),
+                  "ROOT " + detail if is_root else detail)
+
+
+def _table_row(row: _Row) -> Symbol:
     """A stack-frame table row: its id, with the string or record it holds as detail."""
+    line, text, scan, _, _ = row
     body = text[scan.data[2] :].strip()
     body = body[1:-1] if body[:1] in ('"', "{") else body
     ref = scan.refs[0]

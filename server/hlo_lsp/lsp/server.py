@@ -34,7 +34,7 @@ from hlo_lsp.features.memory_svg import timeline_svg
 from hlo_lsp.features.memory_timeline import memory_report, report_json
 from hlo_lsp.features.references import highlights, references
 from hlo_lsp.features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, semantic_tokens
-from hlo_lsp.features.symbols import document_symbols
+from hlo_lsp.features.symbols import bounded_outline
 from hlo_lsp.features.targets import target_at
 from hlo_lsp.features.types import Location, Target
 from hlo_lsp.features.workspace_symbols import workspace_symbols
@@ -69,6 +69,7 @@ class HloLanguageServer(LanguageServer):
         self.store = DocumentStore()
         self.diagnostics = DiagnosticsPublisher(self)
         self.settings = Settings()
+        self.outlines_cut: set[tuple[str, int]] = set()  # (uri, bound) of the outlines said to be cut
         self._workers = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="hlo-lsp")
 
     async def in_worker(self, work: Callable[..., T], *args: Any) -> T:
@@ -279,13 +280,31 @@ def _markdown(ls: HloLanguageServer) -> bool:
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 async def document_symbol(ls: HloLanguageServer, params: types.DocumentSymbolParams
                     ) -> list[types.DocumentSymbol] | list[types.SymbolInformation] | None:
+    limit = ls.settings.outline_max_symbols
+    totals: list[int] = []
+
     def answer(module: ModuleDump, document: Document) -> Any:
-        symbols = document_symbols(module, document)
+        symbols, total = bounded_outline(module, document, limit)
+        totals.append(total)
         if _hierarchical(ls):
             return [convert.document_symbol(symbol, ls.positions, document) for symbol in symbols]
         return convert.flat_symbols(symbols, params.text_document.uri, ls.positions, document)
 
-    return await ls.request("symbols", params.text_document.uri, answer)
+    found = await ls.request("symbols", params.text_document.uri, answer)
+    if totals and totals[0] > limit:
+        _tell_outline_is_cut(ls, params.text_document.uri, limit, totals[0])
+    return found
+
+
+def _tell_outline_is_cut(ls: HloLanguageServer, uri: str, limit: int, total: int) -> None:
+    """Once per file and bound: the outline lists only part of it, and which setting says how much."""
+    if (uri, limit) in ls.outlines_cut:
+        return
+    ls.outlines_cut.add((uri, limit))
+    name = uri.rsplit("/", 1)[-1]
+    ls.window_show_message(types.ShowMessageParams(types.MessageType.Info, (
+        f"The outline of {name} lists {limit:,} of its {total:,} symbols (an HLO module's ENTRY computation "
+        "first). The setting hlo.outline.maxSymbols sets how many.")))
 
 
 def _hierarchical(ls: HloLanguageServer) -> bool:
@@ -324,7 +343,9 @@ def did_change_configuration(ls: HloLanguageServer, params: types.DidChangeConfi
     """Applied before the next message is read (so the next request sees it); refreshing and pulling
     the section (VS Code's pull model sends no settings) wait for the client in the background."""
     if isinstance(params.settings, dict) and "hlo" in params.settings:
-        if ls.settings.apply_settings(params.settings):
+        hints = ls.settings.inlay_hints
+        ls.settings.apply_settings(params.settings)
+        if ls.settings.inlay_hints != hints:
             _in_background(_refresh_inlay_hints(ls))
     else:
         _in_background(_pull_settings(ls))
@@ -350,7 +371,8 @@ async def _pull_settings(ls: HloLanguageServer) -> None:
     except Exception as error:  # the client could not answer: keep the settings as they are
         log.info("workspace/configuration: %s", error)
         return
-    if sections and ls.settings.apply_section(sections[0]):
+    hints = ls.settings.inlay_hints
+    if sections and ls.settings.apply_section(sections[0]) and ls.settings.inlay_hints != hints:
         await _refresh_inlay_hints(ls)
 
 
