@@ -189,3 +189,26 @@ def test_every_fold_spans_two_lines_and_ends_on_text(path: Path) -> None:
 
 def test_an_unknown_file_has_no_folds() -> None:
     assert folding_ranges(Document("a\nb\n", FileKind.UNKNOWN, "notes.txt")) == []
+
+
+# ---- a client's rangeLimit -------------------------------------------------------------------
+
+
+def nesting_level(fold: Fold, folds: list[Fold]) -> int:
+    """How many other folds hold this one."""
+    return sum(1 for other in folds if other is not fold and other.start_line <= fold.start_line
+               and fold.end_line <= other.end_line)
+
+
+@pytest.mark.parametrize("path", [Path(f"{SPLIT_MLP}-live-range.txt"), Path(f"{COMBINED_MLP}-buffer-assignment.txt"),
+                                  HANDWRITTEN], ids=lambda p: p.name)
+def test_a_limit_keeps_the_outermost_folds_in_file_order(path: Path) -> None:
+    text = path.read_text()
+    document = Document(text, detect_kind(path.name, text), str(path))
+    every = folding_ranges(document)
+    levels = {id(fold): nesting_level(fold, every) for fold in every}
+    assert len(set(levels.values())) > 1, "the file must nest folds"
+    for limit in range(1, len(every) + 2):
+        kept = folding_ranges(document, limit)
+        expected = sorted(every, key=lambda fold: (levels[id(fold)], every.index(fold)))[:limit]
+        assert kept == sorted(expected, key=every.index), limit

@@ -395,3 +395,21 @@ async def test_folding_the_used_values_of_a_combined_dump(client: LanguageClient
     assert (used, last) in found
     for start, following in zip(blocks, blocks[1:]):
         assert (start, following - 1) in found, lines[start]
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def few_folds_client(lsp_client: LanguageClient):  # noqa: ANN201
+    """VS Code, with its folding rangeLimit (5,000: editor.foldingMaximumRegions) set to 2."""
+    capabilities = copy.deepcopy(client_capabilities("visual-studio-code"))
+    assert capabilities.text_document is not None and capabilities.text_document.folding_range is not None
+    capabilities.text_document.folding_range.range_limit = 2
+    await start_session(lsp_client, capabilities)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_folding_honours_the_clients_range_limit(few_folds_client: LanguageClient) -> None:
+    computations, tables = hlo_blocks(SPLIT_HLO)
+    every = sorted((block.line, block.end) for block in computations + tables)
+    found = await folds(few_folds_client, SPLIT_HLO)
+    assert [(fold.start_line, fold.end_line) for fold in found] == every[:2]

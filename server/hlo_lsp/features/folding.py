@@ -5,6 +5,9 @@ and runs of `//` comments; buffer-assignment-family and memory-report files fold
 their sections, allocations, Used values blocks, the parts of HloLiveRange, the
 stack-trace tree, memory-report tables and protobuf-text blocks. A fold spans at
 least two lines and never ends on a blank line.
+
+A client may say how many folds it takes (`rangeLimit`: VS Code's is 5,000, and a 40 MB module
+has 46,000 computations): the outermost are kept, in file order, as VS Code itself keeps them.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from hlo_lsp.model.document import Document
 from hlo_lsp.parsing.file_kinds import FileKind
 
 
-def folding_ranges(document: Document) -> list[Fold]:
+def folding_ranges(document: Document, limit: int | None = None) -> list[Fold]:
+    """The document's folds in file order; at most `limit`, the least nested first."""
     if document.kind is FileKind.UNKNOWN:
         return []
     with paused_collector():  # the walk allocates a tuple per line; a full collection would visit the index
@@ -25,7 +29,22 @@ def folding_ranges(document: Document) -> list[Fold]:
         else:
             folds = _section_folds(read_sections(document, with_values=False)) + _line_folds(document)
     unique = {(fold.start_line, fold.end_line): fold for fold in folds if fold.end_line > fold.start_line}
-    return sorted(unique.values(), key=lambda fold: (fold.start_line, -fold.end_line))
+    ordered = sorted(unique.values(), key=lambda fold: (fold.start_line, -fold.end_line))
+    return ordered if limit is None or len(ordered) <= limit else _outermost(ordered, limit)
+
+
+def _outermost(folds: list[Fold], limit: int) -> list[Fold]:
+    """The `limit` folds of the lowest nesting levels, in file order (`folds` are in file order,
+    each before the folds inside it)."""
+    levels = []
+    open_ends: list[int] = []  # the end lines of the folds around the one being read
+    for fold in folds:
+        while open_ends and open_ends[-1] < fold.start_line:
+            open_ends.pop()
+        levels.append(len(open_ends))
+        open_ends.append(fold.end_line)
+    kept = sorted(range(len(folds)), key=lambda index: (levels[index], index))[:limit]
+    return [folds[index] for index in sorted(kept)]
 
 
 class _ContinuedItems:

@@ -325,8 +325,10 @@ async def workspace_symbol(ls: HloLanguageServer,
 
 @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
 async def folding_range(ls: HloLanguageServer, params: types.FoldingRangeParams) -> list[types.FoldingRange] | None:
-    return await ls.request("folding", params.text_document.uri,
-                            lambda module, document: [convert.folding_range(fold) for fold in folding_ranges(document)])
+    text_document = ls.client_capabilities.text_document
+    limit = text_document.folding_range.range_limit if text_document and text_document.folding_range else None
+    return await ls.request("folding", params.text_document.uri, lambda module, document: [
+        convert.folding_range(fold) for fold in folding_ranges(document, limit)])
 
 
 # ---- memory insight: inlay hints, code lenses, source links, call hierarchy, semantic tokens --------
