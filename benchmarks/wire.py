@@ -1,8 +1,10 @@
-"""References timed on the wire: a bare JSON-RPC client, as an editor that parses JSON natively sees them.
+"""Timed on the wire: a bare JSON-RPC client, as an editor that parses JSON natively sees the server.
 
 benchmarks/run.py drives the server with pygls' client, which turns every answer into lsprotocol
 objects; for an answer of 14,000 locations that takes longer than the server's own work. Here the
 time runs from writing the request to having its response parsed by `json.loads`, nothing more.
+Two sessions: the references of one name (`references_on_the_wire`), and a file opened the way
+VS Code opens it, with the requests it sends at once (`opened_like_vs_code`).
 """
 
 from __future__ import annotations
@@ -58,6 +60,30 @@ class WireClient:
         finally:
             gc.enable()
 
+    def requests_at_once(self, requests: dict[str, tuple[str, dict[str, Any]]], diagnostics_of: str,
+                         since: float) -> tuple[dict[str, float], dict[str, int], float]:
+        """Sends every request before reading any answer (as an editor does on opening a file):
+        the seconds from `since` to each answer and to the first diagnostics of `diagnostics_of`,
+        and each answer's size in bytes of JSON."""
+        waiting = {}
+        for label, (method, params) in requests.items():
+            self._next_id += 1
+            self.send({"id": self._next_id, "method": method, "params": params})
+            waiting[self._next_id] = label
+        answered: dict[str, float] = {}
+        sizes: dict[str, int] = {}
+        diagnostics = None
+        while waiting or diagnostics is None:
+            message = self.receive()
+            now = time.perf_counter() - since
+            if message.get("method") == "textDocument/publishDiagnostics" and diagnostics is None and (
+                    message["params"]["uri"] == diagnostics_of):
+                diagnostics = now
+            elif message.get("id") in waiting and "method" not in message:
+                label = waiting.pop(message["id"])
+                answered[label], sizes[label] = now, len(json.dumps(message.get("result")))
+        return answered, sizes, diagnostics
+
     def notify(self, method: str, params: dict[str, Any]) -> None:
         self.send({"method": method, "params": params})
 
@@ -66,6 +92,10 @@ class WireClient:
             message = self.receive()
             if message.get("method") == "textDocument/publishDiagnostics" and message["params"]["uri"] == uri:
                 return
+
+    def initialize(self, folder: Path, capabilities: dict[str, Any]) -> None:
+        self.request("initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": capabilities})
+        self.notify("initialized", {})
 
     def stop(self) -> None:
         self.request("shutdown", {})
@@ -92,6 +122,48 @@ def references_on_the_wire(folder: Path, hlo: Path, line: int, column: int,
         seconds.append(took)
     client.stop()
     return seconds, answer
+
+
+# What VS Code declares that changes the answers to its on-open requests.
+VS_CODE_CAPABILITIES = {
+    "textDocument": {
+        "hover": {"contentFormat": ["markdown", "plaintext"]},
+        "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
+        "foldingRange": {"rangeLimit": 5000, "lineFoldingOnly": True},  # editor.foldingMaximumRegions
+        "documentLink": {"tooltipSupport": True},
+    },
+    "window": {"workDoneProgress": True},
+}
+SCREEN_LINES = 60
+
+
+def opened_like_vs_code(folder: Path, hlo: Path, hover: tuple[int, int]) -> tuple[dict[str, float], dict[str, int],
+                                                                                 float]:
+    """Opens `hlo` and at once asks what VS Code asks of a file it shows (the outline for the
+    breadcrumbs and sticky scroll, folds, links, lenses, the tokens and inlay hints of the first
+    screen) and a hover at `hover`: the seconds to each answer and to the file's diagnostics, and
+    each answer's size in bytes."""
+    client = WireClient()
+    client.initialize(folder, VS_CODE_CAPABILITIES)
+    uri = hlo.as_uri()
+    document = {"textDocument": {"uri": uri}}
+    first_screen = {"start": {"line": 0, "character": 0}, "end": {"line": SCREEN_LINES, "character": 0}}
+    screen = {**document, "range": first_screen}
+    requests = {
+        "outline": ("textDocument/documentSymbol", document),
+        "folding": ("textDocument/foldingRange", document),
+        "links": ("textDocument/documentLink", document),
+        "lenses": ("textDocument/codeLens", document),
+        "tokens": ("textDocument/semanticTokens/range", screen),
+        "hints": ("textDocument/inlayHint", screen),
+        "hover": ("textDocument/hover", {**document, "position": {"line": hover[0], "character": hover[1]}}),
+    }
+    opened = time.perf_counter()
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "hlo", "version": 1,
+                                                            "text": hlo.read_text()}})
+    answered = client.requests_at_once(requests, uri, opened)
+    client.stop()
+    return answered
 
 
 def json_round_trip(result: Any, repeats: int = 3) -> float:
