@@ -207,6 +207,8 @@ def test_hover_definition_references_and_diagnostics(tmp_path: Path, mode: str,
         hlo.name, *(f"{stem.name}{suffix}" for suffix in
                     ("-buffer-assignment.txt", "-buffer-assignment-values.txt", "-live-range.txt"))}
 
+    entry = line_of(hlo, "ENTRY ") - 1  # LSP lines count from 0
+    peak = line_of(hlo, "%ynn_fusion.1 = ") - 1
     ba, changed = plant_in_copy(SPLIT_MLP, "-buffer-assignment.txt", planted, PLANTED_OLD, PLANTED_NEW)
     other = line_of(ba, "<68 add_reduce_fusion @0>") - 1  # diagnostics count lines from 0
     overlap = {"severity": "ERROR", "code": "overlapping-values", "message_contains": "bytes [0, 128)"}
@@ -225,6 +227,10 @@ def test_hover_definition_references_and_diagnostics(tmp_path: Path, mode: str,
                        "target": [definition, column_of(hlo, definition, f"{NAME} = ")]},
         "references": {"cursor": [definition, column_of(hlo, definition, f"%{NAME}") + 1],
                        "expected": references},
+        # (line from 0, title, command, places listed): the peak, on ENTRY and on the instruction at it
+        "lenses": sorted([(entry, "9 buffers live at peak", "hlo.showPeakBuffers", 9),
+                          (entry, "peak 476.0 KiB at time 9 (ynn_fusion.1)", "", 0),
+                          (peak, "peak here: 476.0 KiB, 9 buffers live", "hlo.showPeakBuffers", 9)]),
         "diagnostics": {"file": str(ba), "expected": [
             {"lnum": other, "message_start": "add_reduce_fusion overlaps reduce_log_fusion in allocation 14",
              **overlap},

@@ -1,6 +1,7 @@
 """Code lenses over stdio, as VS Code and as Neovim: the peak on the ENTRY computation, `peak here` on the
 instruction at the peak, what each allocation holds at the peak; the lenses that list buffers carry the
-`hlo.showPeakBuffers` command with VS Code's showReferences arguments (uri, position, locations)."""
+`hlo.showPeakBuffers` command with VS Code's showReferences arguments (uri, position, locations), given
+when the editor resolves them (codeLens/resolve), as both editors do for the lenses they show."""
 
 from __future__ import annotations
 
@@ -21,11 +22,17 @@ SPLIT_ALLOCATIONS = Path(f"{SPLIT_MLP}-buffer-assignment.txt")
 SPLIT_LIVE_RANGE = Path(f"{SPLIT_MLP}-live-range.txt")
 
 
-async def lenses(client: LanguageClient, path: Path) -> list[types.CodeLens]:
+async def unresolved(client: LanguageClient, path: Path) -> list[types.CodeLens]:
     uri = open_file(client, path)
     answer = await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
     assert answer is not None
     return list(answer)
+
+
+async def lenses(client: LanguageClient, path: Path) -> list[types.CodeLens]:
+    """The lenses as an editor shows them: those sent without a command, resolved."""
+    return [lens if lens.command else await client.code_lens_resolve_async(lens)
+            for lens in await unresolved(client, path)]
 
 
 def on_line(found: list[types.CodeLens], line: int) -> list[types.CodeLens]:
@@ -79,6 +86,23 @@ async def test_the_buffers_lens_runs_show_peak_buffers_with_their_locations(clie
     answer = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="hlo.showPeakBuffers", arguments=command.arguments))
     assert answer == locations
+
+
+async def test_the_lenses_that_list_buffers_come_without_their_places_until_resolved(client: LanguageClient
+                                                                                     ) -> None:
+    found = await unresolved(client, SPLIT_HLO)
+    titled = [lens.command.title for lens in found if lens.command]
+    assert titled == ["peak 476.0 KiB at time 9 (ynn_fusion.1)"]
+    listing = [lens for lens in found if lens.command is None]
+    uri = SPLIT_HLO.as_uri()
+    assert [lens.data for lens in listing] == [{"uri": uri, "title": "9 buffers live at peak"},
+                                               {"uri": uri, "title": "peak here: 476.0 KiB, 9 buffers live"}]
+    resolved = [await client.code_lens_resolve_async(lens) for lens in listing]
+    assert [(lens.range, lens.command.title, len(lens.command.arguments[2])) for lens in resolved] == [
+        (lens.range, lens.data["title"], 9) for lens in listing]
+    # A lens the document no longer has (an edit moved it) keeps its title and runs nothing.
+    moved = types.CodeLens(range=types.Range(types.Position(0, 0), types.Position(0, 1)), data=listing[0].data)
+    assert (await client.code_lens_resolve_async(moved)).command == types.Command("9 buffers live at peak", "")
 
 
 async def test_allocation_headers_show_what_they_hold_at_the_peak(client: LanguageClient) -> None:

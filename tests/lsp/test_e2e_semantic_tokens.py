@@ -134,6 +134,7 @@ async def test_the_server_announces_the_legend_and_the_new_providers(announced: 
     assert tokens.full is True and tokens.range is True
     assert capabilities.inlay_hint_provider is not None
     assert capabilities.code_lens_provider is not None and capabilities.document_link_provider is not None
+    assert capabilities.code_lens_provider.resolve_provider is True  # lenses listing buffers are resolved
     assert capabilities.call_hierarchy_provider
     assert capabilities.execute_command_provider is not None
     assert "hlo.showPeakBuffers" in capabilities.execute_command_provider.commands

@@ -399,11 +399,30 @@ async def inlay_hint(ls: HloLanguageServer, params: types.InlayHintParams) -> li
     return await ls.request("inlay hints", params.text_document.uri, answer)
 
 
-@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
 async def code_lens(ls: HloLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
     uri = params.text_document.uri
     return await ls.request("code lens", uri, lambda module, document: [
         convert.code_lens(lens, uri, ls.resolve, ls.positions, document) for lens in code_lenses(module, document)])
+
+
+@server.feature(types.CODE_LENS_RESOLVE)
+async def code_lens_resolve(ls: HloLanguageServer, params: types.CodeLens) -> types.CodeLens:
+    """The command of a lens that lists places (its data: the document's URI and the lens' title),
+    from the lenses of the document as it is now; a lens no longer there keeps its title alone."""
+    data = params.data if isinstance(params.data, dict) else {}
+    uri, title = data.get("uri"), data.get("title")
+    if not isinstance(uri, str) or not isinstance(title, str):
+        return params
+
+    def answer(module: ModuleDump, document: Document) -> types.CodeLens | None:
+        for lens in code_lenses(module, document):
+            if lens.title == title and ls.positions.range_to_client(lens.range, document) == params.range:
+                return convert.resolved_code_lens(lens, uri, ls.resolve, ls.positions, document)
+        return None
+
+    resolved = await ls.request("code lens", uri, answer)
+    return resolved or types.CodeLens(range=params.range, command=types.Command(title=title, command=""))
 
 
 @server.command(convert.SHOW_PEAK_BUFFERS)

@@ -115,6 +115,23 @@ t.run(function()
   check(quickfix_open, 'the quickfix window is open')
   vim.cmd('cclose')
 
+  -- Code lenses: Neovim resolves the lenses that come without their command (codeLens/resolve).
+  vim.lsp.codelens.refresh({ bufnr = module })
+  local function lens_commands()
+    local commands = {}
+    for _, lens in ipairs(vim.lsp.codelens.get(module)) do
+      if lens.command then
+        commands[#commands + 1] = { lens.range.start.line, lens.command.title, lens.command.command,
+          lens.command.arguments and #lens.command.arguments[3] or 0 }
+      end
+    end
+    table.sort(commands, function(a, b) return a[1] < b[1] or (a[1] == b[1] and a[2] < b[2]) end)
+    return commands
+  end
+  wait_for('the code lenses, resolved', function() return #lens_commands() == #spec.lenses end, 15000)
+  log('lenses:', lens_commands())
+  check(vim.deep_equal(lens_commands(), spec.lenses), 'the lenses and their commands', lens_commands())
+
   -- Diagnostics: the planted overlap, on both values, in the buffer-assignment file.
   local planted = open(spec.diagnostics.file, 'hlo_buffers')
   local expected = spec.diagnostics.expected
