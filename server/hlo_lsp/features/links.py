@@ -118,10 +118,7 @@ def _lines_with_sources(document: Document, with_frames: bool):  # type: ignore[
 
 def _table_links(document: Document, hlo: HloModule, resolve: Callable[[str], str | None]) -> list[Link]:
     links = []
-    for line, scan in document.lines_of_kind("table_row"):
-        table, row = scan.data[0], scan.data[1]
-        if not row.isdigit():
-            continue
+    for table, row, line in hlo.table_rows():
         text = document.line(line).rstrip("\r")
         columns = None if text.isascii() else Utf16Columns(text)
         if table == "FileNames":
@@ -132,7 +129,7 @@ def _table_links(document: Document, hlo: HloModule, resolve: Callable[[str], st
                 links.append(Link(_range(columns, line, start + 1, end), path, None,
                                   _tooltip(printed, None, None, path)))
         elif table in ("FileLocations", "StackFrames"):
-            where = hlo.file_location(int(row)) if table == "FileLocations" else hlo.stack_frame(int(row))
+            where = hlo.file_location(row) if table == "FileLocations" else hlo.stack_frame(row)
             field = (re.search(r"(?<![\w])line=[0-9]+", text) if table == "FileLocations"
                      else re.search("file_location_id", text))
             path = resolve(where.file_name) if where is not None and where.file_name is not None else None

@@ -91,6 +91,7 @@ class HloModule:
         self._irregular: set[str] = set()  # names defined twice, or outside any computation
         self._later_definitions: dict[str, list[int]] = {}  # in a computation, after the first
         self._table_row_lines: dict[tuple[str, int], int] = {}  # (table, row id) -> line
+        self._rows_in_order: list[tuple[str, int, int]] = []  # (table, row id, line), in file order
         self._defined_names: dict[Role, frozenset[str]] | None = None
         # Shared by the versions of an edited module whose structure is the same (see `edited`).
         self.structure_id = object()
@@ -139,6 +140,7 @@ class HloModule:
                 table, row, _ = scan.data
                 if row.isdigit():
                     self._table_row_lines.setdefault((table, int(row)), line)
+                    self._rows_in_order.append((table, int(row), line))
             elif kind == "module_header" and self.header_line is None:
                 self.header_line = line
                 self.name = scan.data[0] if scan.data else None
@@ -354,6 +356,10 @@ class HloModule:
         return FileLocation(self._table_string("FileNames", where.get("file_name_id", -1)),
                             self._table_string("FunctionNames", where.get("function_name_id", -1)),
                             where.get("line"), where.get("column"), line)
+
+    def table_rows(self) -> list[tuple[str, int, int]]:
+        """(table, row id, line) of every row of the stack-frame tables, in file order."""
+        return self._rows_in_order
 
     def file_names(self) -> list[str]:
         """The paths of the FileNames table, as printed."""
