@@ -4,6 +4,7 @@ each allocation holds at the peak, on real dumps; the figures are read from XLA'
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from conftest import COMBINED_MLP, GPU_SEED, SPLIT_CONTROL_FLOW, SPLIT_MLP, line_with, lines_of, module_of
@@ -126,3 +127,14 @@ def test_control_flow_peak_inside_a_branch() -> None:
     here = [lens for lens in lenses if lens.title.startswith("peak here")]
     assert len(here) == 1
     assert f"%{peak.instruction} = " in lines_of(hlo)[here[0].range.start.line]
+
+
+def test_without_places_the_lenses_only_say_that_they_list_some() -> None:
+    for path in (SPLIT_HLO, SPLIT_ALLOCATIONS, SPLIT_LIVE_RANGE):
+        module = module_of(path)
+        (document,) = [d for d in module.all_documents() if d.source == str(path)]
+        whole = code_lenses(module, document)
+        assert any(lens.locations for lens in whole), path.name
+        assert all(lens.lists_places == bool(lens.locations) for lens in whole), path.name
+        bare = code_lenses(module, document, with_places=False)
+        assert bare == [replace(lens, locations=()) for lens in whole], path.name

@@ -10,7 +10,8 @@
 
 The peak is the one XLA printed (`Live ranges at T (peak)`), or XLA's algorithm run
 over the live ranges when no peak list was printed; the bytes are XLA's accounting.
-A lens that lists places carries them; the server turns it into a command.
+A lens that lists places carries them (`with_places`) or says that it would; the server turns
+it into a command when the editor resolves it.
 """
 
 from __future__ import annotations
@@ -31,10 +32,13 @@ from hlo_lsp.text import Range, utf16_column
 class Lens:
     range: Range
     title: str
-    locations: tuple[Location, ...] = ()  # not empty: choosing the lens lists these places
+    locations: tuple[Location, ...] = ()  # what choosing the lens lists (when asked `with_places`)
+    lists_places: bool = False
 
 
-def code_lenses(module: ModuleDump, document: Document) -> list[Lens]:
+def code_lenses(module: ModuleDump, document: Document, with_places: bool = True) -> list[Lens]:
+    """The document's lenses; without their places unless `with_places` (at 40 MB the peak's
+    lenses list 12,000 buffers, found again for each)."""
     hlo, index = module_memory(module)
     if index is None:
         return []
@@ -44,9 +48,10 @@ def code_lenses(module: ModuleDump, document: Document) -> list[Lens]:
     if document.kind is FileKind.HLO_MODULE:
         if hlo is None or hlo.document is not document:
             return []
-        return _module_lenses(hlo, index, peak)
+        return _module_lenses(hlo, index, peak, with_places)
     if document.kind.is_buffer_assignment_family:
-        return _allocation_lenses(document, index, peak) + _schedule_lenses(document, index, peak)
+        return (_allocation_lenses(document, index, peak, with_places)
+                + _schedule_lenses(document, index, peak, with_places))
     return []
 
 
@@ -67,19 +72,19 @@ def _total(peak: ModulePeak, index: MemoryIndex) -> int:
 # ---- the HLO module -------------------------------------------------------------------------
 
 
-def _module_lenses(hlo: HloModule, index: MemoryIndex, peak: ModulePeak) -> list[Lens]:
+def _module_lenses(hlo: HloModule, index: MemoryIndex, peak: ModulePeak, with_places: bool) -> list[Lens]:
     lenses = []
-    places = tuple(_instruction_places(hlo, peak.live))
+    places = tuple(_instruction_places(hlo, peak.live)) if with_places else ()
     total = size_text(_total(peak, index))
     entry = hlo.entry
     if entry is not None:
         header = _line_range(hlo.document, entry.line)
         lenses.append(Lens(header, f"peak {total} at {_moment(peak)}"))
-        lenses.append(Lens(header, f"{_buffers(len(peak.live))} live at peak", places))
+        lenses.append(Lens(header, f"{_buffers(len(peak.live))} live at peak", places, True))
     line = hlo.line_of(peak.instruction) if peak.instruction else None
     if line is not None:
         lenses.append(Lens(_line_range(hlo.document, line),
-                           f"peak here: {total}, {_buffers(len(peak.live))} live", places))
+                           f"peak here: {total}, {_buffers(len(peak.live))} live", places, True))
     return lenses
 
 
@@ -99,7 +104,7 @@ def _instruction_places(hlo: HloModule, live: tuple[LiveRange, ...]) -> list[Loc
 # ---- buffer-assignment files ----------------------------------------------------------------
 
 
-def _allocation_lenses(document: Document, index: MemoryIndex, peak: ModulePeak) -> list[Lens]:
+def _allocation_lenses(document: Document, index: MemoryIndex, peak: ModulePeak, with_places: bool) -> list[Lens]:
     live_by_key = {(live.name, live.index): live for live in peak.live}
     lenses = []
     for allocation in index.buffers.allocations:
@@ -113,21 +118,21 @@ def _allocation_lenses(document: Document, index: MemoryIndex, peak: ModulePeak)
             continue
         size = sum(peak.counted_size(live, value) for value, live in held)
         lenses.append(Lens(header, f"{size_text(size)} at peak (time {peak.time})"))
-        places = tuple(Location(value.place.source, value.place.range) for value, _ in held)
-        lenses.append(Lens(header, f"{_buffers(len(held))} live at peak", places))
+        places = tuple(Location(value.place.source, value.place.range) for value, _ in held) if with_places else ()
+        lenses.append(Lens(header, f"{_buffers(len(held))} live at peak", places, True))
     return lenses
 
 
-def _schedule_lenses(document: Document, index: MemoryIndex, peak: ModulePeak) -> list[Lens]:
+def _schedule_lenses(document: Document, index: MemoryIndex, peak: ModulePeak, with_places: bool) -> list[Lens]:
     section = index.section
     if section is None or section.place.source != document.source:
         return []
     entry = next((entry for entry in section.schedule if entry.time == peak.time), None)
     if entry is None:
         return []
-    places = tuple(Location(live.place.source, live.place.range) for live in peak.live)
+    places = tuple(Location(live.place.source, live.place.range) for live in peak.live) if with_places else ()
     title = f"peak here: {size_text(_total(peak, index))}, {_buffers(len(peak.live))} live"
-    return [Lens(_line_range(document, entry.place.line), title, places)]
+    return [Lens(_line_range(document, entry.place.line), title, places, True)]
 
 
 def _line_range(document: Document, line: int) -> Range:

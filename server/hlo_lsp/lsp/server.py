@@ -403,7 +403,8 @@ async def inlay_hint(ls: HloLanguageServer, params: types.InlayHintParams) -> li
 async def code_lens(ls: HloLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
     uri = params.text_document.uri
     return await ls.request("code lens", uri, lambda module, document: [
-        convert.code_lens(lens, uri, ls.resolve, ls.positions, document) for lens in code_lenses(module, document)])
+        convert.code_lens(lens, uri, ls.resolve, ls.positions, document)
+        for lens in code_lenses(module, document, with_places=False)])
 
 
 @server.feature(types.CODE_LENS_RESOLVE)
