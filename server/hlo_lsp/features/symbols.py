@@ -119,57 +119,47 @@ def _prefix_selection(line: int, text: str, name: str) -> Range:
 
 def hlo_outline(document: Document, limit: int | None = None) -> tuple[list[Symbol], int]:
     """An HLO module's outline (at most `limit` symbols) and the whole outline's size."""
-    outline = _HloOutline()
-    outline.read(document)
+    outline = _HloOutline(document)
+    outline.read()
     return outline.finish(limit)
-
-
-# A line of a block not made into a symbol yet: (line, text, scan, last line, its text).
-_Row = tuple[int, str, LineScan, int, str]
 
 
 @dataclass
 class _Block:
-    """A computation or stack-frame table: while it is read, then until its symbol is made."""
+    """A computation or stack-frame table: while it is read, then until its symbol is made. Its rows
+    (instructions, table rows) are line numbers until they are made into symbols."""
 
     line: int
-    text: str
     name: str
     selection: Range
     kind: str  # the symbol kind: function (a computation) or namespace (a table)
     is_entry: bool = False
-    rows: list[_Row] = field(default_factory=list)
-    end: tuple[int, str] = (0, "")  # its last line, with the text
+    rows: list[int] = field(default_factory=list)
+    end: int = 0  # its last line
     detail: str = ""
-
-    def symbol(self, rows: int) -> Symbol:
-        """Its symbol, with the first `rows` of its rows (its detail counts them all)."""
-        make = _instruction if self.kind == "function" else _table_row
-        return Symbol(self.name, self.kind, span(self.line, self.text, *self.end), self.selection, self.detail,
-                      tuple(make(row) for row in self.rows[:rows]))
 
 
 class _HloOutline:
-    def __init__(self) -> None:
-        self.header: tuple[int, str, str] | None = None  # line, text, module name
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self.header: tuple[int, str] | None = None  # line, module name
         self.entries: list[_Block] = []  # ENTRY computations (one, in a valid module)
         self.items: list[_Block | Symbol] = []  # the module's other children, in file order
         self.computation: _Block | None = None
         self.table: _Block | None = None
-        self.instruction: tuple[int, str, LineScan] | None = None
-        self.instruction_end: tuple[int, str] = (0, "")
-        self.last: tuple[int, str] = (0, "")  # the last non-blank line read
+        self.instruction = -1  # the line of the instruction being read
+        self.ends: dict[int, int] = {}  # the last line of each instruction with continuation lines
+        self.last = 0  # the last non-blank line read
 
-    def read(self, document: Document) -> None:
+    def read(self) -> None:
         line = 0
-        for chunk in document.chunks:
+        for chunk in self.document.chunks:
             for text, scan in zip(chunk.lines, chunk.scans):
                 if scan.kind == "instruction" and self.computation is not None and self.table is None:
                     # what `add` does with most lines of a module, inlined: 450,000 calls at 40 MB
-                    if self.instruction is not None:
-                        self.computation.rows.append((*self.instruction, *self.instruction_end))
-                    self.instruction = (line, text, scan)
-                    self.instruction_end = self.last = (line, text)
+                    if self.instruction >= 0:
+                        self.computation.rows.append(self.instruction)
+                    self.instruction = self.last = line
                 else:
                     self.add(line, text, scan)
                 line += 1
@@ -179,42 +169,40 @@ class _HloOutline:
         if kind == "blank":
             return
         if kind == "continuation":
-            if self.instruction is not None:
-                self.instruction_end = (line, text)
-            self.last = (line, text)
+            if self.instruction >= 0:
+                self.ends[self.instruction] = line
+            self.last = line
             return
         self._finish_instruction()
         if self.table is not None and kind != "table_row":
             self._finish_table()
         if kind == "instruction":
-            self.instruction = (line, text, scan)
-            self.instruction_end = (line, text)
+            self.instruction = line
         elif kind == "computation":
             self._finish_computation(self.last)
             ref = scan.refs[0]
-            self.computation = _Block(line, text, scan.data[0], Range.on_line(line, ref.start, ref.end), "function",
+            self.computation = _Block(line, scan.data[0], Range.on_line(line, ref.start, ref.end), "function",
                                       scan.data[1])
         elif kind == "computation_end":
-            self._finish_computation((line, text))
+            self._finish_computation(line)
         elif kind == "table_header":
-            self.table = _Block(line, text, scan.data[0], _prefix_selection(line, text, scan.data[0]), "namespace")
+            self.table = _Block(line, scan.data[0], _prefix_selection(line, text, scan.data[0]), "namespace")
         elif kind == "table_row" and self.table is not None:
-            self.table.rows.append((line, text, scan, line, text))
+            self.table.rows.append(line)
         elif kind == "module_header" and self.header is None and scan.data:
-            self.header = (line, text, scan.data[0])
-        self.last = (line, text)
+            self.header = (line, scan.data[0])
+        self.last = line
 
     def _finish_instruction(self) -> None:
-        if self.instruction is None:
+        if self.instruction < 0:
             return
-        row = (*self.instruction, *self.instruction_end)
         if self.computation is not None:
-            self.computation.rows.append(row)
+            self.computation.rows.append(self.instruction)
         else:
-            self.items.append(_instruction(row))
-        self.instruction = None
+            self.items.append(self._instruction(self.instruction))
+        self.instruction = -1
 
-    def _finish_computation(self, end: tuple[int, str]) -> None:
+    def _finish_computation(self, end: int) -> None:
         block = self.computation
         if block is None:
             return
@@ -244,7 +232,8 @@ class _HloOutline:
         children = self._within(budget)
         if self.header is None:
             return children, total
-        line, text, name = self.header
+        line, name = self.header
+        text = self.document.line(line)
         name_start = text.find(name, text.find("HloModule") + len("HloModule"))
         selection = Range.on_line(line, utf16_column(text, name_start), utf16_column(text, name_start + len(name)))
         starts = [line] + [block.line for block in self.entries] + [
@@ -253,7 +242,7 @@ class _HloOutline:
         start_text = text if first == line else ""
         computations = _counted(len(self.entries) + sum(1 for block in blocks if block.kind == "function"),
                                 "computation")
-        return [Symbol(name, "module", span(first, start_text, *self.last), selection, computations,
+        return [Symbol(name, "module", self._span(first, self.last, start_text), selection, computations,
                        tuple(children))], total
 
     def _within(self, budget: int) -> list[Symbol]:
@@ -271,25 +260,34 @@ class _HloOutline:
             if isinstance(item, _Block):
                 rows[id(item)] = taken = min(len(item.rows), max(budget, 0))
                 budget -= taken
-        return [item.symbol(rows[id(item)]) if isinstance(item, _Block) else item for item in entries + items]
+        return [self._block(item, rows[id(item)]) if isinstance(item, _Block) else item for item in entries + items]
 
+    def _block(self, block: _Block, rows: int) -> Symbol:
+        """A block's symbol, with its first `rows` rows (its detail counts them all)."""
+        make = self._instruction if block.kind == "function" else self._table_row
+        return Symbol(block.name, block.kind, self._span(block.line, block.end), block.selection, block.detail,
+                      tuple(make(row) for row in block.rows[:rows]))
 
-def _instruction(row: _Row) -> Symbol:
-    line, text, scan, end_line, end_text = row
-    name, shape_start, opcode_start, opcode, is_root = scan.data
-    detail = f"{opcode} {short_shape(text[shape_start:opcode_start].strip())}".strip()
-    ref = scan.refs[0]
-    return Symbol(name, "variable", span(line, text, end_line, end_text), Range.on_line(line, ref.start, ref.end),
-                  "ROOT " + detail if is_root else detail)
+    def _span(self, start: int, end: int, start_text: str | None = None) -> Range:
+        lines = self.document.line
+        return span(start, lines(start) if start_text is None else start_text, end, lines(end))
 
+    def _instruction(self, line: int) -> Symbol:
+        text, scan = self.document.line(line), self.document.scan(line)
+        name, shape_start, opcode_start, opcode, is_root = scan.data
+        detail = f"{opcode} {short_shape(text[shape_start:opcode_start].strip())}".strip()
+        ref = scan.refs[0]
+        return Symbol(name, "variable", self._span(line, self.ends.get(line, line)),
+                      Range.on_line(line, ref.start, ref.end), "ROOT " + detail if is_root else detail)
 
-def _table_row(row: _Row) -> Symbol:
-    """A stack-frame table row: its id, with the string or record it holds as detail."""
-    line, text, scan, _, _ = row
-    body = text[scan.data[2] :].strip()
-    body = body[1:-1] if body[:1] in ('"', "{") else body
-    ref = scan.refs[0]
-    return Symbol(scan.data[1], "field", span(line, text, line, text), Range.on_line(line, ref.start, ref.end), body)
+    def _table_row(self, line: int) -> Symbol:
+        """A stack-frame table row: its id, with the string or record it holds as detail."""
+        text, scan = self.document.line(line), self.document.scan(line)
+        body = text[scan.data[2] :].strip()
+        body = body[1:-1] if body[:1] in ('"', "{") else body
+        ref = scan.refs[0]
+        return Symbol(scan.data[1], "field", span(line, text, line, text), Range.on_line(line, ref.start, ref.end),
+                      body)
 
 
 # ---- buffer-assignment family and memory reports -------------------------------------------
