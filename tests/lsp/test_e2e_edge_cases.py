@@ -283,12 +283,13 @@ def large_dump(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 async def test_cancelled_requests(client: LanguageClient, large_dump: Path) -> None:
-    """$/cancelRequest for a slow request while it runs (the outline of 5 MB is worked out off the event
-    loop) answers RequestCancelled; a hover sent after it is either answered or cancelled. (Cancelling only
-    the client's future is not tried: pygls' client then fails on the late answer, InvalidStateError in
-    _handle_response, and pytest-lsp ends the server.)"""
+    """$/cancelRequest for a slow request while it runs (the whole outline of 5 MB, the bound raised, is
+    worked out off the event loop) answers RequestCancelled; a hover sent after it is either answered or
+    cancelled. (Cancelling only the client's future is not tried: pygls' client then fails on the late
+    answer, InvalidStateError in _handle_response, and pytest-lsp ends the server.)"""
     uri = open_file(client, large_dump)
     assert await next_diagnostics(client, uri, timeout=60) == []  # the renamed copies form a valid module
+    outline_bound(client, 10_000_000)
     slow = send_now(client, types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, types.DocumentSymbolParams(identifier(uri)),
                     "slow-symbols")
     name = position_of(large_dump, ADD_MAXIMUM, "add_maximum_fusion")
@@ -306,8 +307,14 @@ async def test_cancelled_requests(client: LanguageClient, large_dump: Path) -> N
         if future is queued:
             assert isinstance(answer.contents, types.MarkupContent)
             assert answer.contents.value.split("\n")[0] == TITLE
+    outline_bound(client, 5000)
 
     await still_serving(client)
+
+
+def outline_bound(client: LanguageClient, symbols: int) -> None:
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"hlo": {"outline": {"maxSymbols": symbols}}}))
 
 
 async def test_a_document_closed_while_a_request_runs(client: LanguageClient, large_dump: Path) -> None:
