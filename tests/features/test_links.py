@@ -123,6 +123,20 @@ def test_a_path_that_exists_as_printed_links_to_itself(tmp_path: Path) -> None:
     assert (link.path, link.line, link.tooltip) == (str(program), 12, f"{program}:12")
 
 
+def test_in_a_long_module_only_the_lines_naming_a_found_file_link(tmp_path: Path) -> None:
+    """Two thousand instructions (several chunks of lines); only some, far down, name a file that exists."""
+    program = tmp_path / "train.py"
+    program.write_text("")
+    found_at = {1500, 1501, 1900}
+    body = [f'  %c.{n} = f32[] constant(1), metadata={{op_name="c" source_file="'
+            f'{program if n in found_at else "/nowhere/gone.py"}" source_line={n}}}' for n in range(2000)]
+    text = "\n".join(["HloModule m", "", "ENTRY %main {", *body, "  ROOT %r = f32[] add(%c.0, %c.1)", "}", ""])
+    document = Document(text, FileKind.HLO_MODULE, str(tmp_path / "m.hlo"))
+    module = ModuleDump(str(tmp_path / "m"), {FileKind.HLO_MODULE: document})
+    links = document_links(module, document, SourceFinder([str(tmp_path / "workspace")]).find)
+    assert [(link.range.start.line, link.line) for link in links] == [(3 + n, n) for n in sorted(found_at)]
+
+
 def test_a_document_gets_at_most_max_links(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import hlo_lsp.features.links as links_module
     root, stem = workspace(tmp_path, SPLIT_MLP)

@@ -30,6 +30,7 @@ _MAX_STACK = 64
 FindSource = Callable[[str, str], str | None]
 
 _SOURCE_FILE = re.compile(r'source_file="((?:[^"\\]|\\.)*)"')
+_SOURCE_FILE_ON_A_LINE = re.compile(r'source_file="((?:[^"\\\n]|\\[^\n])*)"')  # in the text of many lines
 _SOURCE_LINE = re.compile(r"source_line=([0-9]{1,9})")
 _STACK_FRAME = re.compile(r"(?<![\w])(stack_frame_id)=([0-9]{1,18})")
 
@@ -64,7 +65,7 @@ def document_links(module: ModuleDump, document: Document, find: FindSource) -> 
         links.extend(_table_links(document, hlo, resolve))
     # When no file of the module is found, no frame links anywhere: its lines are not read for them.
     frames_found = hlo is not None and any(resolve(name) is not None for name in hlo.file_names())
-    for line, text in _lines_with_sources(document, frames_found):
+    for line, text in _lines_with_sources(document, frames_found, resolve):
         columns = None if text.isascii() else Utf16Columns(text)
         for match in _SOURCE_FILE.finditer(text):
             path = resolve(_unescape(match.group(1)))
@@ -107,9 +108,18 @@ def _located_stack(hlo: HloModule, frame_id: int) -> list[StackFrame]:
     return stack
 
 
-def _lines_with_sources(document: Document, with_frames: bool):  # type: ignore[no-untyped-def]
+def _lines_with_sources(document: Document, with_frames: bool,  # type: ignore[no-untyped-def]
+                        resolve: Callable[[str], str | None]):
+    """The lines that may link: those naming a source file, and a stack frame `with_frames`. A chunk
+    none of whose source files is found is passed over after one search of its text (older XLA
+    prints `source_file=` on every instruction)."""
     line = 0
     for chunk in document.chunks:
+        joined = "\n".join(chunk.lines)
+        if not (with_frames and "stack_frame_id=" in joined) and not any(
+                resolve(_unescape(printed)) is not None for printed in set(_SOURCE_FILE_ON_A_LINE.findall(joined))):
+            line += len(chunk.lines)
+            continue
         for text in chunk.lines:
             if "source_file=" in text or (with_frames and "stack_frame_id=" in text):
                 yield line, text.rstrip("\r")
