@@ -395,11 +395,11 @@ def test_a_bounded_hlo_outline_lists_the_entry_computation_then_the_others_then_
     in_priority = [whole, entry, *entry.children, *others, *(row for other in others for row in other.children)]
     assert len(in_priority) == len(list(walk([whole])))
     for limit in range(1, len(in_priority) + 3):
-        cut, total = bounded_outline(module, document_, limit)
+        cut, total = bounded_outline(document_, limit)
         assert total == len(in_priority)
         kept = kept_in_order(cut, [whole])
         assert {id(symbol) for symbol in kept} == {id(symbol) for symbol in in_priority[:limit]}, limit
-    assert bounded_outline(module, document_, None) == ([whole], len(in_priority))
+    assert bounded_outline(document_, None) == ([whole], len(in_priority))
 
 
 @pytest.mark.parametrize(("path", "kind"), [(Path(f"{SPLIT_MLP}-buffer-assignment.txt"), FileKind.BUFFER_ASSIGNMENT),
@@ -413,7 +413,7 @@ def test_a_bounded_outline_of_another_file_lists_it_level_by_level(path: Path, k
         by_level += level
         level = [child for symbol in level for child in symbol.children]
     for limit in range(1, len(by_level) + 3):
-        cut, total = bounded_outline(module, document_, limit)
+        cut, total = bounded_outline(document_, limit)
         assert total == len(by_level)
         kept = kept_in_order(cut, whole)
         assert {id(symbol) for symbol in kept} == {id(symbol) for symbol in by_level[:limit]}, limit

@@ -115,7 +115,7 @@ async def test_requests_on_a_document_never_opened_answer_null_and_are_logged(
 async def test_a_large_module_being_read_does_not_hold_up_requests_about_other_files(
         client: LanguageClient, tmp_path: Path) -> None:
     """Reading a 15 MB module takes about a second, in a worker thread: a hover on another file, asked
-    after the large file was opened and asked for its folds, is answered first."""
+    after the large file was opened and asked for its folds (which wait for its scan), is answered first."""
     small = open_file(client, SPLIT_HLO)
     at_small = position_of(SPLIT_HLO, ADD_MAXIMUM, "ynn_fusion.1")
     assert await hover(client, small, at_small) is not None  # that module is read already
@@ -130,8 +130,8 @@ async def test_a_large_module_being_read_does_not_hold_up_requests_about_other_f
 async def test_requests_waiting_for_a_large_module_do_not_hold_up_other_files(
         client: LanguageClient, tmp_path: Path) -> None:
     """An editor opening a file asks half a dozen questions at once (folds, tokens, lenses, hints,
-    highlights): while they all wait for the 15 MB module to be read, a hover on another file is
-    still answered."""
+    highlights): while they all wait for the 15 MB module to be read (or for the file to be scanned),
+    a hover on another file is still answered."""
     small = open_file(client, SPLIT_HLO)
     at_small = position_of(SPLIT_HLO, ADD_MAXIMUM, "ynn_fusion.1")
     assert await hover(client, small, at_small) is not None
@@ -149,29 +149,48 @@ async def test_requests_waiting_for_a_large_module_do_not_hold_up_other_files(
             text_document=large, position=name, context=types.ReferenceContext(include_declaration=True))))]
     await asyncio.sleep(0.05)
     assert await asyncio.wait_for(hover(client, small, at_small), 10) is not None
-    assert not any(request.done() for request in waiting)  # all of them still wait for the module
+    assert not any(request.done() for request in waiting)  # all of them still wait for the file
     await asyncio.wait_for(asyncio.gather(*waiting), 120)
 
 
 async def test_the_first_hover_and_jump_of_a_large_module_come_before_the_module_is_read(
         client: LanguageClient, large_dump: Path) -> None:
-    """An 8 MB module with its buffer-assignment files: the editor asks for folds (which need the whole
+    """An 8 MB module with its buffer-assignment files: the editor asks for lenses (which need the whole
     module), then hovers an instruction and jumps from its operand. Both are answered from the files'
-    text while the folds still wait, and say what the whole module says once it is read."""
+    text while the lenses still wait, and say what the whole module says once it is read."""
     uri = open_file(client, large_dump)
     lines = large_dump.read_text().split("\n")
     line = next(number for number in range(len(lines) // 2, len(lines)) if " fusion(%" in lines[number])
     name_at = types.Position(line, lines[line].index("%") + 1)
     operand_at = types.Position(line, lines[line].index("fusion(%") + len("fusion(%"))
-    folds = asyncio.ensure_future(client.text_document_folding_range_async(types.FoldingRangeParams(identifier(uri))))
-    await asyncio.sleep(0.05)  # the folds are asked first: reading the module has begun
+    lenses = asyncio.ensure_future(client.text_document_code_lens_async(types.CodeLensParams(identifier(uri))))
+    await asyncio.sleep(0.05)  # the lenses are asked first: reading the module has begun
     early_hover, early_jump = await hover(client, uri, name_at), await definition(client, uri, operand_at)
-    assert not folds.done()
+    assert not lenses.done()
     assert early_hover is not None and "bytes" in early_hover.contents.value  # type: ignore[union-attr]
     assert early_jump and early_jump[0].uri == uri and early_jump[0].range.start.line < line
-    assert await asyncio.wait_for(folds, 120)
+    assert await asyncio.wait_for(lenses, 120)
     assert await hover(client, uri, name_at) == early_hover
     assert await definition(client, uri, operand_at) == early_jump
+
+
+async def test_the_outline_folds_and_tokens_of_a_large_module_come_before_its_companions_are_read(
+        client: LanguageClient, large_dump: Path) -> None:
+    """They read the file alone: asked together with the lenses (which need the buffer assignment and
+    the live ranges too), each is answered before them. (Closed first: an earlier test read the module.)"""
+    close_file(client, large_dump)
+    uri = identifier(open_file(client, large_dump))
+    top = types.Range(types.Position(0, 0), types.Position(60, 0))
+    lenses = asyncio.ensure_future(client.text_document_code_lens_async(types.CodeLensParams(uri)))
+    await asyncio.sleep(0.05)
+    alone = [asyncio.ensure_future(request) for request in (
+        client.text_document_document_symbol_async(types.DocumentSymbolParams(uri)),
+        client.text_document_folding_range_async(types.FoldingRangeParams(uri)),
+        client.text_document_semantic_tokens_range_async(types.SemanticTokensRangeParams(uri, top)))]
+    outline, folds, tokens = await asyncio.wait_for(asyncio.gather(*alone), 120)
+    assert not lenses.done()
+    assert outline and folds and tokens is not None and tokens.data
+    assert await asyncio.wait_for(lenses, 120)
 
 
 async def answers_at(client: LanguageClient, uri: str, position: types.Position) -> list[Any]:

@@ -35,10 +35,10 @@ _INDENT = re.compile(r"\s*")
 def document_symbols(module: ModuleDump, document: Document) -> list[Symbol]:
     """The document's outline. (`module` is the dump the document belongs to; the outline needs
     only the document itself, which may be newer than the module's other files.)"""
-    return bounded_outline(module, document, None)[0]
+    return bounded_outline(document, None)[0]
 
 
-def bounded_outline(module: ModuleDump, document: Document, limit: int | None) -> tuple[list[Symbol], int]:
+def bounded_outline(document: Document, limit: int | None) -> tuple[list[Symbol], int]:
     """The outline with at most `limit` symbols (None: all), and how many the whole outline has."""
     if document.kind is FileKind.UNKNOWN:
         return [], 0
