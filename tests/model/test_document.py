@@ -351,3 +351,13 @@ def test_a_sparse_document_holds_only_its_lines() -> None:
     for missing in (1, 2, 4):
         with pytest.raises(IndexError):
             sparse.line(missing)
+
+
+@pytest.mark.parametrize("step", [1, 3, 50, 2_000_000])
+def test_a_text_split_a_few_characters_at_a_time_gives_the_same_lines(monkeypatch: pytest.MonkeyPatch,
+                                                                      step: int) -> None:
+    monkeypatch.setattr(document_module, "_SPLIT_STEP", step)
+    text = Path(f"{SPLIT_MLP}.txt").read_text()
+    for sample in ("", "\n", "a", "a\n", "\n\nb\n", "a\r\nb", text, text + "\n\n", text.replace("\n", "\n\n")):
+        document = Document(sample, FileKind.HLO_MODULE, "m.txt")
+        assert [document.line(number) for number in range(document.line_count)] == sample.split("\n")

@@ -27,6 +27,7 @@ from hlo_lsp.text import Position, Range, python_index
 
 CHUNK_LINES = 512
 _SCAN_STEP = 8 * CHUNK_LINES  # lines scanned between two chances for a question to go first
+_SPLIT_STEP = 2_000_000  # characters split into lines between two such chances
 
 # (line, ref) pairs: where a name occurs.
 Occurrence = tuple[int, Ref]
@@ -156,7 +157,7 @@ class Document:
     def _scan_text(self) -> None:
         text = self._text or ""
         with paused_collector():
-            lines = text.split("\n")
+            lines = _split_in_steps(text)
             scans = _scan_in_steps(self.scanner, lines)
             self._set_chunks(_make_chunks(lines, scans, self.scanner.initial_state, self.scanner))
         self._text = None  # only now: a glance may search it while the scan runs
@@ -407,6 +408,21 @@ def _rescan_until_agreement(
         new_scans.append(scan)
         state = scan.end_state
     return False
+
+
+def _split_in_steps(text: str) -> list[str]:
+    """`text.split("\n")`, a few MB at a time: splitting 40 MB at once holds the interpreter for a
+    fifth of a second, which a question asked meanwhile (a glance's hover) would wait for."""
+    lines: list[str] = []
+    start = 0
+    while True:
+        let_questions_first()
+        cut = text.find("\n", start + _SPLIT_STEP)
+        if cut < 0:
+            lines += text[start:].split("\n")
+            return lines
+        lines += text[start:cut].split("\n")
+        start = cut + 1
 
 
 def _scan_in_steps(scanner: Scanner, lines: list[str]) -> list[LineScan]:
