@@ -102,13 +102,15 @@ CLIENTS = ["visual-studio-code", "neovim"]
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "hlo_lsp"])
 
 
-async def start_session(lsp_client: LanguageClient, capabilities: types.ClientCapabilities) -> None:
-    """Initializes a session as a client with `capabilities`, rooted at tests/data."""
+async def start_session(lsp_client: LanguageClient, capabilities: types.ClientCapabilities,
+                        initialization_options: object = None) -> None:
+    """Initializes a session as a client with `capabilities` (and options), rooted at tests/data."""
     @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register_capability(params: types.RegistrationParams) -> None:
         """Real editors accept the server's file watchers; the test client just says yes."""
 
-    await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities, root_uri=DATA.as_uri()))
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=capabilities, root_uri=DATA.as_uri(), initialization_options=initialization_options))
 
 
 @pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")

@@ -14,7 +14,7 @@ from lsp_helpers import column_of, negotiated_encoding, open_file, position_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from conftest import CLIENTS, DATA, SERVER, SPLIT_MLP
+from conftest import CLIENTS, DATA, SERVER, SPLIT_MLP, start_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -131,13 +131,7 @@ async def test_unknown_documents_and_files_without_memory(client: LanguageClient
 
 @pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
 async def hints_off(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # noqa: ANN201
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params: types.RegistrationParams) -> None:
-        """Accept the server's file watchers."""
-
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(request.param), root_uri=DATA.as_uri(),
-        initialization_options={"inlayHints": False}))
+    await start_session(lsp_client, client_capabilities(request.param), {"inlayHints": False})
     yield
     await lsp_client.shutdown_session()
 

@@ -247,13 +247,7 @@ async def test_flat_symbols_for_a_client_without_hierarchy(flat_client: Language
 
 @pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
 async def bounded_client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # noqa: ANN201
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params: types.RegistrationParams) -> None:
-        """Accept the server's file watchers."""
-
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(request.param), root_uri=DATA.as_uri(),
-        initialization_options={"hlo": {"outline": {"maxSymbols": 12}}}))
+    await start_session(lsp_client, client_capabilities(request.param), {"hlo": {"outline": {"maxSymbols": 12}}})
     yield
     await lsp_client.shutdown_session()
 
