@@ -105,17 +105,20 @@ class HloLanguageServer(LanguageServer):
 
     def _answer_document(self, name: str, uri: str, document: Document | None,
                          answer: Callable[[Document], T]) -> T | None:
-        document = document or self.store.document(self.store.source_of(uri))  # not open: read from disk
+        document = self._document(name, uri, document)
+        return answer(document) if document is not None else None
+
+    def _document(self, name: str, uri: str, opened: Document | None) -> Document | None:
+        """The open document, or the file read from disk; None (logged) when there is neither."""
+        document = opened or self.store.document(self.store.source_of(uri))
         if document is None:
             log.info("%s: unknown document %s", name, uri)
-            return None
-        return answer(document)
+        return document
 
     def _answer(self, name: str, uri: str, document: Document | None, answer: Callable[[ModuleDump, Document], T],
                 early: Callable[[ModuleGlance, Document], T | None] | None) -> T | None:
-        document = document or self.store.document(self.store.source_of(uri))  # not open: read from disk
+        document = self._document(name, uri, document)
         if document is None:
-            log.info("%s: unknown document %s", name, uri)
             return None
         found = self._early(name, document, early) if early is not None else None
         return found if found is not None else answer(self.store.module_with(document), document)
