@@ -331,8 +331,8 @@ def _exercise(runner: _Runner, folder: Path, rng: random.Random, positions: int,
 
 
 def _check_glance(runner: _Runner, module: ModuleDump, rng: random.Random, positions: int) -> None:
-    """A glance at the module's files as read from disk answers hovers and jumps as the whole module
-    does, or not at all."""
+    """A glance at the module's files as read from disk answers hovers on instructions and
+    computations as the whole module does, or not at all."""
     whole = module.hlo_document
     if whole is None or not whole.source:
         return
@@ -345,9 +345,9 @@ def _check_glance(runner: _Runner, module: ModuleDump, rng: random.Random, posit
         where = f"glance {Path(whole.source).name}@{position.line}:{position.character}"
         ok, line = runner.call(f"{where} line", glance.line_document, position.line)
         target = target_at(line, position) if ok and line is not None else None
-        if target is None or target.kind != "instruction":
+        if target is None or target.kind not in ("instruction", "computation"):
             continue
-        ok, sparse = runner.call(f"{where} module", glance.instruction_module, target.name)
+        ok, sparse = runner.call(f"{where} module", glance.module_about, target.kind, target.name)
         if not ok or sparse is None:
             continue
         ok, glanced = runner.call(f"{where} hover", hover, sparse, target)

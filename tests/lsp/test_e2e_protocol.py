@@ -156,22 +156,29 @@ async def test_requests_waiting_for_a_large_module_do_not_hold_up_other_files(
 async def test_the_first_hover_and_jump_of_a_large_module_come_before_the_module_is_read(
         client: LanguageClient, large_dump: Path) -> None:
     """An 8 MB module with its buffer-assignment files: the editor asks for lenses (which need the whole
-    module), then hovers an instruction and jumps from its operand. Both are answered from the files'
-    text while the lenses still wait, and say what the whole module says once it is read."""
+    module), then hovers an instruction, jumps from its operand, and hovers and jumps from the
+    computation it calls. All are answered from the files' text while the lenses still wait, and say
+    what the whole module says once it is read."""
     uri = open_file(client, large_dump)
     lines = large_dump.read_text().split("\n")
     line = next(number for number in range(len(lines) // 2, len(lines)) if " fusion(%" in lines[number])
     name_at = types.Position(line, lines[line].index("%") + 1)
     operand_at = types.Position(line, lines[line].index("fusion(%") + len("fusion(%"))
+    called_at = types.Position(line, lines[line].index("calls=%") + len("calls=%") + 1)
     lenses = asyncio.ensure_future(client.text_document_code_lens_async(types.CodeLensParams(identifier(uri))))
     await asyncio.sleep(0.05)  # the lenses are asked first: reading the module has begun
     early_hover, early_jump = await hover(client, uri, name_at), await definition(client, uri, operand_at)
+    early_called, early_callee = await hover(client, uri, called_at), await definition(client, uri, called_at)
     assert not lenses.done()
     assert early_hover is not None and "bytes" in early_hover.contents.value  # type: ignore[union-attr]
     assert early_jump and early_jump[0].uri == uri and early_jump[0].range.start.line < line
+    assert early_called is not None and "called by:" in early_called.contents.value  # type: ignore[union-attr]
+    assert early_callee and early_callee[0].uri == uri and lines[early_callee[0].range.start.line].endswith("{")
     assert await asyncio.wait_for(lenses, 120)
     assert await hover(client, uri, name_at) == early_hover
     assert await definition(client, uri, operand_at) == early_jump
+    assert await hover(client, uri, called_at) == early_called
+    assert await definition(client, uri, called_at) == early_callee
 
 
 async def test_the_outline_folds_and_tokens_of_a_large_module_come_before_its_companions_are_read(

@@ -92,6 +92,44 @@ def test_a_glance_hovers_and_jumps_as_the_whole_module_does(hlo_path: Path) -> N
     assert answered >= len(positions) // 2
 
 
+def computation_positions(module: ModuleDump, count: int) -> list[Position]:
+    """Seeded sample of cursor positions on computations' names: their headers, and the instructions
+    that call them (calls=, to_apply=, body=, ...)."""
+    assert module.hlo is not None
+    document = module.hlo.document
+    headers = [Position(c.line, c.name_range.start.character) for c in module.hlo.all_computations()]
+    uses = [Position(line, ref.start + 1) for line, scan in document.scans() if scan.kind == "instruction"
+            for ref in document.uses_on_line(line) if ref.role.name == "COMPUTATION_USE"]
+    rng = random.Random(11)
+    return rng.sample(headers, min(count, len(headers))) + rng.sample(uses, min(count, len(uses)))
+
+
+def glanced_computation(glance: ModuleGlance, position: Position, whole: bool) -> tuple[Target | None, object]:
+    line = glance.line_document(position.line)
+    target = target_at(line, position) if line is not None else None
+    if target is None or target.kind != "computation":
+        return target, None
+    module = glance.module_about(target.kind, target.name, whole)
+    return target, (hover(module, target) if whole else definition(module, target)) if module is not None else None
+
+
+@pytest.mark.parametrize("hlo_path", hlo_files(), ids=lambda path: f"{path.parent.parent.name}/{path.parent.name}")
+def test_a_glance_hovers_and_jumps_on_computations_as_the_whole_module_does(hlo_path: Path) -> None:
+    module, glance = whole_module(hlo_path), glance_at(hlo_path)
+    positions = computation_positions(module, PER_MODULE)
+    answered = 0
+    for position in positions:
+        target = target_at(module.hlo_document, position)  # type: ignore[arg-type]
+        assert target is not None and target.kind == "computation", (hlo_path.name, position)
+        for whole, ask in ((True, hover), (False, definition)):
+            glanced_target, glanced = glanced_computation(glance, position, whole)
+            assert glanced_target == target
+            if glanced is not None:
+                assert glanced == ask(module, target), f"{hlo_path.name}:{position.line + 1} {target.name}"
+                answered += 1
+    assert answered == 2 * len(positions)  # no computation of these dumps is declined
+
+
 @pytest.mark.parametrize("style", ["0.10.2", "0.4.38"])
 def test_a_glance_at_a_generated_large_dump_hovers_as_the_whole_module_does(tmp_path: Path, style: str) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -104,6 +142,10 @@ def test_a_glance_at_a_generated_large_dump_hovers_as_the_whole_module_does(tmp_
     positions = instruction_positions(module, 200)
     for position in positions:
         target, glanced = glanced_hover(glance, position)
+        assert glanced is not None and target is not None, position
+        assert glanced == hover(module, target), position
+    for position in computation_positions(module, 50):
+        target, glanced = glanced_computation(glance, position, whole=True)
         assert glanced is not None and target is not None, position
         assert glanced == hover(module, target), position
 
@@ -201,3 +243,27 @@ def test_a_garbled_line_under_the_cursor_is_declined(tmp_path: Path) -> None:
     line = plant(hlo_path, "  %ynn_fusion.1 = ", "  %ynn_fusion.1 == ")
     glance = glance_at(hlo_path)
     assert glanced_hover(glance, Position(line, 5))[1] is None  # its definition is not found: the module answers
+
+
+def test_a_computation_defined_twice_is_declined(tmp_path: Path) -> None:
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    hlo_path = Path(f"{stem}.txt")
+    text = hlo_path.read_text()
+    name = "fused_computation.1"
+    header = text.index(f"\n%{name} ") + 1
+    body_end = text.index("\n}\n", header) + 3
+    hlo_path.write_text(text[:body_end] + "\n" + text[header:body_end] + text[body_end:])
+    glance = glance_at(hlo_path)
+    assert glance.computation_module(name) is None
+    assert glance.computation_module(name, whole=False) is None
+
+
+def test_a_computation_called_from_a_continued_instruction_is_left_to_the_whole_module(tmp_path: Path) -> None:
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    hlo_path = Path(f"{stem}.txt")
+    text = hlo_path.read_text()
+    operand = text.index(" %ws_1_.1), kind=kCustom, calls=%fused_computation.1,")
+    hlo_path.write_text(text[:operand] + "\n   " + text[operand:])  # the caller's operands go on to a second line
+    glance = glance_at(hlo_path)
+    assert glance.computation_module("fused_computation.1") is None
+    assert glance.computation_module("fused_computation.1", whole=False) is not None  # its header is still sure

@@ -134,12 +134,13 @@ class HloLanguageServer(LanguageServer):
 
     def glanced_target(self, glance: ModuleGlance, document: Document,
                        position: types.Position) -> tuple[Document, Target] | None:
-        """The instruction under the cursor, read from the cursor's line alone (with that line's document)."""
+        """The instruction or computation under the cursor, read from the cursor's line alone (with
+        that line's document)."""
         if document.source != glance.hlo_source:
             return None
         line = glance.line_document(position.line)
         target = target_at(line, self.positions.from_client(position, line)) if line is not None else None
-        return (line, target) if target is not None and target.kind == "instruction" else None
+        return (line, target) if target is not None and target.kind in ("instruction", "computation") else None
 
     def target(self, module: ModuleDump, document: Document, position: types.Position) -> Target | None:
         target = target_at(document, self.positions.from_client(position, document))
@@ -215,7 +216,7 @@ def did_change_watched_files(ls: HloLanguageServer, params: types.DidChangeWatch
 async def goto_definition(ls: HloLanguageServer, params: types.DefinitionParams) -> list[types.Location] | None:
     def early(glance: ModuleGlance, document: Document) -> list[types.Location] | None:
         found = ls.glanced_target(glance, document, params.position)
-        module = glance.instruction_module(found[1].name, memory=False) if found is not None else None
+        module = glance.module_about(found[1].kind, found[1].name, whole=False) if found is not None else None
         if found is None or module is None or module.hlo_document is None:
             return None
         glanced = module.hlo_document
@@ -280,7 +281,7 @@ async def on_hover(ls: HloLanguageServer, params: types.HoverParams) -> types.Ho
 
     def early(glance: ModuleGlance, document: Document) -> types.Hover | None:
         found = ls.glanced_target(glance, document, params.position)
-        module = glance.instruction_module(found[1].name) if found is not None else None
+        module = glance.module_about(found[1].kind, found[1].name) if found is not None else None
         info = hover(module, found[1]) if found is not None and module is not None else None
         return convert.hover(info, ls.positions, found[0], _markdown(ls)) if found and info else None
 

@@ -36,6 +36,10 @@ _HEADER_KINDS = frozenset((
     "report_section", "report_table_header", "live_range_header", "live_range_unavailable", "totals",
     "peak_header", "peak_unknown", "breakdown_header", "memory_space",
 ))
+_HEADER_PREFIX = re.compile(r"(?:ENTRY(?:[ \t]*%)?|%)?")  # before a computation's name on its header (spaces cut)
+_NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_BODY_LINES = 20_000  # a longer computation (a large ENTRY) is left to the whole module
+_CALLERS = 5_000  # a computation named on more lines is left to the whole module
 _DEFINED_NAME = re.compile(r"\n[ \t]+(?:ROOT[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=")
 _SCHEDULED_NAME = re.compile(r"\n[ \t]*[0-9]+:([A-Za-z_][A-Za-z0-9_.\-]*)")
 
@@ -180,6 +184,52 @@ class _HloText(_Text):
         if line + 1 < self.line_count:
             picks.pick(line + 1, "comp")
         picks.pick(self.computation_header(offset), "top", _COMPUTATION)
+
+    def occurrences_of_name(self, name: str) -> Iterator[int]:
+        """The offsets of `name` standing alone (not inside a longer name)."""
+        text, end = self.text, len(name)
+        for offset in self.occurrences(name):
+            if (offset == 0 or text[offset - 1] not in _NAME_CHARACTERS) and \
+                    text[offset + end : offset + end + 1] not in _NAME_CHARACTERS:
+                yield offset
+
+    def pick_computation(self, picks: _Picks, name: str, whole: bool) -> None:
+        """The computation's header; `whole`: its body too, every instruction that names it and
+        their computations' headers."""
+        headers = [offset for offset in self.occurrences_of_name(name)
+                   if _HEADER_PREFIX.fullmatch(self.prefix_on_line(offset))
+                   and self.scan(self.line_at(offset), "top")[1].kind == "computation"]
+        if len(headers) != 1:
+            raise _Declined
+        line = self.line_at(headers[0])
+        scan = picks.pick(line, "top", _COMPUTATION)
+        if scan.refs[0].name != name:
+            raise _Declined
+        if not whole:
+            return
+        self._pick_body(picks, line, scan.end_state)
+        callers = [offset for offset in self.occurrences_of_name(name) if self.line_at(offset) not in picks.lines]
+        if len(callers) > _CALLERS:
+            raise _Declined
+        for offset in callers:
+            caller_line, header = self.line_at(offset), self.computation_header(offset)
+            if caller_line in picks.lines:  # a line naming it twice
+                continue
+            caller = picks.pick(caller_line, "comp", _INSTRUCTION)
+            if caller.end_state != "comp" or caller.problem is not None or header == caller_line:
+                raise _Declined  # an instruction continued over several lines, garbled, or outside any computation
+            if picks.pick(header, "top", _COMPUTATION).kind != "computation":
+                raise _Declined  # held already, as another kind of line
+
+    def _pick_body(self, picks: _Picks, header: int, state: State) -> None:
+        """The lines after a header through its `}` (declines for a body cut short or very long)."""
+        for line, text, entering, scan in self.scan_run(header + 1, state, header + 1 + _BODY_LINES):
+            picks.lines.setdefault(line, (text, entering, scan))
+            if scan.kind == "computation_end":
+                return
+            if scan.kind == "computation" or scan.problem is not None:
+                raise _Declined
+        raise _Declined
 
     def computation_header(self, offset: int) -> int:
         """The header line of the computation around `offset`: the first line after the previous `}`."""
@@ -342,6 +392,27 @@ class ModuleGlance:
         buffer values, allocations, live ranges and the peak. None when the glance is not sure."""
         try:
             return self._instruction_module(name, memory)
+        except _Declined:
+            return None
+
+    def module_about(self, kind: str, name: str, whole: bool = True) -> ModuleDump | None:
+        """The module as far as an instruction or a computation (`kind`) goes: with `whole`, all a
+        hover says (an instruction's memory, a computation's body and callers), else its definition."""
+        if kind == "instruction":
+            return self.instruction_module(name, memory=whole)
+        if kind == "computation":
+            return self.computation_module(name, whole)
+        return None
+
+    def computation_module(self, name: str, whole: bool = True) -> ModuleDump | None:
+        """The module as far as computation `name` goes: its header, and when `whole` its body and
+        callers. None when the glance is not sure."""
+        try:
+            if not self._hlo.head:
+                raise _Declined
+            hlo = _Picks(self._hlo, self._hlo.head)
+            self._hlo.pick_computation(hlo, name, whole)
+            return ModuleDump(self.stem, {FileKind.HLO_MODULE: hlo.document()})
         except _Declined:
             return None
 
