@@ -17,6 +17,7 @@ from hlo_lsp.features.types import Target
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
 from hlo_lsp.model.glance import ModuleGlance
+from hlo_lsp.model.pairing import paired_module
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.text import Position
 from hlo_lsp.workspace.loader import module_files, read_document
@@ -267,3 +268,28 @@ def test_a_computation_called_from_a_continued_instruction_is_left_to_the_whole_
     glance = glance_at(hlo_path)
     assert glance.computation_module("fused_computation.1") is None
     assert glance.computation_module("fused_computation.1", whole=False) is not None  # its header is still sure
+
+
+def test_instructions_left_outside_any_computation_make_the_pairing_too_unsure(tmp_path: Path) -> None:
+    """A `}` just after the instruction at the peak in the ENTRY computation leaves most of the
+    schedule outside any computation: the module no longer counts those instructions as its own,
+    and its buffer assignment no longer pairs with it. The glance, whose vote by text would still
+    count them, leaves memory hovers to the module. (Found by the fuzzer on this dump.)"""
+    source = CORPUS / "jax-0.4.38" / "transformer_f32" / "module_0001.jit__lambda_.cpu_after_optimizations"
+    if not Path(f"{source}.txt").exists():
+        pytest.skip("needs ../shared/corpus")
+    stem = copy_module(source, tmp_path)
+    hlo_path = Path(f"{stem}.txt")
+    text = hlo_path.read_text()
+    module = whole_module(hlo_path)
+    assert module.buffer_assignment is not None and module.buffer_assignment.live_range is not None
+    peak = module.buffer_assignment.live_range.peak_time
+    at_peak = next(entry.name for entry in module.buffer_assignment.live_range.schedule if entry.time == peak)
+    line_end = text.index("\n", text.index(f"\n  {at_peak} = ")) + 1
+    hlo_path.write_text(text[:line_end] + "}\n" + text[line_end:])
+    glance, module = glance_at(hlo_path), whole_module(hlo_path)
+    assert paired_module(module.hlo, module.buffer_assignment) is None
+    fused = next(c for c in module.hlo.all_computations() if not c.is_entry)  # type: ignore[union-attr]
+    name = module.hlo.site_at_line(fused.instruction_lines[0]).name  # type: ignore[union-attr]
+    assert glance.instruction_module(name) is None
+    assert glance.instruction_module(name, memory=False) is not None  # where it is defined is still sure

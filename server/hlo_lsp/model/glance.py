@@ -41,6 +41,8 @@ _NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 _BODY_LINES = 20_000  # a longer computation (a large ENTRY) is left to the whole module
 _CALLERS = 5_000  # a computation named on more lines is left to the whole module
 _DEFINED_NAME = re.compile(r"\n[ \t]+(?:ROOT[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=")
+# An indented line after a `}` line (and blank lines): an instruction outside any computation.
+_INDENTED_AFTER_BRACE = re.compile(r"\n\}[^\n]*\n(?:[ \t]*\n)*[ \t]+[^\s/]")
 _SCHEDULED_NAME = re.compile(r"\n[ \t]*[0-9]+:([A-Za-z_][A-Za-z0-9_.\-]*)")
 
 
@@ -165,6 +167,14 @@ class _HloText(_Text):
     def defined_names(self) -> list[str]:
         """Every name an indented line defines (for the pairing vote, which needs no exact count)."""
         return _DEFINED_NAME.findall(self.text)
+
+    @lazy
+    def has_instructions_outside_computations(self) -> bool:
+        """Whether some indented lines are not in any computation (a `}` or a header missing):
+        the module does not count them as its instructions, the text search would."""
+        if any(scan.kind == "instruction" for _, _, scan in self.head.values()):
+            return True
+        return _INDENTED_AFTER_BRACE.search(self.text) is not None
 
     def definition(self, name: str) -> int:
         """The offset of the one line that defines instruction `name` (declines for none or several)."""
@@ -500,6 +510,8 @@ class ModuleGlance:
         sample = pairing_sample(section.scheduled_names())
         if not sample:
             return True
+        if self._hlo.has_instructions_outside_computations:
+            return None  # the module's vote would not count them: too unsure to call
         known_names = set(sample).intersection(self._hlo.defined_names)
         known = sum(1 for name in sample if name in known_names)
         if known * 4 >= len(sample) * 3:
