@@ -293,3 +293,22 @@ def test_instructions_left_outside_any_computation_make_the_pairing_too_unsure(t
     name = module.hlo.site_at_line(fused.instruction_lines[0]).name  # type: ignore[union-attr]
     assert glance.instruction_module(name) is None
     assert glance.instruction_module(name, memory=False) is not None  # where it is defined is still sure
+
+
+def test_a_caller_after_an_unclosed_computation_is_placed_in_its_own(tmp_path: Path) -> None:
+    """Without the `}` before ENTRY, the computation above runs on to the ENTRY header: the callers
+    in ENTRY are in ENTRY, for the glance as for the module. (Found by the fuzzer.)"""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    hlo_path = Path(f"{stem}.txt")
+    text = hlo_path.read_text()
+    entry = text.index("\nENTRY ")
+    closing = text.rindex("\n}", 0, entry)
+    hlo_path.write_text(text[: closing + 1] + text[text.index("\n", closing + 1) + 1 :])
+    glance, module = glance_at(hlo_path), whole_module(hlo_path)
+    lines = hlo_path.read_text().split("\n")
+    line = next(number for number, content in enumerate(lines) if "calls=%fused_computation.1," in content)
+    position = Position(line, lines[line].index("calls=%fused_computation.1") + len("calls=%") + 1)
+    target, glanced = glanced_computation(glance, position, whole=True)
+    assert target is not None and glanced is not None
+    assert glanced == hover(module, target)
+    assert "in `main.5`" in glanced.markdown  # type: ignore[attr-defined]

@@ -41,6 +41,7 @@ _NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 _BODY_LINES = 20_000  # a longer computation (a large ENTRY) is left to the whole module
 _CALLERS = 5_000  # a computation named on more lines is left to the whole module
 _DEFINED_NAME = re.compile(r"\n[ \t]+(?:ROOT[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=")
+_UNINDENTED_LINE = re.compile(r"\n(?=[^ \t\r\n/])")
 # An indented line after a `}` line (and blank lines): an instruction outside any computation.
 _INDENTED_AFTER_BRACE = re.compile(r"\n\}[^\n]*\n(?:[ \t]*\n)*[ \t]+[^\s/]")
 _SCHEDULED_NAME = re.compile(r"\n[ \t]*[0-9]+:([A-Za-z_][A-Za-z0-9_.\-]*)")
@@ -158,12 +159,6 @@ class _HloText(_Text):
         return {}  # no computation near the top: every question is declined
 
     @lazy
-    def first_header_line(self) -> int:
-        if not self.head:
-            raise _Declined
-        return max(self.head)
-
-    @lazy
     def defined_names(self) -> list[str]:
         """Every name an indented line defines (for the pairing vote, which needs no exact count)."""
         return _DEFINED_NAME.findall(self.text)
@@ -193,7 +188,8 @@ class _HloText(_Text):
             raise _Declined  # another reading of the line, or an instruction continued on the next lines
         if line + 1 < self.line_count:
             picks.pick(line + 1, "comp")
-        picks.pick(self.computation_header(offset), "top", _COMPUTATION)
+        if picks.pick(self.computation_header(offset), "top", _COMPUTATION).kind != "computation":
+            raise _Declined  # held already, as another kind of line
 
     def occurrences_of_name(self, name: str) -> Iterator[int]:
         """The offsets of `name` standing alone (not inside a longer name)."""
@@ -242,14 +238,18 @@ class _HloText(_Text):
         raise _Declined
 
     def computation_header(self, offset: int) -> int:
-        """The header line of the computation around `offset`: the first line after the previous `}`."""
-        previous_end = self.text.rfind("\n}", 0, offset)
-        if previous_end < 0 or self.line_at(previous_end + 1) < self.first_header_line:
-            return self.first_header_line
-        line = self.line_at(previous_end + 1) + 1
-        while not self.line(line).strip():
-            line += 1
-        return line
+        """The header line of the computation around `offset`: the nearest line before it that is not
+        indented (a header, or a `}` or anything else the caller declines)."""
+        index = bisect.bisect_right(self._unindented_starts, offset) - 1
+        if index < 0:
+            raise _Declined
+        return self.line_at(self._unindented_starts[index])
+
+    @lazy
+    def _unindented_starts(self) -> list[int]:
+        """Where each line that is neither indented, blank nor a `//` comment starts: the headers and
+        `}` of the computations, and the module's top lines."""
+        return [match.end() for match in _UNINDENTED_LINE.finditer(self.text)]
 
 
 _HeaderLine = tuple[int, int, str, LineScan]  # offset, line, text, scan
