@@ -97,6 +97,13 @@ class WireClient:
         self.request("initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": capabilities})
         self.notify("initialized", {})
 
+    def open(self, path: Path) -> str:
+        """didOpen of the file `path`; its URI."""
+        uri = path.as_uri()
+        self.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "hlo", "version": 1,
+                                                              "text": path.read_text()}})
+        return uri
+
     def stop(self) -> None:
         self.request("shutdown", {})
         self.notify("exit", {})
@@ -108,11 +115,8 @@ def references_on_the_wire(folder: Path, hlo: Path, line: int, column: int,
     """Seconds for each of `repeats` references requests at (line, column) of `hlo`, once its check is
     done, and the last answer as parsed."""
     client = WireClient()
-    client.request("initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}})
-    client.notify("initialized", {})
-    uri = hlo.as_uri()
-    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "hlo", "version": 1,
-                                                            "text": hlo.read_text()}})
+    client.initialize(folder, {})
+    uri = client.open(hlo)
     client.wait_for_diagnostics(uri)
     params = {"textDocument": {"uri": uri}, "position": {"line": line, "character": column},
               "context": {"includeDeclaration": True}}
@@ -159,8 +163,7 @@ def opened_like_vs_code(folder: Path, hlo: Path, hover: tuple[int, int]) -> tupl
         "hover": ("textDocument/hover", {**document, "position": {"line": hover[0], "character": hover[1]}}),
     }
     opened = time.perf_counter()
-    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "hlo", "version": 1,
-                                                            "text": hlo.read_text()}})
+    client.open(hlo)
     answered = client.requests_at_once(requests, uri, opened)
     client.stop()
     return answered
