@@ -171,14 +171,20 @@ class Document:
         """A document holding only some lines of a file: runs of consecutive lines (first line number,
         texts, scans, state entering the run). The lines a question needs, read without scanning the
         rest; asking for a line it does not hold raises IndexError."""
-        document = cls.__new__(cls)
-        document.kind, document.source, document.scanner = kind, source, scanner_for(kind)
-        document._text, document._scan_lock = None, threading.Lock()
-        document._definitions_of, document._uses_of = {}, {}
-        document.edited_from = None
+        document = cls._without_text(kind, source, scanner_for(kind))
         document._chunks = [Chunk(lines, scans, state, document.scanner) for _, lines, scans, state in runs]
         document._starts = [first for first, _, _, _ in runs]
         document._line_count = line_count
+        return document
+
+    @classmethod
+    def _without_text(cls, kind: FileKind, source: str, scanner: Scanner) -> Document:
+        """A document whose chunks the caller sets (a sparse one, an edited version)."""
+        document = cls.__new__(cls)
+        document.kind, document.source, document.scanner = kind, source, scanner
+        document._text, document._scan_lock = None, threading.Lock()
+        document._definitions_of, document._uses_of = {}, {}
+        document.edited_from = None
         return document
 
     def _set_chunks(self, chunks: list[Chunk], starts: list[int] | None = None) -> None:
@@ -357,9 +363,7 @@ class Document:
             following += 1
         region_state = self.chunks[first].start_state
         rebuilt = _make_chunks(new_lines, new_scans, region_state, self.scanner)
-        edited = Document.__new__(Document)
-        edited.kind, edited.source, edited.scanner = self.kind, self.source, self.scanner
-        edited._text, edited._scan_lock = None, threading.Lock()
+        edited = Document._without_text(self.kind, self.source, self.scanner)
         self.edited_from = None  # one version back is enough: no chain of every version kept alive
         edited.edited_from = EditedFrom(self, first, following, first + len(rebuilt))
         # the starts of the chunks around the edit are the old ones (shifted after it): no walk of them all
