@@ -365,9 +365,7 @@ def did_change_configuration(ls: HloLanguageServer, params: types.DidChangeConfi
     """Applied before the next message is read (so the next request sees it); refreshing and pulling
     the section (VS Code's pull model sends no settings) wait for the client in the background."""
     if isinstance(params.settings, dict) and "hlo" in params.settings:
-        hints = ls.settings.inlay_hints
-        ls.settings.apply_settings(params.settings)
-        if ls.settings.inlay_hints != hints:
+        if _changes_inlay_hints(ls, lambda: ls.settings.apply_settings(params.settings)):
             _in_background(_refresh_inlay_hints(ls))
     else:
         _in_background(_pull_settings(ls))
@@ -393,9 +391,15 @@ async def _pull_settings(ls: HloLanguageServer) -> None:
     except Exception as error:  # the client could not answer: keep the settings as they are
         log.info("workspace/configuration: %s", error)
         return
-    hints = ls.settings.inlay_hints
-    if sections and ls.settings.apply_section(sections[0]) and ls.settings.inlay_hints != hints:
+    if sections and _changes_inlay_hints(ls, lambda: ls.settings.apply_section(sections[0])):
         await _refresh_inlay_hints(ls)
+
+
+def _changes_inlay_hints(ls: HloLanguageServer, apply: Callable[[], object]) -> bool:
+    """Applies settings; whether the inlay hints' own setting changed (other settings need no refresh)."""
+    hints = ls.settings.inlay_hints
+    apply()
+    return ls.settings.inlay_hints != hints
 
 
 async def _refresh_inlay_hints(ls: HloLanguageServer) -> None:
