@@ -113,8 +113,8 @@ def all_occurrences(document: Document, name: str) -> list[tuple[int, Ref]]:
 def test_uses_of_a_name_read_only_where_its_text_is_are_every_use(name: str) -> None:
     lazily = hlo()
     assert lazily.uses(name) == all_occurrences(hlo(), name)
-    read = [chunk.has_read_all_uses() for chunk in lazily.chunks]
-    # Only the lines that hold the name are read, and no chunk reads all its uses; a parent_frame_id names
+    read = [chunk.has_read_uses() for chunk in lazily.chunks]
+    # Only the lines that hold the name are read, and no chunk keeps its uses; a parent_frame_id names
     # the frame printed before it: a number reads every chunk.
     assert read == [name.isdigit()] * len(read)
 

@@ -83,7 +83,7 @@ def semantic_tokens(document: Document, first: int = 0, last: int | None = None)
             else:
                 for local in range(max(first - start, 0), min(last - start, len(chunk.lines) - 1) + 1):
                     for column, length, kind, modifiers in _line_tokens(
-                            chunk.lines[local], chunk.scans[local], chunk.uses_on(local), document.kind):
+                            chunk.lines[local], chunk.scans[local], chunk.uses()[local], document.kind):
                         yield start + local, column, length, kind, modifiers
         start = end
         if start > last:

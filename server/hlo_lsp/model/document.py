@@ -38,7 +38,7 @@ Run = tuple[int, list[str], list[LineScan], State]
 class Chunk:
     """A run of consecutive lines with their scans; immutable once built."""
 
-    __slots__ = ("lines", "scans", "start_state", "_scanner", "_defined_names", "_used_names", "_problems",
+    __slots__ = ("lines", "scans", "start_state", "_scanner", "_uses", "_defined_names", "_used_names", "_problems",
                  "derived", "__weakref__")
 
     def __init__(self, lines: list[str], scans: list[LineScan], start_state: State, scanner: Scanner) -> None:
@@ -46,6 +46,7 @@ class Chunk:
         self.scans = scans
         self.start_state = start_state
         self._scanner = scanner
+        self._uses: list[tuple[Ref, ...]] | None = None
         self._defined_names: frozenset[str] | None = None
         self._used_names: frozenset[str] | None = None
         self._problems: list[tuple[int, LineProblem]] | None = None
@@ -58,21 +59,17 @@ class Chunk:
         return self.scans[-1].end_state if self.scans else self.start_state
 
     def uses(self) -> list[tuple[Ref, ...]]:
-        """Per line, the names it uses. Read on each call and not kept: a large module's uses are
-        millions of refs, and their names and places are a few scans of a line away."""
-        read = self._scanner.uses
-        with paused_collector():
-            uses = [read(text, scan) for text, scan in zip(self.lines, self.scans)]
-            if self._used_names is None:
+        """Per line, the names it uses (read on first request)."""
+        if self._uses is None:
+            read = self._scanner.uses
+            with paused_collector():
+                uses = [read(text, scan) for text, scan in zip(self.lines, self.scans)]
                 # With the uses, the set of the names they hold: built here, by whoever reads the
                 # uses first (the check, in the background), not by the first question that looks
                 # a name up, which would wait for every chunk's set.
                 self._used_names = frozenset([ref.name for refs in uses for ref in refs])
-        return uses
-
-    def uses_on(self, local: int) -> tuple[Ref, ...]:
-        """The names line `local` of the chunk uses."""
-        return self._scanner.uses(self.lines[local], self.scans[local])
+                self._uses = uses
+        return self._uses
 
     def problems(self) -> list[tuple[int, LineProblem]]:
         """(local line, problem) of the lines the scanner could not read."""
@@ -89,9 +86,8 @@ class Chunk:
             return []
         return [(local, ref) for local, scan in enumerate(self.scans) for ref in scan.refs if ref.name == name]
 
-    def has_read_all_uses(self) -> bool:
-        """Whether every line's uses were read (the set of their names is known)."""
-        return self._used_names is not None
+    def has_read_uses(self) -> bool:
+        return self._uses is not None
 
     def contains(self, text: str) -> bool:
         """Whether `text` occurs in the chunk's lines (one search of their joined text)."""
@@ -100,29 +96,25 @@ class Chunk:
     def uses_name(self, name: str) -> bool:
         """Whether a line of the chunk uses or mentions `name` (its uses are read first)."""
         if self._used_names is None:
-            # A set of the distinct names (the strings are the refs' own), not the refs: the places
-            # are few lines to find again.
+            # A set of the distinct names (the strings are the refs' own): a third of the memory of
+            # a table from each name to its places, and the places are few lines to find again.
             self.uses()
         return name in self._used_names  # type: ignore[operator]
 
     def occurrences_of(self, name: str) -> list[tuple[int, Ref]]:
-        """(local line, ref) of every use or mention of `name` in this chunk, in line order. Only the
-        lines whose text holds the name are read (a name is on few lines): first after one search of
-        the chunk's text, or, once the chunk's used names are known, of that set. A number is read
-        everywhere: a parent_frame_id is printed as the parent's id + 1."""
-        known = self._used_names
-        if name.isdigit():
-            if known is not None and name not in known:
+        """(local line, ref) of every use or mention of `name` in this chunk, in line order. Before the
+        chunk's uses are read, only the lines whose text holds the name are read (and not kept): a
+        name is on few lines. A number is read everywhere: a parent_frame_id is printed as the
+        parent's id + 1."""
+        if self._uses is None and not name.isdigit():
+            if not self.contains(name):  # one search of the whole chunk before any line is read
                 return []
-            return [(local, ref) for local, refs in enumerate(self.uses()) for ref in refs if ref.name == name]
-        if known is not None:
-            if name not in known:
-                return []
-        elif not self.contains(name):  # one search of the whole chunk before any line is read
+            read, scans = self._scanner.uses, self.scans
+            return [(local, ref) for local, text in enumerate(self.lines) if name in text
+                    for ref in read(text, scans[local]) if ref.name == name]
+        if not self.uses_name(name):
             return []
-        read, scans = self._scanner.uses, self.scans
-        return [(local, ref) for local, text in enumerate(self.lines) if name in text
-                for ref in read(text, scans[local]) if ref.name == name]
+        return [(local, ref) for local, refs in enumerate(self.uses()) for ref in refs if ref.name == name]
 
 
 DEFINITIONS_REMEMBERED = 4096
@@ -235,7 +227,7 @@ class Document:
 
     def uses_on_line(self, line: int) -> tuple[Ref, ...]:
         chunk, local = self._locate(line)
-        return chunk.uses_on(local)
+        return chunk.uses()[local]
 
     def refs_on_line(self, line: int) -> tuple[Ref, ...]:
         """Definitions and uses on a line, in column order."""

@@ -420,12 +420,11 @@ def _same_structure(old: Document, new: Document) -> bool:
 def _same_chunk_structure(before: Chunk, after: Chunk) -> bool:
     if len(before.lines) != len(after.lines):
         return False
-    for local, (old_text, new_text, old_scan, new_scan) in enumerate(
-            zip(before.lines, after.lines, before.scans, after.scans)):
+    rows = zip(before.lines, after.lines, before.scans, after.scans, before.uses(), after.uses())
+    for old_text, new_text, old_scan, new_scan, old_uses, new_uses in rows:
         if old_text == new_text or (old_scan.kind == "blank" and old_scan == new_scan):
             continue
-        if old_scan != new_scan or old_scan.kind != "instruction" or not _same_names(
-                before.uses_on(local), after.uses_on(local)):
+        if old_scan != new_scan or old_scan.kind != "instruction" or not _same_names(old_uses, new_uses):
             return False
         start, end = old_scan.data[1], old_scan.data[2]
         if old_text[start:end] != new_text[start:end]:
