@@ -141,6 +141,18 @@ def test_a_range_gives_the_same_tokens_as_the_whole_file_on_its_lines() -> None:
     assert list(semantic_tokens(document, 10_000, 20_000)) == []
 
 
+def test_the_first_lines_alone_give_the_tokens_of_the_scanned_file(corpus: Path) -> None:
+    paths = sorted(SPLIT_MLP.parent.glob("*.txt")) + sorted(corpus.rglob("*after_optimizations.txt"))[:40]
+    for path in paths:
+        text = path.read_text()
+        kind = load(path).kind
+        whole = list(semantic_tokens(Document(text, kind, str(path)), 0, 60))
+        top = Document(text, kind, str(path)).first_lines(61)
+        assert top is not None
+        assert list(semantic_tokens(top, 0, 60)) == whole, path.name
+        assert whole
+
+
 def test_tokens_kept_per_chunk_follow_edits() -> None:
     text = SPLIT_HLO.read_text() * 10  # three chunks of 512 lines
     document = Document(text, FileKind.HLO_MODULE, "module.txt")

@@ -131,15 +131,18 @@ async def test_requests_waiting_for_a_large_module_do_not_hold_up_other_files(
         client: LanguageClient, tmp_path: Path) -> None:
     """An editor opening a file asks half a dozen questions at once (folds, tokens, lenses, hints,
     highlights): while they all wait for the 15 MB module to be read (or for the file to be scanned),
-    a hover on another file is still answered."""
+    a hover on another file is still answered. (The tokens asked are those of the last screen: the
+    first screen's come before the scan.)"""
     small = open_file(client, SPLIT_HLO)
     at_small = position_of(SPLIT_HLO, ADD_MAXIMUM, "ynn_fusion.1")
     assert await hover(client, small, at_small) is not None
-    large = identifier(open_file(client, write_large_module(tmp_path, SPLIT_HLO, copies=2280)))
+    path = write_large_module(tmp_path, SPLIT_HLO, copies=2280)
+    large, last = identifier(open_file(client, path)), path.read_text().count("\n")
     top, name = types.Range(types.Position(0, 0), types.Position(100, 0)), types.Position(40, 4)
+    bottom = types.Range(types.Position(last - 100, 0), types.Position(last, 0))
     waiting = [asyncio.ensure_future(request) for request in (
         client.text_document_folding_range_async(types.FoldingRangeParams(large)),
-        client.text_document_semantic_tokens_range_async(types.SemanticTokensRangeParams(large, top)),
+        client.text_document_semantic_tokens_range_async(types.SemanticTokensRangeParams(large, bottom)),
         client.text_document_code_lens_async(types.CodeLensParams(large)),
         client.text_document_inlay_hint_async(types.InlayHintParams(large, top)),
         client.text_document_document_highlight_async(types.DocumentHighlightParams(large, name)),
@@ -198,6 +201,29 @@ async def test_the_outline_folds_and_tokens_of_a_large_module_come_before_its_co
     assert not lenses.done()
     assert outline and folds and tokens is not None and tokens.data
     assert await asyncio.wait_for(lenses, 120)
+
+
+async def test_the_tokens_of_the_first_screen_come_before_the_file_is_scanned(
+        client: LanguageClient, large_dump: Path) -> None:
+    """The tokens of the last screen of the 8 MB module need every line above it scanned; those of
+    the first screen need only the lines above its end. Asked after the last screen's, they come
+    first, and they are the tokens the scanned file gives. (Closed first: an earlier test read the
+    module.)"""
+    close_file(client, large_dump)
+    uri = identifier(open_file(client, large_dump))
+    last = large_dump.read_text().count("\n")
+
+    def screen(first: int) -> types.SemanticTokensRangeParams:
+        lines = types.Range(types.Position(first, 0), types.Position(first + 60, 0))
+        return types.SemanticTokensRangeParams(uri, lines)
+
+    bottom = asyncio.ensure_future(client.text_document_semantic_tokens_range_async(screen(last - 60)))
+    await asyncio.sleep(0.05)  # the last screen is asked first: the scan has begun
+    early = await asyncio.wait_for(client.text_document_semantic_tokens_range_async(screen(0)), 120)
+    assert not bottom.done()
+    assert early is not None and len(early.data) > 5 * 60
+    assert await asyncio.wait_for(bottom, 120)
+    assert await client.text_document_semantic_tokens_range_async(screen(0)) == early
 
 
 async def answers_at(client: LanguageClient, uri: str, position: types.Position) -> list[Any]:

@@ -213,6 +213,28 @@ def test_edit_by_utf16_range_after_an_emoji():
     assert on_line == [Ref(Role.INSTRUCTION_USE, "bs_2_.1", 286, 293)]
 
 
+def test_the_first_lines_of_an_unscanned_text_are_scanned_as_the_whole_text_scans_them():
+    for path in sorted(DATA.rglob("*.txt")) + sorted(DATA.rglob("*.hlo")):
+        text = path.read_text()
+        whole = Document(text, detect_kind(path.name, text), str(path))
+        for count in (1, 2, 61, whole.line_count, whole.line_count + 5):
+            top = Document(text, whole.kind, str(path)).first_lines(count)
+            assert top is not None and top.line_count == whole.line_count
+            held = min(count, whole.line_count)
+            assert [(top.line(n), top.scan(n)) for n in range(held)] == [
+                (whole.line(n), whole.scan(n)) for n in range(held)], (path.name, count)
+            if held < whole.line_count:
+                with pytest.raises(IndexError):
+                    top.line(held)
+
+
+def test_a_scanned_document_gives_no_first_lines():
+    document = hlo()
+    assert document.first_lines(10) is not None
+    document.scan(0)
+    assert document.first_lines(10) is None
+
+
 # ---- problems ---------------------------------------------------------------------------------
 
 

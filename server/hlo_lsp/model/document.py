@@ -166,6 +166,24 @@ class Document:
         """The text as it was opened, until its scan is done (None after: its lines hold it)."""
         return self._text
 
+    def first_lines(self, count: int) -> Document | None:
+        """Until the text is scanned: a sparse document of its first `count` lines, scanned from the
+        start as the whole scan will scan them (a line's scan depends only on the lines before it).
+        None once the scan is done: the document itself answers then."""
+        text = self._text
+        if text is None or self._chunks is not None:
+            return None
+        end = -1
+        for _ in range(max(count, 1)):
+            end = text.find("\n", end + 1)
+            if end < 0:
+                end = len(text)
+                break
+        lines = text[:end].split("\n")
+        state = self.scanner.initial_state
+        return Document.sparse(self.kind, self.source, self._line_count,
+                               [(0, lines, _scan_lines(self.scanner, state, lines), state)])
+
     @classmethod
     def sparse(cls, kind: FileKind, source: str, line_count: int, runs: list[Run]) -> Document:
         """A document holding only some lines of a file: runs of consecutive lines (first line number,
