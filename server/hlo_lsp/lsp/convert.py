@@ -87,6 +87,9 @@ class Positions:
         return self._codec.position_to_client_units(lines, types.Position(position.line, index))
 
     def range_to_client(self, engine_range: Range, document: Document | None) -> types.Range:
+        if self._utf16:  # the engine's own columns: no line is read (an answer may hold 14,000 ranges)
+            start, end = engine_range.start, engine_range.end
+            return types.Range(types.Position(start.line, start.character), types.Position(end.line, end.character))
         return types.Range(self.to_client(engine_range.start, document), self.to_client(engine_range.end, document))
 
 
@@ -100,6 +103,19 @@ _JSON = get_converter()
 def location(found: Location, resolve: Resolver, positions: Positions) -> types.Location:
     uri, document = resolve(found.source)
     return types.Location(uri, positions.range_to_client(found.range, document))
+
+
+def locations(found: list[Location], resolve: Resolver, positions: Positions) -> list[types.Location]:
+    """Many places at once (the references of a much used instruction: 14,000 at 40 MB), each file
+    resolved once."""
+    resolved: dict[str, tuple[str, Document | None]] = {}
+    answer = []
+    for place in found:
+        target = resolved.get(place.source)
+        if target is None:
+            target = resolved[place.source] = resolve(place.source)
+        answer.append(types.Location(target[0], positions.range_to_client(place.range, target[1])))
+    return answer
 
 
 def location_json(found: Location, resolve: Resolver, positions: Positions) -> dict[str, object]:

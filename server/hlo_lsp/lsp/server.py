@@ -267,9 +267,7 @@ def _locations_answer(ls: HloLanguageServer, position: types.Position, find: Cal
         target = ls.target(module, document, position)
         if target is None:
             return None
-        resolve = functools.lru_cache(maxsize=None)(ls.resolve)  # thousands of places in a few files
-        positions = ls.positions
-        return [convert.location(found, resolve, positions) for found in find(module, target)]
+        return convert.locations(find(module, target), ls.resolve, ls.positions)
 
     return answer
 
