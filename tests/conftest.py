@@ -12,8 +12,11 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from hlo_lsp.analysis.run import check_module
+from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.text import Position, Range
 from hlo_lsp.workspace.loader import load
 
 DATA = Path(__file__).parent / "data"
@@ -80,6 +83,32 @@ def problems_of(*paths: Path) -> list[Problem]:
     for module in loaded.modules:
         problems.extend(check_module(module))
     return problems
+
+
+# Edits of a real module, for what is derived from a document's previous version: (a line holding
+# `anchor`, the text on that line to replace, what replaces it).
+EDITS = [
+    ("%mul.19 = ", 'op_name="', 'op_name="x'),  # text in a string: every line keeps its kind
+    ("%mul.19 = ", "%mul.19", "%mul.91"),  # an instruction renamed
+    ("%region_8.10 (", "%region_8.10", "%region_8.99"),  # a computation header renamed
+    ("%mul.19 = ", "  %mul.19", "//  %mul.19"),  # an instruction made a comment
+    ("%mul.19 = ", "  %mul.19", "  %extra = f32[] constant(0)\n  %mul.19"),  # a line added
+    ("ROOT %add.23 = ", "ROOT ", ""),  # no longer the root
+]
+
+
+def edited_copies(path: Path) -> list[tuple[Document, Document]]:
+    """(document, edited version) for each of EDITS on the module at `path`."""
+    text = path.read_text()
+    lines = text.split("\n")
+    found = []
+    for anchor, old, new in EDITS:
+        line = next(number for number, line_text in enumerate(lines) if anchor in line_text)
+        start = lines[line].index(old)
+        document = Document(text, FileKind.HLO_MODULE, str(path))
+        found.append((document, document.apply_edit(Range(Position(line, start), Position(line, start + len(old))),
+                                                     new)))
+    return found
 
 
 def module_of(path: Path) -> ModuleDump:

@@ -7,7 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_MLP, DATA, GPU_HLO_SEED, HANDWRITTEN, SPLIT_CONTROL_FLOW, SPLIT_MLP, TPU_SEED, lines_of
+from conftest import (
+    COMBINED_MLP,
+    DATA,
+    EDITS,
+    GPU_HLO_SEED,
+    HANDWRITTEN,
+    SPLIT_CONTROL_FLOW,
+    SPLIT_MLP,
+    TPU_SEED,
+    edited_copies,
+    lines_of,
+)
 from hlo_lsp.features.folding import folding_ranges
 from hlo_lsp.features.types import Fold
 from hlo_lsp.model.document import Document
@@ -212,3 +223,14 @@ def test_a_limit_keeps_the_outermost_folds_in_file_order(path: Path) -> None:
         kept = folding_ranges(document, limit)
         expected = sorted(every, key=lambda fold: (levels[id(fold)], every.index(fold)))[:limit]
         assert kept == sorted(expected, key=every.index), limit
+
+
+# ---- after an edit ------------------------------------------------------------------------------
+
+def test_the_folds_after_an_edit_are_those_of_the_edited_text_and_kept_when_no_line_changed_kind() -> None:
+    for index, (document, edited) in enumerate(edited_copies(Path(f"{SPLIT_CONTROL_FLOW}.txt"))):
+        before = folding_ranges(document)
+        after = folding_ranges(edited)
+        assert after == folding_ranges(Document(edited.text, FileKind.HLO_MODULE)), EDITS[index]
+        assert (after is before) == (index in (0, 1, 2, 5)), EDITS[index]
+        assert folding_ranges(edited, 2) == folding_ranges(Document(edited.text, FileKind.HLO_MODULE), 2)

@@ -17,14 +17,17 @@ from conftest import (
     COMBINED_CONTROL_FLOW,
     COMBINED_MLP,
     DATA,
+    EDITS,
     GPU_HLO_SEED,
     HANDWRITTEN,
     SPLIT_CONTROL_FLOW,
     SPLIT_MLP,
     TPU_SEED,
+    edited_copies,
     lines_of,
     module_of,
 )
+from hlo_lsp.features import symbols
 from hlo_lsp.features.symbols import bounded_outline, document_symbols, short_shape
 from hlo_lsp.features.types import Symbol
 from hlo_lsp.model.document import Document
@@ -429,3 +432,15 @@ def test_the_combined_control_flow_module_counts_every_instruction() -> None:
     (module,) = symbols_of(path)
     instruction_lines = [n for n, text in enumerate(lines_of(path)) if _INSTRUCTION.match(text)]
     assert sorted(i.selection_range.start.line for c in module.children for i in c.children) == instruction_lines
+
+
+def test_the_outline_after_an_edit_is_that_of_the_edited_text_and_read_again_only_when_a_line_changed() -> None:
+    for index, (document, edited) in enumerate(edited_copies(Path(f"{SPLIT_CONTROL_FLOW}.txt"))):
+        fresh = Document(edited.text, FileKind.HLO_MODULE)
+        for limit in (None, 12):
+            before = bounded_outline(document, limit)
+            assert bounded_outline(edited, limit) == bounded_outline(fresh, limit), (EDITS[index], limit)
+            assert limit is not None or bounded_outline(edited, limit) != before, EDITS[index]
+        # what the walk over every line found is kept unless a line it reads by more than its kind changed
+        kept = symbols._read_outline(edited).entries is symbols._read_outline(document).entries
+        assert kept == (index in (0, 1, 5)), EDITS[index]

@@ -12,25 +12,59 @@ has 46,000 computations): the outermost are kept, in file order, as VS Code itse
 
 from __future__ import annotations
 
+import threading
+import weakref
+
 from hlo_lsp.features.symbols import OutlineNode, content_kind, numbered_lines, read_sections
 from hlo_lsp.features.types import Fold
 from hlo_lsp.model.collector import paused_collector
-from hlo_lsp.model.document import Document
+from hlo_lsp.model.document import Document, EditedFrom
 from hlo_lsp.parsing.file_kinds import FileKind
+
+# The folds of the module versions still alive: an editor asks for them again after every edit,
+# and an edit that keeps every line's kind (text in an op_name) keeps the folds of a 40 MB module.
+_FOLDS: weakref.WeakKeyDictionary[Document, list[Fold]] = weakref.WeakKeyDictionary()
+_FOLDS_LOCK = threading.Lock()
 
 
 def folding_ranges(document: Document, limit: int | None = None) -> list[Fold]:
     """The document's folds in file order; at most `limit`, the least nested first."""
     if document.kind is FileKind.UNKNOWN:
         return []
-    with paused_collector():  # the walk allocates a tuple per line; a full collection would visit the index
-        if document.kind is FileKind.HLO_MODULE:
-            folds = _HloFolds().read(document)
-        else:
-            folds = _section_folds(read_sections(document, with_values=False)) + _line_folds(document)
-    unique = {(fold.start_line, fold.end_line): fold for fold in folds if fold.end_line > fold.start_line}
-    ordered = sorted(unique.values(), key=lambda fold: (fold.start_line, -fold.end_line))
+    ordered = _hlo_folds(document) if document.kind is FileKind.HLO_MODULE else _ordered(
+        _section_folds(read_sections(document, with_values=False)) + _line_folds(document))
     return ordered if limit is None or len(ordered) <= limit else _outermost(ordered, limit)
+
+
+def _hlo_folds(document: Document) -> list[Fold]:
+    with _FOLDS_LOCK:
+        folds = _FOLDS.get(document)
+        edit = document.edited_from
+        if folds is None and edit is not None and _same_line_kinds(edit, document):
+            folds = _FOLDS.get(edit.previous)
+    if folds is None:
+        with paused_collector():  # the walk allocates a tuple per line; a full collection would visit the index
+            folds = _ordered(_HloFolds().read(document))
+    with _FOLDS_LOCK:
+        _FOLDS[document] = folds
+    return folds
+
+
+def _same_line_kinds(edit: EditedFrom, document: Document) -> bool:
+    """Whether the lines the edit replaced have what the folds read as they were: each line's kind,
+    and the text of blank and continuation lines (comments, whitespace-only lines)."""
+    replaced = edit.replaced_lines(document)
+    return replaced is not None and all(
+        old_scan.kind == new_scan.kind and (old_scan.kind not in _KINDS_READ_BY_TEXT or old_text == new_text)
+        for old_text, new_text, old_scan, new_scan in replaced)
+
+
+_KINDS_READ_BY_TEXT = frozenset(("blank", "continuation"))
+
+
+def _ordered(folds: list[Fold]) -> list[Fold]:
+    unique = {(fold.start_line, fold.end_line): fold for fold in folds if fold.end_line > fold.start_line}
+    return sorted(unique.values(), key=lambda fold: (fold.start_line, -fold.end_line))
 
 
 def _outermost(folds: list[Fold], limit: int) -> list[Fold]:

@@ -14,13 +14,16 @@ beyond the bound are never made into symbols.
 
 from __future__ import annotations
 
+import copy
 import re
+import threading
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from hlo_lsp.features.types import Symbol
 from hlo_lsp.model.collector import paused_collector
-from hlo_lsp.model.document import Document
+from hlo_lsp.model.document import Document, EditedFrom
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.sizes import human_bytes
 from hlo_lsp.parsing.file_kinds import FileKind
@@ -119,9 +122,30 @@ def _prefix_selection(line: int, text: str, name: str) -> Range:
 
 def hlo_outline(document: Document, limit: int | None = None) -> tuple[list[Symbol], int]:
     """An HLO module's outline (at most `limit` symbols) and the whole outline's size."""
-    outline = _HloOutline(document)
-    outline.read()
-    return outline.finish(limit)
+    return _read_outline(document).symbols(limit)
+
+
+# The outlines read of the module versions still alive: an editor asks again after every edit, and
+# an edit that keeps every line's kind (text in an op_name) keeps what a 40 MB module's walk found.
+_OUTLINES: weakref.WeakKeyDictionary[Document, _HloOutline] = weakref.WeakKeyDictionary()
+_OUTLINES_LOCK = threading.Lock()
+
+
+def _read_outline(document: Document) -> _HloOutline:
+    with _OUTLINES_LOCK:
+        outline = _OUTLINES.get(document)
+        edit = document.edited_from
+        if outline is None and edit is not None:
+            previous = _OUTLINES.get(edit.previous)
+            if previous is not None and previous.reusable_after(edit, document):
+                outline = previous.of(document)
+    if outline is None:
+        outline = _HloOutline(document)
+        outline.read()
+        outline.close()
+    with _OUTLINES_LOCK:
+        _OUTLINES[document] = outline
+    return outline
 
 
 @dataclass
@@ -137,6 +161,9 @@ class _Block:
     rows: list[int] = field(default_factory=list)
     end: int = 0  # its last line
     detail: str = ""
+
+
+_READ_BY_KIND = frozenset(("instruction", "table_row"))  # made into symbols from the lines when asked
 
 
 class _HloOutline:
@@ -221,10 +248,32 @@ class _HloOutline:
         self.items.append(block)
         self.table = None
 
-    def finish(self, limit: int | None) -> tuple[list[Symbol], int]:
+    def close(self) -> None:
+        """Ends the blocks still open at the end of the file."""
         self._finish_instruction()
         self._finish_table()
         self._finish_computation(self.last)
+
+    def reusable_after(self, edit: EditedFrom, document: Document) -> bool:
+        """Whether this reading holds for `document` too: the lines the edit replaced are as the walk
+        reads them (instructions and table rows by kind alone, every other line by its scan), and no
+        instruction outside a computation was made into a symbol from its old text."""
+        if any(isinstance(item, Symbol) for item in self.items):
+            return False
+        replaced = edit.replaced_lines(document)
+        return replaced is not None and all(
+            old_scan.kind == new_scan.kind and (
+                old_scan.kind in _READ_BY_KIND or (old_text == new_text and old_scan == new_scan))
+            for old_text, new_text, old_scan, new_scan in replaced)
+
+    def of(self, document: Document) -> _HloOutline:
+        """This reading, its symbols made from `document`'s lines."""
+        outline = copy.copy(self)
+        outline.document = document
+        return outline
+
+    def symbols(self, limit: int | None) -> tuple[list[Symbol], int]:
+        """At most `limit` symbols (None: all), and how many the whole outline has."""
         blocks = [item for item in self.items if isinstance(item, _Block)]
         total = (self.header is not None) + len(self.entries) + len(self.items) + sum(
             len(block.rows) for block in self.entries + blocks)

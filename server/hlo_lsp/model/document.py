@@ -404,6 +404,15 @@ class EditedFrom:
     old_end: int
     new_end: int
 
+    def replaced_lines(self, document: Document) -> list[tuple[str, str, LineScan, LineScan]] | None:
+        """(old text, new text, old scan, new scan) of each line of the replaced chunks, when the edit
+        replaced them line for line (None when it added or removed lines)."""
+        before = self.previous.chunks[self.first : self.old_end]
+        after = document.chunks[self.first : self.new_end]
+        if len(before) != len(after) or any(len(old.lines) != len(new.lines) for old, new in zip(before, after)):
+            return None
+        return [row for old, new in zip(before, after) for row in zip(old.lines, new.lines, old.scans, new.scans)]
+
 
 def _rescan_until_agreement(
     scanner: Scanner,
