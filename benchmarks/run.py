@@ -10,7 +10,8 @@ server is asked what a user asks: the first hover and definition, the full diagn
 used instruction (also timed on the wire: benchmarks/wire.py), and one-line edits. A second
 session opens the file as VS Code does, with the requests it sends at once (benchmarks/wire.py:
 outline, folds, links, lenses, the first screen's tokens and hints, a hover), and times their
-answers and the diagnostics behind them (`editor_*`). Then the
+answers and the diagnostics behind them (`editor_*`); then it types in op_name strings, and VS Code's
+requests come again after each edit, each after its delay (`editor_edit_*`). Then the
 engine's own whole-file lark parse of the same text (the naive baseline) and, when jax is
 importable, XLA's C++ parser. Prints a table against the targets and writes the figures as
 JSON (default benchmarks/out/run.json).
@@ -58,6 +59,7 @@ TARGETS = {
     "definition_p99_ms": (10.0, "ms", "all"),
     "references_wire_ms": (50.0, "ms", "all"),
     "edit_p95_ms": (20.0, "ms", "all"),
+    "editor_edit_diagnostics_p95_ms": (20.0, "ms", "all"),
     "rss_ratio": (4.0, "x", "all"),
 }
 
@@ -235,12 +237,26 @@ async def measure(mb: float, style: str, samples: int, edits: int, folder: Path)
     (first, again), answer = references_on_the_wire(folder, hlo, line, column)
     values["references_wire_first_ms"], values["references_wire_ms"] = first * 1e3, again * 1e3
     values["references_json_ms"] = json_round_trip(answer) * 1e3
-    answered, sizes, diagnostics = opened_like_vs_code(folder, hlo, (hover_at.line, hover_at.character))
-    values["editor_diagnostics_s"] = diagnostics
-    for label, seconds in answered.items():
+    session = opened_like_vs_code(folder, hlo, (hover_at.line, hover_at.character), op_name_edits(text_lines, edits))
+    values["editor_diagnostics_s"] = session.diagnostics
+    for label, seconds in session.answered.items():
         values[f"editor_{label}_s"] = seconds
-    values["editor_answers_mb"] = sum(sizes.values()) / 1e6
+    values["editor_answers_mb"] = sum(session.sizes.values()) / 1e6
+    for label, took in session.after_edits.items():
+        values[f"editor_edit_{label}_p95_ms"] = percentile(took, 0.95) * 1e3
+    republished = [seconds - DEBOUNCE_SECONDS for seconds in session.diagnostics_after_edits]
+    if republished:
+        values["editor_edit_diagnostics_p95_ms"] = percentile(republished, 0.95) * 1e3
     return figures
+
+
+def op_name_edits(text_lines: list[str], count: int, seed: int = 12) -> list[tuple[int, int]]:
+    """(line, column) just inside `count` op_name strings, chosen at random (an edit there keeps the
+    module valid)."""
+    lines = [number for number, text in enumerate(text_lines) if 'op_name="' in text]
+    rng = random.Random(seed)
+    chosen = [rng.choice(lines) for _ in range(count)]
+    return [(number, text_lines[number].index('op_name="') + len('op_name="')) for number in chosen]
 
 
 async def measure_edits(editor: Editor, document: types.TextDocumentIdentifier, hover_at: types.Position,
@@ -248,12 +264,8 @@ async def measure_edits(editor: Editor, document: types.TextDocumentIdentifier, 
     """One-character edits inside op_name strings (the module stays valid): the time until a hover on
     the edited module answers (index updated), and until its diagnostics are published again."""
     client, uri = editor.client, document.uri
-    lines = [number for number, text in enumerate(text_lines) if 'op_name="' in text]
-    rng = random.Random(11)
     indexed, republished = [], []
-    for version in range(2, edits + 2):
-        number = rng.choice(lines)
-        column = text_lines[number].index('op_name="') + len('op_name="')
+    for version, (number, column) in enumerate(op_name_edits(text_lines, edits, seed=11), start=2):
         edit = types.Range(types.Position(number, column), types.Position(number, column))
         sent = time.perf_counter()
         client.text_document_did_change(types.DidChangeTextDocumentParams(
@@ -303,16 +315,19 @@ def print_table(results: list[Figures]) -> None:
             "references_wire_first_ms", "references_wire_ms", "references_json_ms",
             "editor_hover_s", "editor_outline_s", "editor_folding_s", "editor_links_s", "editor_lenses_s",
             "editor_tokens_s", "editor_hints_s", "editor_answers_mb", "editor_diagnostics_s",
+            "editor_edit_hints_p95_ms", "editor_edit_tokens_p95_ms", "editor_edit_folding_p95_ms",
+            "editor_edit_lenses_p95_ms", "editor_edit_outline_p95_ms", "editor_edit_links_p95_ms",
+            "editor_edit_diagnostics_p95_ms",
             "edit_index_p50_ms", "edit_index_p95_ms", "edit_p50_ms", "edit_p95_ms", "rss_mb", "rss_ratio",
             "rss_idle_mb", "rss_floor_ratio", "rss_closed_mb",
             "lark_parse_s", "lark_vs_first_hover", "xla_parse_s", "xla_vs_first_hover"]
-    header = f"{'':26}" + "".join(f"{f'{r.size_mb:.1f} MB':>12}" for r in results) + "   target"
+    header = f"{'':30}" + "".join(f"{f'{r.size_mb:.1f} MB':>12}" for r in results) + "   target"
     print(header)
-    print(f"{'lines':26}" + "".join(f"{r.lines:>12,}" for r in results))
+    print(f"{'lines':30}" + "".join(f"{r.lines:>12,}" for r in results))
     for row in rows:
         cells = "".join(f"{_cell(r.values.get(row)):>12}" for r in results)
         target = TARGETS.get(row)
-        print(f"{row:26}{cells}   {f'<= {target[0]:g} {target[1]} ({target[2]})' if target else ''}")
+        print(f"{row:30}{cells}   {f'<= {target[0]:g} {target[1]} ({target[2]})' if target else ''}")
     if len(results) > 1:
         small, large = results[0].values, results[-1].values
         print(f"edit p95 ratio {results[-1].size_mb:.0f} MB / {results[0].size_mb:.0f} MB: "

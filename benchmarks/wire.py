@@ -4,16 +4,20 @@ benchmarks/run.py drives the server with pygls' client, which turns every answer
 objects; for an answer of 14,000 locations that takes longer than the server's own work. Here the
 time runs from writing the request to having its response parsed by `json.loads`, nothing more.
 Two sessions: the references of one name (`references_on_the_wire`), and a file opened the way
-VS Code opens it, with the requests it sends at once (`opened_like_vs_code`).
+VS Code opens it, with the requests it sends at once, then edited, with the requests it sends
+again after each edit (`opened_like_vs_code`).
 """
 
 from __future__ import annotations
 
 import gc
 import json
+import queue
 import subprocess
 import sys
+import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -25,12 +29,14 @@ class WireClient:
         self._server = subprocess.Popen([sys.executable, "-m", "hlo_lsp"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self._next_id = 0
+        self._sending = threading.Lock()
 
     def send(self, message: dict[str, Any]) -> None:
         body = json.dumps({"jsonrpc": "2.0", **message}).encode()
         stdin: IO[bytes] = self._server.stdin  # type: ignore[assignment]
-        stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        stdin.flush()
+        with self._sending:  # a reading thread answers the server's own requests
+            stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            stdin.flush()
 
     def receive(self) -> dict[str, Any]:
         stdout: IO[bytes] = self._server.stdout  # type: ignore[assignment]
@@ -104,6 +110,66 @@ class WireClient:
                                                               "text": path.read_text()}})
         return uri
 
+    def read_into(self, messages: queue.Queue[tuple[float, dict[str, Any] | None]]) -> None:
+        """Puts each message read, with the time it was read, into `messages` (None at the end)."""
+        while True:
+            try:
+                message = self.receive()
+            except (OSError, ValueError):  # the server is gone
+                messages.put((time.perf_counter(), None))
+                return
+            messages.put((time.perf_counter(), message))
+
+    def edit_then_ask_again(self, uri: str, version: int, line: int, column: int,
+                            messages: queue.Queue[tuple[float, dict[str, Any] | None]]) -> tuple[dict[str, float],
+                                                                                                 float]:
+        """Types "x" at (line, column), then sends what VS Code asks again, each after its delay
+        (`messages` holds what the server sends, read on another thread): each answer's seconds after
+        its request, and the seconds from the edit to the diagnostics of `version`."""
+        document = {"textDocument": {"uri": uri}}
+        screen = {**document, "range": {"start": {"line": max(line - SCREEN_LINES // 2, 0), "character": 0},
+                                        "end": {"line": line + SCREEN_LINES // 2, "character": 0}}}
+        requests = {
+            "hints": ("textDocument/inlayHint", screen),
+            "tokens": ("textDocument/semanticTokens/range", screen),
+            "folding": ("textDocument/foldingRange", document),
+            "lenses": ("textDocument/codeLens", document),
+            "outline": ("textDocument/documentSymbol", document),
+            "links": ("textDocument/documentLink", document),
+        }
+        at = {"start": {"line": line, "character": column}, "end": {"line": line, "character": column}}
+        edited = time.perf_counter()
+        self.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                               "contentChanges": [{"range": at, "text": "x"}]})
+        due = sorted(VS_CODE_DELAYS_AFTER_EDIT.items(), key=lambda item: item[1])
+        sent: dict[int, tuple[str, float]] = {}
+        answered: dict[str, float] = {}
+        checked = None
+        while due or sent or checked is None:
+            if due and time.perf_counter() >= edited + due[0][1]:
+                label = due.pop(0)[0]
+                self._next_id += 1
+                sent[self._next_id] = (label, time.perf_counter())
+                self.send({"id": self._next_id, "method": requests[label][0], "params": requests[label][1]})
+                continue
+            wait = max(edited + due[0][1] - time.perf_counter(), 0) if due else None
+            try:
+                when, message = messages.get(timeout=wait)
+            except queue.Empty:
+                continue
+            if message is None:
+                raise RuntimeError("the server stopped")
+            if message.get("id") in sent and "method" not in message:
+                label, asked = sent.pop(message["id"])
+                answered[label] = when - asked
+            elif message.get("method") == "textDocument/publishDiagnostics" and (
+                    message["params"]["uri"] == uri and message["params"].get("version") == version):
+                checked = when - edited
+        return answered, checked
+
+    def wait(self) -> None:
+        self._server.wait(timeout=60)
+
     def stop(self) -> None:
         self.request("shutdown", {})
         self.notify("exit", {})
@@ -141,12 +207,26 @@ VS_CODE_CAPABILITIES = {
 SCREEN_LINES = 60
 
 
-def opened_like_vs_code(folder: Path, hlo: Path, hover: tuple[int, int]) -> tuple[dict[str, float], dict[str, int],
-                                                                                 float]:
+@dataclass
+class EditorSession:
+    """What a file opened and edited as VS Code does it was answered in."""
+
+    answered: dict[str, float]  # the seconds from didOpen to each answer asked on opening
+    sizes: dict[str, int]  # those answers' bytes of JSON
+    diagnostics: float  # the seconds from didOpen to the diagnostics
+    after_edits: dict[str, list[float]] = field(default_factory=dict)  # per request asked again, its seconds
+    diagnostics_after_edits: list[float] = field(default_factory=list)  # from each edit to its diagnostics
+
+
+def opened_like_vs_code(folder: Path, hlo: Path, hover: tuple[int, int],
+                        edits: list[tuple[int, int]] | None = None) -> EditorSession:
     """Opens `hlo` and at once asks what VS Code asks of a file it shows (the outline for the
     breadcrumbs and sticky scroll, folds, links, lenses, the tokens and inlay hints of the first
     screen) and a hover at `hover`: the seconds to each answer and to the file's diagnostics, and
-    each answer's size in bytes."""
+    each answer's size in bytes. Then, once it is checked, types one character at each (line,
+    column) of `edits`: after each, VS Code's requests come again, each after its delay; for each
+    request, the seconds from sending it to its answer, one per edit, and the seconds from each edit
+    to the diagnostics of the edited version."""
     client = WireClient()
     client.initialize(folder, VS_CODE_CAPABILITIES)
     uri = hlo.as_uri()
@@ -164,9 +244,33 @@ def opened_like_vs_code(folder: Path, hlo: Path, hover: tuple[int, int]) -> tupl
     }
     opened = time.perf_counter()
     client.open(hlo)
-    answered = client.requests_at_once(requests, uri, opened)
-    client.stop()
-    return answered
+    session = EditorSession(*client.requests_at_once(requests, uri, opened))
+    if not edits:
+        client.stop()
+        return session
+    messages: queue.Queue[tuple[float, dict[str, Any] | None]] = queue.Queue()
+    threading.Thread(target=client.read_into, args=(messages,), daemon=True).start()
+    session.after_edits = {label: [] for label in VS_CODE_DELAYS_AFTER_EDIT}
+    gc.collect()
+    gc.disable()  # as in WireClient.request: this process's collections are not the server's time
+    try:
+        for version, (line, column) in enumerate(edits, start=2):
+            took, checked = client.edit_then_ask_again(uri, version, line, column, messages)
+            for label, seconds in took.items():
+                session.after_edits[label].append(seconds)
+            session.diagnostics_after_edits.append(checked)
+    finally:
+        gc.enable()
+    client.send({"id": 0, "method": "shutdown"})  # its answer goes to the reading thread
+    client.notify("exit", {})
+    client.wait()
+    return session
+
+
+# After an edit VS Code asks again, each feature after its own delay: these are the shortest (the
+# `min` of each feature's debounce in VS Code's source; the delays grow when answers are slow).
+VS_CODE_DELAYS_AFTER_EDIT = {"hints": 0.025, "tokens": 0.1, "folding": 0.2, "lenses": 0.25, "outline": 0.35,
+                             "links": 1.0}
 
 
 def json_round_trip(result: Any, repeats: int = 3) -> float:

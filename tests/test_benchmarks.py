@@ -29,6 +29,8 @@ def test_the_editor_benchmark_runs_at_1_mb(tmp_path: Path, style: str) -> None:
     for label in ("hover", "outline", "folding", "links", "lenses", "tokens", "hints", "diagnostics"):
         assert figures[f"editor_{label}_s"] > 0, label  # the file opened as VS Code opens it
     assert figures["editor_answers_mb"] > 0
+    for label in ("hints", "tokens", "folding", "lenses", "outline", "links", "diagnostics"):
+        assert figures[f"editor_edit_{label}_p95_ms"] > 0, label  # asked again after each edit
     assert figures["rss_idle_mb"] < figures["rss_mb"]
     assert figures["rss_floor_ratio"] == (figures["rss_idle_mb"] + figures["files_mb"]) / figures["size_mb"]
     # a check shows a progress bar only past 0.2 s: at 1 MB there may be none (tests/lsp/test_e2e_progress.py)
