@@ -15,6 +15,9 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
 from conftest import CLIENTS, DATA, SERVER, SPLIT_MLP, copy_module, start_session
+from hlo_lsp.features.folding import folding_ranges
+from hlo_lsp.model.document import Document
+from hlo_lsp.parsing.file_kinds import FileKind
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -402,8 +405,15 @@ async def few_folds_client(lsp_client: LanguageClient):  # noqa: ANN201
     await lsp_client.shutdown_session()
 
 
-async def test_folding_honours_the_clients_range_limit(few_folds_client: LanguageClient) -> None:
+async def test_folding_honours_the_clients_range_limit_and_the_user_is_told_once(
+        few_folds_client: LanguageClient) -> None:
     computations, tables = hlo_blocks(SPLIT_HLO)
     every = sorted((block.line, block.end) for block in computations + tables)
-    found = await folds(few_folds_client, SPLIT_HLO)
-    assert [(fold.start_line, fold.end_line) for fold in found] == every[:2]
+    for _ in range(2):
+        found = await folds(few_folds_client, SPLIT_HLO)
+        assert [(fold.start_line, fold.end_line) for fold in found] == every[:2]
+    total = len(folding_ranges(Document(SPLIT_HLO.read_text(), FileKind.HLO_MODULE)))
+    told = [message for message in few_folds_client.messages if "folding" in message.message]
+    assert [(message.type, message.message) for message in told] == [(types.MessageType.Info, (
+        f"{SPLIT_HLO.name} has {total:,} folding regions; the editor takes 2, the outermost are given "
+        "(in VS Code: the setting editor.foldingMaximumRegions)."))]

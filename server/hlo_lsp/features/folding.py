@@ -29,11 +29,18 @@ _FOLDS_LOCK = threading.Lock()
 
 def folding_ranges(document: Document, limit: int | None = None) -> list[Fold]:
     """The document's folds in file order; at most `limit`, the least nested first."""
+    return bounded_folds(document, limit)[0]
+
+
+def bounded_folds(document: Document, limit: int | None) -> tuple[list[Fold], int]:
+    """At most `limit` of the document's folds (None: all), the least nested first, in file order;
+    and how many it has."""
     if document.kind is FileKind.UNKNOWN:
-        return []
+        return [], 0
     ordered = _hlo_folds(document) if document.kind is FileKind.HLO_MODULE else _ordered(
         _section_folds(read_sections(document, with_values=False)) + _line_folds(document))
-    return ordered if limit is None or len(ordered) <= limit else _outermost(ordered, limit)
+    kept = ordered if limit is None or len(ordered) <= limit else _outermost(ordered, limit)
+    return kept, len(ordered)
 
 
 def _hlo_folds(document: Document) -> list[Fold]:

@@ -27,7 +27,7 @@ from hlo_lsp import __version__
 from hlo_lsp.features.call_hierarchy import incoming_calls, outgoing_calls, prepare_call_hierarchy
 from hlo_lsp.features.code_lens import code_lenses
 from hlo_lsp.features.definition import definition
-from hlo_lsp.features.folding import folding_ranges
+from hlo_lsp.features.folding import bounded_folds
 from hlo_lsp.features.hover import hover
 from hlo_lsp.features.inlay_hints import inlay_hints
 from hlo_lsp.features.links import document_links
@@ -70,7 +70,7 @@ class HloLanguageServer(LanguageServer):
         self.store = DocumentStore()
         self.diagnostics = DiagnosticsPublisher(self)
         self.settings = Settings()
-        self.outlines_cut: set[tuple[str, int]] = set()  # (uri, bound) of the outlines said to be cut
+        self.cuts_told: set[tuple[str, str, int]] = set()  # (answer, uri, bound) said to be cut
         self._workers = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="hlo-lsp")
 
     async def in_worker(self, work: Callable[..., T], *args: Any) -> T:
@@ -324,19 +324,22 @@ async def document_symbol(ls: HloLanguageServer, params: types.DocumentSymbolPar
 
     found = await ls.request_on_document("symbols", params.text_document.uri, answer)
     if totals and totals[0] > limit:
-        _tell_outline_is_cut(ls, params.text_document.uri, limit, totals[0])
+        _tell_once(ls, "outline", params.text_document.uri, limit, (
+            f"The outline of {_file_name(params.text_document.uri)} lists {limit:,} of its {totals[0]:,} symbols "
+            "(an HLO module's ENTRY computation first). The setting hlo.outline.maxSymbols sets how many."))
     return found
 
 
-def _tell_outline_is_cut(ls: HloLanguageServer, uri: str, limit: int, total: int) -> None:
-    """Once per file and bound: the outline lists only part of it, and which setting says how much."""
-    if (uri, limit) in ls.outlines_cut:
+def _tell_once(ls: HloLanguageServer, answer: str, uri: str, bound: int, message: str) -> None:
+    """Says once per answer, file and bound that the answer gives only part of what the file has."""
+    if (answer, uri, bound) in ls.cuts_told:
         return
-    ls.outlines_cut.add((uri, limit))
-    name = uri.rsplit("/", 1)[-1]
-    ls.window_show_message(types.ShowMessageParams(types.MessageType.Info, (
-        f"The outline of {name} lists {limit:,} of its {total:,} symbols (an HLO module's ENTRY computation "
-        "first). The setting hlo.outline.maxSymbols sets how many.")))
+    ls.cuts_told.add((answer, uri, bound))
+    ls.window_show_message(types.ShowMessageParams(types.MessageType.Info, message))
+
+
+def _file_name(uri: str) -> str:
+    return uri.rsplit("/", 1)[-1]
 
 
 def _hierarchical(ls: HloLanguageServer) -> bool:
@@ -359,8 +362,19 @@ async def workspace_symbol(ls: HloLanguageServer,
 async def folding_range(ls: HloLanguageServer, params: types.FoldingRangeParams) -> list[types.FoldingRange] | None:
     text_document = ls.client_capabilities.text_document
     limit = text_document.folding_range.range_limit if text_document and text_document.folding_range else None
-    return await ls.request_on_document("folding", params.text_document.uri, lambda document: [
-        convert.folding_range(fold) for fold in folding_ranges(document, limit)])
+    totals: list[int] = []
+
+    def answer(document: Document) -> list[types.FoldingRange]:
+        folds, total = bounded_folds(document, limit)
+        totals.append(total)
+        return [convert.folding_range(fold) for fold in folds]
+
+    found = await ls.request_on_document("folding", params.text_document.uri, answer)
+    if limit is not None and totals and totals[0] > limit:
+        _tell_once(ls, "folds", params.text_document.uri, limit, (
+            f"{_file_name(params.text_document.uri)} has {totals[0]:,} folding regions; the editor takes "
+            f"{limit:,}, the outermost are given (in VS Code: the setting editor.foldingMaximumRegions)."))
+    return found
 
 
 # ---- memory insight: inlay hints, code lenses, source links, call hierarchy, semantic tokens --------
