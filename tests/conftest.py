@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from unittest import mock
 
 import pytest
 import pytest_lsp
+from hypothesis import strategies as st
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from hlo_lsp.analysis.run import check_module
+from hlo_lsp.model import document as document_module
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.parsing.file_kinds import FileKind
@@ -109,6 +113,27 @@ def edited_copies(path: Path) -> list[tuple[Document, Document]]:
         found.append((document, document.apply_edit(Range(Position(line, start), Position(line, start + len(old))),
                                                      new)))
     return found
+
+
+# Pieces of HLO text random edits insert: some keep every line's kind, some change the structure.
+HLO_PIECES = ["x", "(", ")", "{", "}", "\n", "%a.1", "// note", ' op_name="', "ROOT ", "\n}\n",
+              "\n  %c.1 = f32[] constant(0)\n", "ENTRY %e () -> f32[] {\n"]
+
+
+def after_random_edits_like_a_fresh_document(data: st.DataObject, text: str,
+                                             answer: Callable[[Document], object], edits: int = 5) -> None:
+    """Random edits of an HLO module (in chunks of 4 lines); after each, `answer` of the edited document
+    is `answer` of a fresh document of its text (what a version keeps from the one before holds)."""
+    with mock.patch.object(document_module, "CHUNK_LINES", 4):
+        document = Document(text, FileKind.HLO_MODULE, "module.txt")
+        answer(document)
+        for _ in range(data.draw(st.integers(1, edits), label="edits")):
+            line = data.draw(st.integers(0, document.line_count - 1), label="line")
+            column = data.draw(st.integers(0, 60), label="column")
+            removed = data.draw(st.integers(0, 4), label="removed")
+            piece = "".join(data.draw(st.lists(st.sampled_from(HLO_PIECES), max_size=3), label="text"))
+            document = document.apply_edit(Range(Position(line, column), Position(line, column + removed)), piece)
+            assert answer(document) == answer(Document(document.text, FileKind.HLO_MODULE, "module.txt"))
 
 
 def module_of(path: Path) -> ModuleDump:

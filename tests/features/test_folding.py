@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import (
     COMBINED_MLP,
@@ -16,6 +18,7 @@ from conftest import (
     SPLIT_CONTROL_FLOW,
     SPLIT_MLP,
     TPU_SEED,
+    after_random_edits_like_a_fresh_document,
     edited_copies,
     lines_of,
 )
@@ -234,3 +237,12 @@ def test_the_folds_after_an_edit_are_those_of_the_edited_text_and_kept_when_no_l
         assert after == folding_ranges(Document(edited.text, FileKind.HLO_MODULE)), EDITS[index]
         assert (after is before) == (index in (0, 1, 2, 5)), EDITS[index]
         assert folding_ranges(edited, 2) == folding_ranges(Document(edited.text, FileKind.HLO_MODULE), 2)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_folds_after_random_edits_are_a_fresh_documents(data: st.DataObject) -> None:
+    text = Path(f"{SPLIT_CONTROL_FLOW}.txt").read_text()
+    after_random_edits_like_a_fresh_document(data, text, lambda document: (
+        folding_ranges(document), folding_ranges(document, 3)))

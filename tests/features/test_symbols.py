@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import (
     COMBINED_CONTROL_FLOW,
@@ -23,6 +25,7 @@ from conftest import (
     SPLIT_CONTROL_FLOW,
     SPLIT_MLP,
     TPU_SEED,
+    after_random_edits_like_a_fresh_document,
     edited_copies,
     lines_of,
     module_of,
@@ -444,3 +447,12 @@ def test_the_outline_after_an_edit_is_that_of_the_edited_text_and_read_again_onl
         # what the walk over every line found is kept unless a line it reads by more than its kind changed
         kept = symbols._read_outline(edited).entries is symbols._read_outline(document).entries
         assert kept == (index in (0, 1, 5)), EDITS[index]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_outline_after_random_edits_is_a_fresh_documents(data: st.DataObject) -> None:
+    text = Path(f"{SPLIT_CONTROL_FLOW}.txt").read_text()
+    after_random_edits_like_a_fresh_document(data, text, lambda document: (
+        bounded_outline(document, None), bounded_outline(document, 9)))
