@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA, SPLIT_MLP, copy_module
+from hlo_lsp.features.folding import folding_ranges
 from hlo_lsp.features.hover_memory import peak_of
+from hlo_lsp.features.semantic_tokens import semantic_tokens
+from hlo_lsp.features.symbols import bounded_outline
 from hlo_lsp.lsp import documents
 from hlo_lsp.lsp.documents import DocumentStore
 from hlo_lsp.model.dump_module import ModuleDump
@@ -134,6 +137,23 @@ def test_closing_the_last_file_of_a_module_lets_its_documents_and_models_go(tmp_
     assert [ref() for ref in kept] == [None] * 7
     reopened = store.module_of(str(hlo))  # read again from disk
     assert reopened is not None and reopened.hlo is not None and reopened.hlo.computations
+
+
+def test_what_the_answers_keep_with_a_document_goes_with_it(tmp_path: Path) -> None:
+    """The outline and folds an HLO document keeps for its next version, and the tokens kept per
+    chunk, do not keep the document (nor its previous version) once its files are closed."""
+    store, stem = open_module(tmp_path)
+    hlo, live_range = Path(f"{stem}.txt"), Path(f"{stem}-live-range.txt")
+    first = store.document(str(hlo))
+    assert first is not None
+    for document in (first, store.change(hlo.as_uri(), 2, Range(Position(3, 0), Position(3, 0)), " ")):
+        assert bounded_outline(document, 20)[0] and folding_ranges(document) and list(semantic_tokens(document))
+    kept = [weakref.ref(first), weakref.ref(store.document(str(hlo)))]  # type: ignore[arg-type]
+    del first, document
+    store.close(hlo.as_uri())
+    store.close(live_range.as_uri())
+    gc.collect()
+    assert [ref() for ref in kept] == [None, None]
 
 
 def test_a_module_whose_files_close_while_it_is_read_is_not_kept(tmp_path: Path,

@@ -12,19 +12,13 @@ has 46,000 computations): the outermost are kept, in file order, as VS Code itse
 
 from __future__ import annotations
 
-import threading
-import weakref
-
 from hlo_lsp.features.symbols import OutlineNode, content_kind, numbered_lines, read_sections
 from hlo_lsp.features.types import Fold
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Document, EditedFrom
 from hlo_lsp.parsing.file_kinds import FileKind
 
-# The folds of the module versions still alive: an editor asks for them again after every edit,
-# and an edit that keeps every line's kind (text in an op_name) keeps the folds of a 40 MB module.
-_FOLDS: weakref.WeakKeyDictionary[Document, list[Fold]] = weakref.WeakKeyDictionary()
-_FOLDS_LOCK = threading.Lock()
+_DERIVED_KEY = "folds"  # an HLO document's folds, which its next version keeps when no line changed kind
 
 
 def folding_ranges(document: Document, limit: int | None = None) -> list[Fold]:
@@ -44,16 +38,14 @@ def bounded_folds(document: Document, limit: int | None) -> tuple[list[Fold], in
 
 
 def _hlo_folds(document: Document) -> list[Fold]:
-    with _FOLDS_LOCK:
-        folds = _FOLDS.get(document)
-        edit = document.edited_from
-        if folds is None and edit is not None and _same_line_kinds(edit, document):
-            folds = _FOLDS.get(edit.previous)
+    folds: list[Fold] | None = document.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
+    edit = document.edited_from
+    if folds is None and edit is not None and _same_line_kinds(edit, document):
+        folds = edit.previous.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
     if folds is None:
         with paused_collector():  # the walk allocates a tuple per line; a full collection would visit the index
             folds = _ordered(_HloFolds().read(document))
-    with _FOLDS_LOCK:
-        _FOLDS[document] = folds
+    document.derived[_DERIVED_KEY] = folds
     return folds
 
 

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import copy
 import re
-import threading
-import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
@@ -125,27 +123,25 @@ def hlo_outline(document: Document, limit: int | None = None) -> tuple[list[Symb
     return _read_outline(document).symbols(limit)
 
 
-# The outlines read of the module versions still alive: an editor asks again after every edit, and
-# an edit that keeps every line's kind (text in an op_name) keeps what a 40 MB module's walk found.
-_OUTLINES: weakref.WeakKeyDictionary[Document, _HloOutline] = weakref.WeakKeyDictionary()
-_OUTLINES_LOCK = threading.Lock()
+# An HLO document's outline as read, without the document (a document -> reading -> document cycle
+# would outlive the document: what is built is frozen out of the garbage collector's reach).
+_DERIVED_KEY = "outline"
 
 
 def _read_outline(document: Document) -> _HloOutline:
-    with _OUTLINES_LOCK:
-        outline = _OUTLINES.get(document)
-        edit = document.edited_from
-        if outline is None and edit is not None:
-            previous = _OUTLINES.get(edit.previous)
-            if previous is not None and previous.reusable_after(edit, document):
-                outline = previous.of(document)
-    if outline is None:
+    reading: _HloOutline | None = document.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
+    edit = document.edited_from
+    if reading is None and edit is not None:
+        previous: _HloOutline | None = edit.previous.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
+        if previous is not None and previous.reusable_after(edit, document):
+            reading = previous
+    if reading is None:
         outline = _HloOutline(document)
         outline.read()
         outline.close()
-    with _OUTLINES_LOCK:
-        _OUTLINES[document] = outline
-    return outline
+        reading = outline.of(None)
+    document.derived[_DERIVED_KEY] = reading
+    return reading.of(document)
 
 
 @dataclass
@@ -168,7 +164,7 @@ _READ_BY_KIND = frozenset(("instruction", "table_row"))  # made into symbols fro
 
 class _HloOutline:
     def __init__(self, document: Document) -> None:
-        self.document = document
+        self.document: Document | None = document
         self.header: tuple[int, str] | None = None  # line, module name
         self.entries: list[_Block] = []  # ENTRY computations (one, in a valid module)
         self.items: list[_Block | Symbol] = []  # the module's other children, in file order
@@ -180,7 +176,7 @@ class _HloOutline:
 
     def read(self) -> None:
         line = 0
-        for chunk in self.document.chunks:
+        for chunk in self._lines.chunks:
             for text, scan in zip(chunk.lines, chunk.scans):
                 if scan.kind == "instruction" and self.computation is not None and self.table is None:
                     # what `add` does with most lines of a module, inlined: 450,000 calls at 40 MB
@@ -266,11 +262,17 @@ class _HloOutline:
                 old_scan.kind in _READ_BY_KIND or (old_text == new_text and old_scan == new_scan))
             for old_text, new_text, old_scan, new_scan in replaced)
 
-    def of(self, document: Document) -> _HloOutline:
-        """This reading, its symbols made from `document`'s lines."""
+    def of(self, document: Document | None) -> _HloOutline:
+        """This reading, its symbols made from `document`'s lines (None: kept, making none)."""
         outline = copy.copy(self)
         outline.document = document
         return outline
+
+    @property
+    def _lines(self) -> Document:
+        if self.document is None:
+            raise ValueError("a reading kept without its document makes no symbols")
+        return self.document
 
     def symbols(self, limit: int | None) -> tuple[list[Symbol], int]:
         """At most `limit` symbols (None: all), and how many the whole outline has."""
@@ -282,7 +284,7 @@ class _HloOutline:
         if self.header is None:
             return children, total
         line, name = self.header
-        text = self.document.line(line)
+        text = self._lines.line(line)
         name_start = text.find(name, text.find("HloModule") + len("HloModule"))
         selection = Range.on_line(line, utf16_column(text, name_start), utf16_column(text, name_start + len(name)))
         starts = [line] + [block.line for block in self.entries] + [
@@ -318,11 +320,11 @@ class _HloOutline:
                       tuple(make(row) for row in block.rows[:rows]))
 
     def _span(self, start: int, end: int, start_text: str | None = None) -> Range:
-        lines = self.document.line
+        lines = self._lines.line
         return span(start, lines(start) if start_text is None else start_text, end, lines(end))
 
     def _instruction(self, line: int) -> Symbol:
-        text, scan = self.document.line(line), self.document.scan(line)
+        text, scan = self._lines.line(line), self._lines.scan(line)
         name, shape_start, opcode_start, opcode, is_root = scan.data
         detail = f"{opcode} {short_shape(text[shape_start:opcode_start].strip())}".strip()
         ref = scan.refs[0]
@@ -331,7 +333,7 @@ class _HloOutline:
 
     def _table_row(self, line: int) -> Symbol:
         """A stack-frame table row: its id, with the string or record it holds as detail."""
-        text, scan = self.document.line(line), self.document.scan(line)
+        text, scan = self._lines.line(line), self._lines.scan(line)
         body = text[scan.data[2] :].strip()
         body = body[1:-1] if body[:1] in ('"', "{") else body
         ref = scan.refs[0]

@@ -129,7 +129,7 @@ class Document:
     """
 
     __slots__ = ("kind", "source", "scanner", "_text", "_chunks", "_starts", "_line_count", "_definitions_of",
-                 "_uses_of", "_scan_lock", "edited_from", "__weakref__")
+                 "_uses_of", "_scan_lock", "edited_from", "derived", "__weakref__")
 
     def __init__(self, text: str, kind: FileKind, source: str = "") -> None:
         self.kind = kind
@@ -142,6 +142,9 @@ class Document:
         self._uses_of: dict[tuple[str, frozenset[Role] | None], list[Occurrence]] = {}
         self._scan_lock = threading.Lock()
         self.edited_from: EditedFrom | None = None
+        # What features derive from the whole document, under a key of their own: kept as long as the
+        # document (a plain dict: reads are atomic, no lock), and a newer version may start from it.
+        self.derived: dict[str, object] = {}
 
     @property
     def chunks(self) -> list[Chunk]:
@@ -202,7 +205,7 @@ class Document:
         document.kind, document.source, document.scanner = kind, source, scanner
         document._text, document._scan_lock = None, threading.Lock()
         document._definitions_of, document._uses_of = {}, {}
-        document.edited_from = None
+        document.edited_from, document.derived = None, {}
         return document
 
     def _set_chunks(self, chunks: list[Chunk], starts: list[int] | None = None) -> None:
