@@ -16,7 +16,7 @@ from hlo_lsp.features.targets import target_at
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.parsing.file_kinds import FileKind
-from hlo_lsp.text import Position
+from hlo_lsp.text import Position, Range
 from hlo_lsp.workspace.sources import SourceFinder
 
 PRINTED = "/home/dev/xla-examples/gen_dumps.py"
@@ -135,6 +135,32 @@ def test_in_a_long_module_only_the_lines_naming_a_found_file_link(tmp_path: Path
     module = ModuleDump(str(tmp_path / "m"), {FileKind.HLO_MODULE: document})
     links = document_links(module, document, SourceFinder([str(tmp_path / "workspace")]).find)
     assert [(link.range.start.line, link.line) for link in links] == [(3 + n, n) for n in sorted(found_at)]
+
+
+def test_after_edits_a_long_module_links_the_lines_that_name_a_found_file_now(tmp_path: Path) -> None:
+    """What each chunk names is read once and kept with the chunk, which edits share: an edit that
+    names a found file in a chunk that named none links it, and one that names it no more unlinks it."""
+    program = tmp_path / "train.py"
+    program.write_text("")
+    body = [f'  %c.{n} = f32[] constant(1), metadata={{op_name="c" source_file="/nowhere/gone.py" source_line={n}}}'
+            for n in range(2000)]
+    text = "\n".join(["HloModule m", "", "ENTRY %main {", *body, "  ROOT %r = f32[] add(%c.0, %c.1)", "}", ""])
+    document = Document(text, FileKind.HLO_MODULE, str(tmp_path / "m.hlo"))
+    find = SourceFinder([str(tmp_path / "workspace")]).find
+
+    def links(version: Document) -> list[tuple[int, int | None]]:
+        module = ModuleDump(str(tmp_path / "m"), {FileKind.HLO_MODULE: version})
+        return [(link.range.start.line, link.line) for link in document_links(module, version, find)]
+
+    assert links(document) == []
+    line = 3 + 1700
+    start = document.line(line).index("/nowhere/gone.py")
+    named = document.apply_edit(Range(Position(line, start), Position(line, start + len("/nowhere/gone.py"))),
+                                str(program))
+    assert links(named) == [(line, 1700)]
+    start = named.line(line).index(str(program))
+    unnamed = named.apply_edit(Range(Position(line, start), Position(line, start + len(str(program)))), "/gone.py")
+    assert links(unnamed) == []
 
 
 def test_a_document_gets_at_most_max_links(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

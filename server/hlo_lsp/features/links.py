@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hlo_lsp.model.document import Document
+from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.hlo_module import HloModule, StackFrame
 from hlo_lsp.text import Range, Utf16Columns
@@ -33,6 +33,7 @@ _SOURCE_FILE = re.compile(r'source_file="((?:[^"\\]|\\.)*)"')
 _SOURCE_FILE_ON_A_LINE = re.compile(r'source_file="((?:[^"\\\n]|\\[^\n])*)"')  # in the text of many lines
 _SOURCE_LINE = re.compile(r"source_line=([0-9]{1,9})")
 _STACK_FRAME = re.compile(r"(?<![\w])(stack_frame_id)=([0-9]{1,18})")
+_DERIVED_KEY = "links"  # a chunk's (whether it names a stack frame, the source files it names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,15 +116,26 @@ def _lines_with_sources(document: Document, with_frames: bool,  # type: ignore[n
     prints `source_file=` on every instruction)."""
     line = 0
     for chunk in document.chunks:
-        joined = "\n".join(chunk.lines)
-        if not (with_frames and "stack_frame_id=" in joined) and not any(
-                resolve(_unescape(printed)) is not None for printed in set(_SOURCE_FILE_ON_A_LINE.findall(joined))):
+        names_frames, sources = _chunk_sources(chunk)
+        if not (with_frames and names_frames) and not any(resolve(printed) is not None for printed in sources):
             line += len(chunk.lines)
             continue
         for text in chunk.lines:
             if "source_file=" in text or (with_frames and "stack_frame_id=" in text):
                 yield line, text.rstrip("\r")
             line += 1
+
+
+def _chunk_sources(chunk: Chunk) -> tuple[bool, frozenset[str]]:
+    """Whether a chunk names a stack frame, and the source files it names: read once per chunk, which
+    edits share between versions (VS Code asks for the links again after every edit)."""
+    kept: tuple[bool, frozenset[str]] | None = chunk.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
+    if kept is None:
+        joined = "\n".join(chunk.lines)
+        kept = ("stack_frame_id=" in joined,
+                frozenset(_unescape(printed) for printed in _SOURCE_FILE_ON_A_LINE.findall(joined)))
+        chunk.derived[_DERIVED_KEY] = kept
+    return kept
 
 
 def _table_links(document: Document, hlo: HloModule, resolve: Callable[[str], str | None]) -> list[Link]:
