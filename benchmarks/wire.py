@@ -126,17 +126,7 @@ class WireClient:
         """Types "x" at (line, column), then sends what VS Code asks again, each after its delay
         (`messages` holds what the server sends, read on another thread): each answer's seconds after
         its request, and the seconds from the edit to the diagnostics of `version`."""
-        document = {"textDocument": {"uri": uri}}
-        screen = {**document, "range": {"start": {"line": max(line - SCREEN_LINES // 2, 0), "character": 0},
-                                        "end": {"line": line + SCREEN_LINES // 2, "character": 0}}}
-        requests = {
-            "hints": ("textDocument/inlayHint", screen),
-            "tokens": ("textDocument/semanticTokens/range", screen),
-            "folding": ("textDocument/foldingRange", document),
-            "lenses": ("textDocument/codeLens", document),
-            "outline": ("textDocument/documentSymbol", document),
-            "links": ("textDocument/documentLink", document),
-        }
+        requests = vs_code_requests(uri, max(line - SCREEN_LINES // 2, 0))
         at = {"start": {"line": line, "character": column}, "end": {"line": line, "character": column}}
         edited = time.perf_counter()
         self.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
@@ -207,6 +197,22 @@ VS_CODE_CAPABILITIES = {
 SCREEN_LINES = 60
 
 
+def vs_code_requests(uri: str, first_line: int) -> dict[str, tuple[str, dict[str, Any]]]:
+    """What VS Code asks of a file it shows, its screen from `first_line` on: the outline (for the
+    breadcrumbs and sticky scroll), folds, links, lenses, and the screen's tokens and inlay hints."""
+    document = {"textDocument": {"uri": uri}}
+    screen = {**document, "range": {"start": {"line": first_line, "character": 0},
+                                    "end": {"line": first_line + SCREEN_LINES, "character": 0}}}
+    return {
+        "outline": ("textDocument/documentSymbol", document),
+        "folding": ("textDocument/foldingRange", document),
+        "links": ("textDocument/documentLink", document),
+        "lenses": ("textDocument/codeLens", document),
+        "tokens": ("textDocument/semanticTokens/range", screen),
+        "hints": ("textDocument/inlayHint", screen),
+    }
+
+
 @dataclass
 class EditorSession:
     """What a file opened and edited as VS Code does it was answered in."""
@@ -230,18 +236,9 @@ def opened_like_vs_code(folder: Path, hlo: Path, hover: tuple[int, int],
     client = WireClient()
     client.initialize(folder, VS_CODE_CAPABILITIES)
     uri = hlo.as_uri()
-    document = {"textDocument": {"uri": uri}}
-    first_screen = {"start": {"line": 0, "character": 0}, "end": {"line": SCREEN_LINES, "character": 0}}
-    screen = {**document, "range": first_screen}
-    requests = {
-        "outline": ("textDocument/documentSymbol", document),
-        "folding": ("textDocument/foldingRange", document),
-        "links": ("textDocument/documentLink", document),
-        "lenses": ("textDocument/codeLens", document),
-        "tokens": ("textDocument/semanticTokens/range", screen),
-        "hints": ("textDocument/inlayHint", screen),
-        "hover": ("textDocument/hover", {**document, "position": {"line": hover[0], "character": hover[1]}}),
-    }
+    position = {"line": hover[0], "character": hover[1]}
+    requests = {**vs_code_requests(uri, 0),
+                "hover": ("textDocument/hover", {"textDocument": {"uri": uri}, "position": position})}
     opened = time.perf_counter()
     client.open(hlo)
     session = EditorSession(*client.requests_at_once(requests, uri, opened))

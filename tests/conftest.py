@@ -10,6 +10,7 @@ from unittest import mock
 
 import pytest
 import pytest_lsp
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -118,6 +119,11 @@ def edited_copies(path: Path) -> list[tuple[Document, Document]]:
 # Pieces of HLO text random edits insert: some keep every line's kind, some change the structure.
 HLO_PIECES = ["x", "(", ")", "{", "}", "\n", "%a.1", "// note", ' op_name="', "ROOT ", "\n}\n",
               "\n  %c.1 = f32[] constant(0)\n", "ENTRY %e () -> f32[] {\n"]
+
+
+# How many random edits, drawn the same way on every run.
+RANDOM_EDITS = settings(max_examples=40, deadline=None, derandomize=True, database=None,
+                        suppress_health_check=[HealthCheck.too_slow])
 
 
 def after_random_edits_like_a_fresh_document(data: st.DataObject, text: str,

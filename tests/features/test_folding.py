@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import (
@@ -15,6 +15,7 @@ from conftest import (
     EDITS,
     GPU_HLO_SEED,
     HANDWRITTEN,
+    RANDOM_EDITS,
     SPLIT_CONTROL_FLOW,
     SPLIT_MLP,
     TPU_SEED,
@@ -239,8 +240,7 @@ def test_the_folds_after_an_edit_are_those_of_the_edited_text_and_kept_when_no_l
         assert folding_ranges(edited, 2) == folding_ranges(Document(edited.text, FileKind.HLO_MODULE), 2)
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@RANDOM_EDITS
 @given(data=st.data())
 def test_the_folds_after_random_edits_are_a_fresh_documents(data: st.DataObject) -> None:
     text = Path(f"{SPLIT_CONTROL_FLOW}.txt").read_text()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import (
@@ -22,6 +22,7 @@ from conftest import (
     EDITS,
     GPU_HLO_SEED,
     HANDWRITTEN,
+    RANDOM_EDITS,
     SPLIT_CONTROL_FLOW,
     SPLIT_MLP,
     TPU_SEED,
@@ -449,8 +450,7 @@ def test_the_outline_after_an_edit_is_that_of_the_edited_text_and_read_again_onl
         assert kept == (index in (0, 1, 5)), EDITS[index]
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@RANDOM_EDITS
 @given(data=st.data())
 def test_the_outline_after_random_edits_is_a_fresh_documents(data: st.DataObject) -> None:
     text = Path(f"{SPLIT_CONTROL_FLOW}.txt").read_text()
