@@ -35,7 +35,7 @@ from hlo_lsp.features.memory_svg import timeline_svg
 from hlo_lsp.features.memory_timeline import memory_report
 from hlo_lsp.features.references import highlights, references
 from hlo_lsp.features.semantic_tokens import semantic_tokens
-from hlo_lsp.features.symbols import document_symbols
+from hlo_lsp.features.symbols import bounded_outline, document_symbols
 from hlo_lsp.features.targets import target_at
 from hlo_lsp.features.workspace_symbols import workspace_symbols
 from hlo_lsp.model.document import Document, document_state_signature
@@ -56,7 +56,7 @@ class Hang(BaseException):
 
 @dataclass
 class Failure:
-    kind: str  # "crash", "slow", "invalid", "edit-mismatch", "glance-mismatch", "cli"
+    kind: str  # "crash", "slow", "invalid", "edit-mismatch", "glance-mismatch", "early-mismatch", "cli"
     operation: str
     detail: str  # the exception / the measured time / what was wrong
     description: str  # the mutant
@@ -409,6 +409,20 @@ def _whole_document_features(runner: _Runner, module: ModuleDump, document: Docu
     ):
         if _wanted(operations, operation):
             runner.call(operation, function, *args)
+    if _wanted(operations, "semantic_tokens"):
+        _check_first_lines(runner, document)
+
+
+def _check_first_lines(runner: _Runner, document: Document) -> None:
+    """The first screen's tokens from the first lines of the unscanned text (as the server gives them
+    while a file is scanned) are the scanned document's."""
+    ok, top = runner.call("first_lines", Document(document.text, document.kind, document.source).first_lines, 61)
+    if not ok or top is None:
+        return
+    ok, early = runner.call("semantic_tokens(first_lines)", lambda: list(semantic_tokens(top, 0, 60)))
+    if ok and early != list(semantic_tokens(document, 0, 60)):
+        runner.fail("early-mismatch", "first_lines", "the first lines' tokens differ from the scanned document's",
+                    signature=("first_lines", "tokens"))
 
 
 def _call_hierarchy(runner: _Runner, module: ModuleDump, target: Any, where: str) -> None:
@@ -433,6 +447,14 @@ def _check_edit(runner: _Runner, document: Document, rng: random.Random) -> None
     if ok and document_state_signature(edited) != document_state_signature(fresh):
         runner.fail("edit-mismatch", "apply_edit", f"{what}: index differs from a fresh Document",
                     signature=("apply_edit", "index"))
+        return
+    # The folds and outline an edit keeps from the version before (asked for before the edit).
+    for name, answer in (("folding_ranges", folding_ranges), ("outline", lambda d: bounded_outline(d, 50))):
+        kept, after = runner.call(f"{name} after the edit", answer, edited)
+        made, again = runner.call(f"{name} of a fresh Document", answer, fresh)
+        if ok and kept and made and after != again:
+            runner.fail("edit-mismatch", name, f"{what}: {name} differs from a fresh Document's",
+                        signature=(name, "edit"))
 
 
 def _run_cli(runner: _Runner, folder: Path) -> None:
