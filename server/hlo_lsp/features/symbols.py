@@ -386,20 +386,6 @@ class _SectionReader:
         self.stack: list[OutlineNode] = []
         self.last: tuple[int, str] = (0, "")
 
-    def read(self, document: Document) -> None:
-        line = 0
-        for chunk in document.chunks:
-            for text, scan in zip(chunk.lines, chunk.scans):
-                if scan.kind == "instruction" and self.computation is not None and self.table is None:
-                    # what `add` does with most lines of a module, inlined: 450,000 calls at 40 MB
-                    if self.instruction is not None:
-                        self.computation.rows.append((*self.instruction, *self.instruction_end))
-                    self.instruction = (line, text, scan)
-                    self.instruction_end = self.last = (line, text)
-                else:
-                    self.add(line, text, scan)
-                line += 1
-
     def add(self, line: int, text: str, scan: LineScan) -> None:
         kind = content_kind(scan.kind, text)
         if kind == "blank":
