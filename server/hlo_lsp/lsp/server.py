@@ -238,7 +238,7 @@ async def goto_definition(ls: HloLanguageServer, params: types.DefinitionParams)
         def resolve(source: str) -> tuple[str, Document | None]:  # positions convert on the glanced lines
             return ls.store.uri_of(source), glanced if source == glanced.source else None
 
-        return [convert.location(place, resolve, ls.positions) for place in definition(module, found[1])] or None
+        return convert.locations(definition(module, found[1]), resolve, ls.positions) or None
 
     answer = _locations_answer(ls, params.position, definition)
     return await ls.request("definition", params.text_document.uri, answer, early)
