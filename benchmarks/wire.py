@@ -163,7 +163,7 @@ class WireClient:
     def stop(self) -> None:
         self.request("shutdown", {})
         self.notify("exit", {})
-        self._server.wait(timeout=60)
+        self.wait()
 
 
 def references_on_the_wire(folder: Path, hlo: Path, line: int, column: int,
