@@ -341,18 +341,25 @@ def _check_glance(runner: _Runner, module: ModuleDump, rng: random.Random, posit
     ok, glance = runner.call("glance", ModuleGlance.of, module.stem, fresh)
     if not ok or glance is None:
         return
-    for position in random_positions(rng, whole, positions):
-        where = f"glance {Path(whole.source).name}@{position.line}:{position.character}"
-        ok, line = runner.call(f"{where} line", glance.line_document, position.line)
-        target = target_at(line, position) if ok and line is not None else None
-        if target is None or target.kind not in ("instruction", "computation"):
-            continue
-        ok, sparse = runner.call(f"{where} module", glance.module_about, target.kind, target.name)
-        if not ok or sparse is None:
-            continue
-        ok, glanced = runner.call(f"{where} hover", hover, sparse, target)
-        if ok and (target != target_at(whole, position) or glanced != hover(module, target)):
-            runner.fail("glance-mismatch", where, f"glanced {target} hover {glanced!r}")
+    cursors = [document for kind, document in module.documents.items() if kind in ModuleGlance.CURSOR_KINDS]
+    for document in cursors:
+        for position in random_positions(rng, document, positions):
+            _check_glanced_hover(runner, module, glance, document, position)
+
+
+def _check_glanced_hover(runner: _Runner, module: ModuleDump, glance: ModuleGlance, document: Document,
+                         position: Position) -> None:
+    where = f"glance {Path(document.source).name}@{position.line}:{position.character}"
+    ok, line = runner.call(f"{where} line", glance.line_document, position.line, document.source)
+    target = target_at(line, position) if ok and line is not None else None
+    if target is None or target.kind not in ("instruction", "computation"):
+        return
+    ok, sparse = runner.call(f"{where} module", glance.module_about, target.kind, target.name)
+    if not ok or sparse is None:
+        return
+    ok, glanced = runner.call(f"{where} hover", hover, sparse, target)
+    if ok and (target != target_at(document, position) or glanced != hover(module, target)):
+        runner.fail("glance-mismatch", where, f"glanced {target} hover {glanced!r}")
 
 
 def _check_problems(runner: _Runner, module: ModuleDump, problems: list) -> None:

@@ -206,7 +206,14 @@ def test_a_glance_at_an_older_version_is_not_kept(tmp_path: Path) -> None:
     assert store._glances == {}
 
 
-def test_no_glance_from_a_buffer_assignment_file(tmp_path: Path) -> None:
+def test_a_glance_is_given_from_a_buffer_assignment_file_too(tmp_path: Path) -> None:
+    """A cursor in the live ranges (or the allocations, or the values) is placed by a glance too; the
+    memory report names no instruction a glance answers about."""
     store, stem = open_module(tmp_path)
     live_range = store.document(f"{stem}-live-range.txt")
-    assert live_range is not None and store.glance(live_range) is None
+    assert live_range is not None
+    glance = store.glance(live_range)
+    assert glance is not None and store.glance(live_range) is glance
+    assert glance.line_document(0, live_range.source) is not None
+    report = store.document(f"{stem}-memory-usage-report.txt")
+    assert report is not None and store.glance(report) is None

@@ -226,6 +226,43 @@ async def test_the_tokens_of_the_first_screen_come_before_the_file_is_scanned(
     assert await client.text_document_semantic_tokens_range_async(screen(0)) == early
 
 
+def mid_file_name(lines: list[str], looks_like: str) -> tuple[types.Position, types.Position]:
+    """On the first line after the middle of a buffer-assignment file that holds `looks_like`: an
+    instruction's name (after a value's `<id `, or a live range's first word), and a place only the
+    whole module answers about (the value's id, or the live range's times)."""
+    line = next(number for number in range(len(lines) // 2, len(lines)) if looks_like in lines[number])
+    text = lines[line]
+    if "<" in text:
+        value = text.index("<") + 1
+        return types.Position(line, text.index(" ", value) + 2), types.Position(line, value)
+    return types.Position(line, len(text) - len(text.lstrip()) + 1), types.Position(line, len(text) - 1)
+
+
+async def test_the_first_hover_and_jump_in_a_large_modules_buffer_assignment_come_before_the_module_is_read(
+        client: LanguageClient, large_dump: Path) -> None:
+    """Opened alone, each companion of the 8 MB module (its allocations, its values, its live ranges):
+    a hover on a value's id or a live range's times waits for the whole module; a hover and a jump on
+    an instruction's name, asked after it, are answered from the files' text before it, and say what
+    the whole module says. (Closed first: an earlier test read the module.)"""
+    close_file(client, large_dump)
+    stem = str(large_dump)[: -len(".txt")]
+    for suffix, looks_like in (("-buffer-assignment.txt", " value: <"), ("-buffer-assignment-values.txt", " @0>"),
+                               ("-live-range.txt", "}:")):
+        path = Path(stem + suffix)
+        name_at, module_only_at = mid_file_name(path.read_text().split("\n"), looks_like)
+        uri = open_file(client, path)
+        waiting = asyncio.ensure_future(hover(client, uri, module_only_at))
+        await asyncio.sleep(0.05)  # asked first: reading the module has begun
+        early_hover, early_jump = await hover(client, uri, name_at), await definition(client, uri, name_at)
+        assert not waiting.done(), suffix
+        assert early_hover is not None and "bytes" in early_hover.contents.value, suffix  # type: ignore[union-attr]
+        assert early_jump and early_jump[0].uri == large_dump.as_uri(), suffix
+        await asyncio.wait_for(waiting, 120)
+        assert await hover(client, uri, name_at) == early_hover, suffix
+        assert await definition(client, uri, name_at) == early_jump, suffix
+        close_file(client, path)
+
+
 async def answers_at(client: LanguageClient, uri: str, position: types.Position) -> list[Any]:
     """Hover, definition and references at `position`."""
     return [await hover(client, uri, position), await definition(client, uri, position),

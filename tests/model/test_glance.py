@@ -312,3 +312,146 @@ def test_a_caller_after_an_unclosed_computation_is_placed_in_its_own(tmp_path: P
     assert target is not None and glanced is not None
     assert glanced == hover(module, target)
     assert "in `main.5`" in glanced.markdown  # type: ignore[attr-defined]
+
+
+# ---- a cursor in a buffer-assignment file ----------------------------------------------------
+
+COMPANION_KINDS = ModuleGlance.CURSOR_KINDS - {FileKind.HLO_MODULE}
+COMPANION_LINES = 60  # lines compared per companion file (a seeded sample)
+
+
+def companion_glance(hlo_path: Path | str) -> tuple[ModuleDump, ModuleGlance, list[Document]]:
+    """The whole module, a glance at fresh copies of its files, and the whole module's companions."""
+    module, documents = whole_module(hlo_path), fresh_documents(hlo_path)
+    glance = ModuleGlance.of(module_stem(str(hlo_path)), documents)
+    assert glance is not None
+    return module, glance, [document for kind, document in module.documents.items() if kind in COMPANION_KINDS]
+
+
+def sampled_lines(document: Document, count: int, seed: int = 5) -> list[int]:
+    lines = list(range(document.line_count))
+    random.Random(seed).shuffle(lines)
+    return lines[:count]
+
+
+def is_paired(module: ModuleDump) -> bool:
+    return module.hlo is None or module.buffer_assignment is None or \
+        paired_module(module.hlo, module.buffer_assignment) is not None
+
+
+def companion_hlo_files() -> list[Path]:
+    return [path for path in hlo_files() if any(kind in COMPANION_KINDS for kind in module_files(str(path)))]
+
+
+@pytest.mark.parametrize("hlo_path", companion_hlo_files(),
+                         ids=lambda path: f"{path.parent.parent.name}/{path.parent.name}")
+def test_a_glance_reads_a_buffer_assignment_line_as_the_whole_file_does(hlo_path: Path) -> None:
+    """Any line of a buffer-assignment, values or live-range file: the glance scans it in the state the
+    whole file's scan enters it in (or declines, for a module whose files may not be one compilation)."""
+    module, glance, companions = companion_glance(hlo_path)
+    read = 0
+    for document in companions:
+        for line in sampled_lines(document, COMPANION_LINES):
+            glanced = glance.line_document(line, document.source)
+            if glanced is None:
+                assert not is_paired(module) or not document.line(line).strip(), f"{document.source}:{line + 1}"
+                continue
+            assert glanced.scan(line) == document.scan(line), f"{document.source}:{line + 1}"
+            assert glanced.uses_on_line(line) == document.uses_on_line(line), f"{document.source}:{line + 1}"
+            read += 1
+    assert read > 0 or not is_paired(module)
+
+
+def companion_positions(document: Document, count: int) -> list[Position]:
+    """Seeded sample of cursor positions on the instructions and computations a file names."""
+    named = [Position(line, ref.start) for line in range(document.line_count)
+             for ref in (*document.scan(line).refs, *document.uses_on_line(line))
+             if ref.role.name in ("INSTRUCTION_MENTION", "INSTRUCTION_USE", "COMPUTATION_MENTION", "COMPUTATION_USE")]
+    return random.Random(3).sample(named, min(count, len(named)))
+
+
+@pytest.mark.parametrize("hlo_path", companion_hlo_files(),
+                         ids=lambda path: f"{path.parent.parent.name}/{path.parent.name}")
+def test_a_glance_hovers_and_jumps_from_a_buffer_assignment_file_as_the_whole_module_does(hlo_path: Path) -> None:
+    module, glance, companions = companion_glance(hlo_path)
+    answered = 0
+    for document in companions:
+        for position in companion_positions(document, PER_MODULE):
+            target = target_at(document, position)
+            assert target is not None and target.kind in ("instruction", "computation")
+            line = glance.line_document(position.line, document.source)
+            if line is None:
+                assert not is_paired(module)
+                continue
+            assert target_at(line, position) == target
+            for whole, ask in ((True, hover), (False, definition)):
+                glanced = glance.module_about(target.kind, target.name, whole)
+                if glanced is not None:
+                    assert ask(glanced, target) == ask(module, target), f"{document.source}:{position.line + 1}"
+                    answered += 1
+    assert answered > 0 or not is_paired(module) or not any(companion_positions(d, 1) for d in companions)
+
+
+@pytest.mark.parametrize("style", ["0.10.2", "0.4.38"])
+def test_a_glance_hovers_from_the_buffer_assignment_files_of_a_generated_dump(tmp_path: Path, style: str) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import make_large_dump
+
+    if not all(Path(f"{stem}.txt").exists() for stem in make_large_dump.SOURCES.values()):
+        pytest.skip("needs the large_fwd_unrolled dumps of ../shared/corpus")
+    hlo_path = make_large_dump.make_large_dump(1.0, style, tmp_path)["hlo"]
+    module, glance, companions = companion_glance(hlo_path)
+    assert companions
+    for document in companions:
+        for position in companion_positions(document, 100):
+            target = target_at(document, position)
+            line = glance.line_document(position.line, document.source)
+            assert line is not None and target is not None and target_at(line, position) == target
+            glanced = glance.module_about(target.kind, target.name)
+            assert glanced is not None and hover(glanced, target) == hover(module, target), position
+
+
+def test_a_cursor_far_from_where_its_state_is_known_is_declined(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a value's long list of uses, a glance would scan back to the value's first line: over a
+    bound, the whole file answers."""
+    module, glance, _ = companion_glance(f"{SPLIT_MLP}.txt")
+    values = module.documents[FileKind.BUFFER_ASSIGNMENT_VALUES]
+    use = next(line for line in range(values.line_count) if values.scan(line).kind == "use"
+               and values.scan(line - 1).kind == "use")
+    first = max(line for line in range(use) if values.scan(line).kind == "used_value")
+    monkeypatch.setattr("hlo_lsp.model.glance._RESYNC_LINES", use - first - 1)
+    assert glance.line_document(use, values.source) is None
+    monkeypatch.setattr("hlo_lsp.model.glance._RESYNC_LINES", use - first)
+    assert glance.line_document(use, values.source) is not None
+
+
+def test_no_glance_from_a_buffer_assignment_of_another_compilation(tmp_path: Path) -> None:
+    """Its instructions may not be the HLO file's: the whole module answers from the buffer assignment."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    shutil.copyfile(Path(f"{OTHER}-live-range.txt"), Path(f"{stem}-live-range.txt"))
+    module, glance, companions = companion_glance(f"{stem}.txt")
+    assert not is_paired(module)
+    assert all(glance.line_document(line, document.source) is None
+               for document in companions for line in range(document.line_count))
+
+
+def test_a_glance_from_the_values_file_scans_no_file() -> None:
+    """What makes it sooner: the cursor's line, the instruction's lines and its memory are read by text
+    search; every file of the module is still unscanned after the answer."""
+    hlo_path = f"{SPLIT_MLP}.txt"
+    documents = fresh_documents(hlo_path)
+    glance = ModuleGlance.of(module_stem(hlo_path), documents)
+    assert glance is not None
+    values = documents[FileKind.BUFFER_ASSIGNMENT_VALUES]
+    text = Path(values.source).read_text().split("\n")
+    line = next(number for number, content in enumerate(text)
+                if content.startswith("<") and " ynn_fusion.1 " in content)
+    position = Position(line, text[line].index("ynn_fusion.1"))
+    glanced_line = glance.line_document(line, values.source)
+    assert glanced_line is not None
+    target = target_at(glanced_line, position)
+    assert target is not None and (target.kind, target.name) == ("instruction", "ynn_fusion.1")
+    module = glance.module_about(target.kind, target.name)
+    assert module is not None
+    assert hover(module, target) == hover(whole_module(hlo_path), target)
+    assert all(document.unscanned_text() is not None for document in documents.values())

@@ -151,7 +151,7 @@ class DocumentStore:
     def glance(self, document: Document) -> ModuleGlance | None:
         """A glance at the module of `document` while the module is not built yet (None once it is,
         or when the text of one of its files is already scanned)."""
-        if document.kind is not FileKind.HLO_MODULE:  # a glance answers about the HLO file's instructions
+        if document.kind not in ModuleGlance.CURSOR_KINDS:
             return None
         stem = module_stem(document.source)
         built = self._modules.get(stem)
@@ -160,7 +160,7 @@ class DocumentStore:
         known = self._glances.get(stem)
         if known is not None and known[0] is document:
             return known[1]
-        glance = ModuleGlance.of(stem, self._companions(document, ModuleGlance.KINDS))
+        glance = ModuleGlance.of(stem, self._companions(document, ModuleGlance.KINDS | {document.kind}))
         if self._worth_keeping({document.kind: document}):
             self._glances[stem] = (document, glance)
         return glance

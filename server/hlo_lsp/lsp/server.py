@@ -150,9 +150,7 @@ class HloLanguageServer(LanguageServer):
                        position: types.Position) -> tuple[Document, Target] | None:
         """The instruction or computation under the cursor, read from the cursor's line alone (with
         that line's document)."""
-        if document.source != glance.hlo_source:
-            return None
-        line = glance.line_document(position.line)
+        line = glance.line_document(position.line, document.source)
         target = target_at(line, self.positions.from_client(position, line)) if line is not None else None
         return (line, target) if target is not None and target.kind in ("instruction", "computation") else None
 

@@ -7,6 +7,11 @@ allocations, its live ranges, the schedule at the times they name, the peak) and
 them with the same scanners. From them it builds a sparse ModuleDump (Documents holding
 only those lines) that the same models and features read as they read a whole module.
 
+The cursor may be in the HLO file or in a buffer-assignment, values or live-range file: its
+line is scanned in the state the whole file's scan enters it in, known from its section's
+header, or from the nearest value block or allocation above it in the sections whose lines
+change the state.
+
 A glance answers only what it can place for certain and declines the rest (None): a
 name defined twice, a live-range file with two sections, a peak XLA did not print, files
 of two compilations. The caller then waits for the whole module.
@@ -288,9 +293,43 @@ class _BuffersText(_Text):
         index = bisect.bisect_right(self._header_starts, offset) - 1
         return self.headers[index] if index >= 0 else None
 
+    def state_entering(self, line: int) -> State:
+        """The scanner's state at the start of `line`: its section's, or found by scanning from the
+        nearest line before it that enters one state whatever the lines before it were."""
+        start = self.line_start(line)
+        header = self.section_at(start)
+        if header is None:
+            raise _Declined  # before any section: nothing a glance answers about
+        if header[0] == start:
+            return "top"  # a header reads the same in any state
+        state = header[3].end_state
+        resync = _RESYNC.get(state)
+        if resync is None:
+            return state
+        needle, kind, entered = resync
+        found = self.text.rfind(needle, header[0], start)
+        first = header[1] + 1
+        if found >= 0:
+            first, state = self.line_at(found + 1), entered
+            if self.scan(first, state)[1].kind != kind:
+                raise _Declined
+        if line - first > _RESYNC_LINES:
+            raise _Declined
+        for _, _, _, scan in self.scan_run(first, state, line):
+            state = scan.end_state
+        return state
+
 
 _ALLOCATION = frozenset(("allocation",))
 _SEQUENCE_ENTRY = frozenset(("sequence_entry",))
+# Sections whose lines change the scanner's state: (what a line that enters the same state whatever came
+# before starts with, at the start of its line; its kind; that state). In every other section each
+# line is read in the state its header leaves.
+_RESYNC: dict[State, tuple[str, str, State]] = {
+    "used": ("\n<", "used_value", "used"),  # a value block; its positions:, uses: and instruction follow
+    "alloc": ("\nallocation ", "allocation", "alloc"),  # its values, and a `reused by` list
+}
+_RESYNC_LINES = 5_000  # a cursor further from where its state is known is left to the whole file
 
 
 class _LiveRangeSection:
@@ -358,6 +397,8 @@ class ModuleGlance:
 
     # the files a glance reads (not the values file nor the report)
     KINDS = frozenset((FileKind.HLO_MODULE, FileKind.BUFFER_ASSIGNMENT, FileKind.LIVE_RANGE))
+    # the files whose cursor a glance places: those, and the values file
+    CURSOR_KINDS = KINDS | {FileKind.BUFFER_ASSIGNMENT_VALUES}
 
     def __init__(self, stem: str, files: dict[FileKind, _Text]) -> None:
         self.stem = stem
@@ -368,7 +409,7 @@ class ModuleGlance:
         """A glance at the module's documents while their text is still at hand (None once one of
         them is scanned: the whole module is then close)."""
         files: dict[FileKind, _Text] = {}
-        for kind in cls.KINDS:
+        for kind in cls.CURSOR_KINDS:
             document = documents.get(kind)
             if document is None:
                 continue
@@ -379,23 +420,34 @@ class ModuleGlance:
         return cls(stem, files) if FileKind.HLO_MODULE in files else None
 
     @property
-    def hlo_source(self) -> str:
-        return self._hlo.document.source
-
-    @property
     def _hlo(self) -> _HloText:
         return self._files[FileKind.HLO_MODULE]  # type: ignore[return-value]
 
-    def line_document(self, line: int) -> Document | None:
-        """The HLO file holding only `line`, scanned as an instruction's line when it is indented."""
+    def line_document(self, line: int, source: str | None = None) -> Document | None:
+        """The file `source` (default the HLO file) holding only `line`, scanned in the state the
+        whole file's scan enters it in; an HLO line as an instruction's line when it is indented."""
         try:
-            hlo = self._hlo
-            picks = _Picks(hlo)
-            text = hlo.line(line)
-            picks.pick(line, "comp" if text[:1] in (" ", "\t") else hlo.document.scanner.initial_state)
+            file = self._file_of(source)
+            picks = _Picks(file)
+            if isinstance(file, _BuffersText):
+                if self._paired is not True:
+                    raise _Declined  # the whole module may answer from the buffer assignment alone
+                state = file.state_entering(line)
+            else:
+                text = file.line(line)
+                state = "comp" if text[:1] in (" ", "\t") else file.document.scanner.initial_state
+            picks.pick(line, state)
             return picks.document()
         except _Declined:
             return None
+
+    def _file_of(self, source: str | None) -> _Text:
+        if source is None:
+            return self._hlo
+        found = [file for file in self._files.values() if file.document.source == source]
+        if not found:
+            raise _Declined
+        return found[0]
 
     def instruction_module(self, name: str, memory: bool = True) -> ModuleDump | None:
         """The module as far as instruction `name` goes: its definition, and with `memory` its
@@ -491,7 +543,8 @@ class ModuleGlance:
 
     @lazy
     def _live_range(self) -> _LiveRangeSection | None:
-        headers = [(file, header) for file in self._files.values() if isinstance(file, _BuffersText)
+        headers = [(file, header) for kind, file in self._files.items()
+                   if kind in self.KINDS and isinstance(file, _BuffersText)
                    for header in file.headers_of("live_range_header")]
         if not headers:
             return None
