@@ -35,7 +35,7 @@ from pathlib import Path
 from lsprotocol import types
 from make_large_dump import make_large_dump  # benchmarks/ is on sys.path when run as a script
 from pygls.lsp.client import LanguageClient
-from wire import json_round_trip, opened_like_vs_code, references_on_the_wire
+from wire import first_hover_after_open, json_round_trip, opened_like_vs_code, references_on_the_wire
 
 ROOT = Path(__file__).resolve().parents[1]
 DEBOUNCE_SECONDS = 0.3  # the server waits this long after an edit before checking (lsp/diagnostics.py)
@@ -53,6 +53,9 @@ def use_pattern(text_lines: list[str]) -> re.Pattern[str]:
 # metric -> (target, unit, how the figure is compared); the README states the same targets.
 TARGETS = {
     "first_hover_s": (1.0, "s", "40 MB"),
+    "first_hover_allocations_s": (1.0, "s", "40 MB"),
+    "first_hover_values_s": (1.0, "s", "40 MB"),
+    "first_hover_live_ranges_s": (1.0, "s", "40 MB"),
     "diagnostics_s": (10.0, "s", "40 MB"),
     "editor_diagnostics_s": (10.0, "s", "40 MB"),
     "hover_p99_ms": (10.0, "ms", "all"),
@@ -237,6 +240,10 @@ async def measure(mb: float, style: str, samples: int, edits: int, folder: Path)
     (first, again), answer = references_on_the_wire(folder, hlo, line, column)
     values["references_wire_first_ms"], values["references_wire_ms"] = first * 1e3, again * 1e3
     values["references_json_ms"] = json_round_trip(answer) * 1e3
+    for label, (path, line, column) in companion_names(files).items():
+        seconds, answer = first_hover_after_open(folder, path, line, column)
+        assert answer is not None and "bytes" in answer["contents"]["value"], (path, line, answer)
+        values[f"first_hover_{label}_s"] = seconds
     session = opened_like_vs_code(folder, hlo, (hover_at.line, hover_at.character), op_name_edits(text_lines, edits))
     values["editor_diagnostics_s"] = session.diagnostics
     for label, seconds in session.answered.items():
@@ -248,6 +255,29 @@ async def measure(mb: float, style: str, samples: int, edits: int, folder: Path)
     if republished:
         values["editor_edit_diagnostics_p95_ms"] = percentile(republished, 0.95) * 1e3
     return figures
+
+
+# The companions a user opens to read a module's memory: (label, kind, a line that holds one of their entries).
+COMPANIONS = (("allocations", "buffer-assignment", " value: <"), ("values", "buffer-assignment-values", " @0>"),
+              ("live_ranges", "live-range", "}:"))
+
+
+def companion_names(files: dict[str, Path]) -> dict[str, tuple[Path, int, int]]:
+    """By label, a companion file and the (line, column) of an instruction named on the first entry
+    after its middle (else the first): a value's (after `<id `), or a live range's."""
+    found = {}
+    for label, kind, looks_like in COMPANIONS:
+        if kind not in files:
+            continue
+        lines = files[kind].read_text().split("\n")
+        middle_on = [*range(len(lines) // 2, len(lines)), *range(len(lines) // 2)]  # a combined file: values first
+        line = next((number for number in middle_on if looks_like in lines[number]), None)
+        if line is None:
+            continue
+        text = lines[line]
+        start = text.index(" ", text.index("<") + 1) + 1 if "<" in text else len(text) - len(text.lstrip())
+        found[label] = (files[kind], line, start + 1)
+    return found
 
 
 def op_name_edits(text_lines: list[str], count: int, seed: int = 12) -> list[tuple[int, int]]:
@@ -310,7 +340,8 @@ def xla_parser(path: Path) -> float | None:
 
 
 def print_table(results: list[Figures]) -> None:
-    rows = ["first_hover_s", "first_definition_s", "diagnostics_s", "progress_reports", "hover_p50_ms",
+    rows = ["first_hover_s", "first_definition_s", "first_hover_allocations_s", "first_hover_values_s",
+            "first_hover_live_ranges_s", "diagnostics_s", "progress_reports", "hover_p50_ms",
             "hover_p99_ms", "definition_p50_ms", "definition_p99_ms", "references_first_ms", "references_ms",
             "references_wire_first_ms", "references_wire_ms", "references_json_ms",
             "editor_hover_s", "editor_outline_s", "editor_folding_s", "editor_links_s", "editor_lenses_s",
@@ -360,13 +391,20 @@ async def main_async(args: argparse.Namespace) -> list[Figures]:
     return results
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive count")
+    return value
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=float, nargs="+", default=[1, 10, 40], help="HLO module sizes in MB")
     parser.add_argument("--style", choices=("0.10.2", "0.4.38"), default="0.10.2",
                         help="the dump's JAX generation (benchmarks/make_large_dump.py)")
     parser.add_argument("--samples", type=int, default=200, help="random hover/definition positions")
-    parser.add_argument("--edits", type=int, default=20, help="one-line edits")
+    parser.add_argument("--edits", type=_positive, default=20, help="one-line edits (at least one)")
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks/out/run.json")
     parser.add_argument("--no-lark", action="store_true", help="skip the whole-file lark baseline")
     parser.add_argument("--lark-timeout", type=float, default=900)

@@ -184,6 +184,23 @@ def references_on_the_wire(folder: Path, hlo: Path, line: int, column: int,
     return seconds, answer
 
 
+def first_hover_after_open(folder: Path, path: Path, line: int, column: int) -> tuple[float, Any]:
+    """Seconds from didOpen of `path`, alone in a fresh server, to the answer of a hover at (line,
+    column) parsed, and that answer."""
+    client = WireClient()
+    client.initialize(folder, {})
+    text = path.read_text()
+    opened = time.perf_counter()
+    uri = path.as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "hlo", "version": 1,
+                                                            "text": text}})
+    answer, _ = client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                      "position": {"line": line, "character": column}})
+    took = time.perf_counter() - opened
+    client.stop()
+    return took, answer
+
+
 # What VS Code declares that changes the answers to its on-open requests.
 VS_CODE_CAPABILITIES = {
     "textDocument": {

@@ -13,6 +13,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def test_the_editor_benchmark_asks_for_at_least_one_edit() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks/run.py"), "--edits", "0"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "0 is not a positive count" in done.stderr
+
+
 @pytest.mark.parametrize("style", ["0.10.2", "0.4.38"])
 def test_the_editor_benchmark_runs_at_1_mb(tmp_path: Path, style: str) -> None:
     out = tmp_path / "run.json"
@@ -29,6 +35,9 @@ def test_the_editor_benchmark_runs_at_1_mb(tmp_path: Path, style: str) -> None:
     for label in ("hover", "outline", "folding", "links", "lenses", "tokens", "hints", "diagnostics"):
         assert figures[f"editor_{label}_s"] > 0, label  # the file opened as VS Code opens it
     assert figures["editor_answers_mb"] > 0
+    companions = ("allocations", "values", "live_ranges") if style == "0.10.2" else ("allocations",)
+    for label in companions:  # each companion opened alone, an instruction's memory hovered in it
+        assert figures[f"first_hover_{label}_s"] > 0, label
     for label in ("hints", "tokens", "folding", "lenses", "outline", "links", "diagnostics"):
         assert figures[f"editor_edit_{label}_p95_ms"] > 0, label  # asked again after each edit
     assert figures["rss_idle_mb"] < figures["rss_mb"]
