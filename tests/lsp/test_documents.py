@@ -217,3 +217,14 @@ def test_a_glance_is_given_from_a_buffer_assignment_file_too(tmp_path: Path) -> 
     assert glance.line_document(0, live_range.source) is not None
     report = store.document(f"{stem}-memory-usage-report.txt")
     assert report is not None and store.glance(report) is None
+
+
+def test_a_glance_goes_when_a_file_of_its_module_changes_on_disk(tmp_path: Path) -> None:
+    """It read the files' text: a companion written again (or deleted) is read again by the next glance."""
+    store, stem = open_module(tmp_path)
+    document = store.document(f"{stem}.txt")
+    assert document is not None
+    glance = store.glance(document)
+    assert glance is not None
+    store.forget_disk(f"{stem}-buffer-assignment.txt")
+    assert store.glance(document) is not glance

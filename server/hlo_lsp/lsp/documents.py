@@ -134,8 +134,9 @@ class DocumentStore:
         return self._from_disk(source, None)
 
     def forget_disk(self, path: str) -> None:
-        """The file changed on disk: read it again when next needed."""
+        """The file changed on disk: read it again when next needed (a glance read its old text too)."""
         self._disk.pop(path, None)
+        self._glances.pop(module_stem(path), None)
 
     def module_of(self, source: str) -> ModuleDump | None:
         """The module of `source`, with its companions (open buffers first, then disk)."""
