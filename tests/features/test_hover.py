@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from conftest import COMBINED_MLP, GPU_HLO_SEED, GPU_SEED, SPLIT_MLP, TPU_SEED, module_of
-from hlo_lsp.features.hover import hover
+from hlo_lsp.features.hover import hover, module_free_hover
 from hlo_lsp.features.targets import target_at
 from hlo_lsp.features.types import Target
 from hlo_lsp.model.dump_module import ModuleDump
@@ -298,6 +298,25 @@ def test_tiled_shape_shows_dense_and_tiled_sizes() -> None:
     assert markdown is not None
     assert markdown.splitlines()[1:] == ["- dense: 14,680,064 bytes (14.00MiB)", "- tiled: 14,680,064 bytes (14.00MiB)",
                                          "- memory space 1"]
+
+
+def test_a_shape_is_hovered_without_its_module_as_with_it() -> None:
+    """A shape says all about itself: the hover a glance gives before the module is read."""
+    for path in (SPLIT_HLO, TPU_SEED):  # a module; a buffer assignment with tiled shapes
+        module = module_of(path)
+        document = next(d for d in module.all_documents() if Path(d.source).name == path.name)
+        shapes = [target for line in range(document.line_count) for column in range(0, len(document.line(line)), 7)
+                  if (target := target_at(document, Position(line, column))) is not None and target.kind == "shape"]
+        assert len(shapes) > 20
+        for target in shapes:
+            assert module_free_hover(target) == hover(module, target), target
+    module = module_of(SPLIT_HLO)
+    document = module.hlo_document
+    assert document is not None
+    name = next(line for line in range(document.line_count) if document.scan(line).kind == "instruction")
+    instruction = target_at(document, Position(name, document.scan(name).refs[0].start))
+    assert instruction is not None and instruction.kind == "instruction"
+    assert module_free_hover(instruction) is None and hover(module, instruction) is not None
 
 
 def test_stack_frame_resolves_to_its_source_and_callers() -> None:

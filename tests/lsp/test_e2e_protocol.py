@@ -241,7 +241,7 @@ def mid_file_name(lines: list[str], looks_like: str) -> tuple[types.Position, ty
 async def test_the_first_hover_and_jump_in_a_large_modules_buffer_assignment_come_before_the_module_is_read(
         client: LanguageClient, large_dump: Path) -> None:
     """Opened alone, each companion of the 8 MB module (its allocations, its values, its live ranges):
-    a hover on a value's id or a live range's times waits for the whole module; a hover and a jump on
+    a jump from a value's id or a live range's times waits for the whole module; a hover and a jump on
     an instruction's name, asked after it, are answered from the files' text before it, and say what
     the whole module says. (Closed first: an earlier test read the module.)"""
     close_file(client, large_dump)
@@ -251,7 +251,7 @@ async def test_the_first_hover_and_jump_in_a_large_modules_buffer_assignment_com
         path = Path(stem + suffix)
         name_at, module_only_at = mid_file_name(path.read_text().split("\n"), looks_like)
         uri = open_file(client, path)
-        waiting = asyncio.ensure_future(hover(client, uri, module_only_at))
+        waiting = asyncio.ensure_future(definition(client, uri, module_only_at))
         await asyncio.sleep(0.05)  # asked first: reading the module has begun
         early_hover, early_jump = await hover(client, uri, name_at), await definition(client, uri, name_at)
         assert not waiting.done(), suffix
@@ -261,6 +261,31 @@ async def test_the_first_hover_and_jump_in_a_large_modules_buffer_assignment_com
         assert await hover(client, uri, name_at) == early_hover, suffix
         assert await definition(client, uri, name_at) == early_jump, suffix
         close_file(client, path)
+
+
+async def test_a_hover_on_a_shape_or_on_nothing_in_a_large_module_comes_before_the_module_is_read(
+        client: LanguageClient, large_dump: Path) -> None:
+    """A hover on a stack frame's id waits for the whole 8 MB module; asked after it, a hover on an
+    instruction's shape and one on its indent are answered at once (a shape says all about itself,
+    and nothing is nothing), as the whole module answers them. (Opened afresh: the module is not read.)"""
+    lines = large_dump.read_text().split("\n")
+    line = next(number for number in range(len(lines) // 2, len(lines)) if "stack_frame_id=" in lines[number])
+    text = lines[line]
+    frame_at = types.Position(line, text.index("stack_frame_id=") + len("stack_frame_id="))
+    shape_at = types.Position(line, text.index(" = ") + len(" = ") + 1)
+    indent_at = types.Position(line, 0)
+    uri = open_file(client, large_dump)
+    waiting = asyncio.ensure_future(hover(client, uri, frame_at))
+    await asyncio.sleep(0.05)  # asked first: reading the module has begun
+    shape, indent = await hover(client, uri, shape_at), await hover(client, uri, indent_at)
+    assert not waiting.done()
+    assert shape is not None and "- dense: " in shape.contents.value  # type: ignore[union-attr]
+    assert indent is None
+    frame = await asyncio.wait_for(waiting, 120)
+    assert frame is not None and "stack frame" in frame.contents.value  # type: ignore[union-attr]
+    assert await hover(client, uri, shape_at) == shape
+    assert await hover(client, uri, indent_at) is None
+    close_file(client, large_dump)
 
 
 async def answers_at(client: LanguageClient, uri: str, position: types.Position) -> list[Any]:

@@ -455,3 +455,37 @@ def test_a_glance_from_the_values_file_scans_no_file() -> None:
     assert module is not None
     assert hover(module, target) == hover(whole_module(hlo_path), target)
     assert all(document.unscanned_text() is not None for document in documents.values())
+
+
+def every_column(document: Document, line: int) -> list[Position]:
+    return [Position(line, column) for column in range(len(document.line(line)) + 2)]
+
+
+@pytest.mark.parametrize("hlo_path", hlo_files(), ids=lambda path: f"{path.parent.parent.name}/{path.parent.name}")
+def test_a_line_a_glance_reads_as_the_whole_file_has_its_targets_at_every_column(hlo_path: Path) -> None:
+    """What lets a glance say at once that the cursor is on nothing, or on a shape: where it says the
+    line surely reads as in the whole file, each column names what it names there."""
+    module, glance, companions = companion_glance(hlo_path)
+    assert module.hlo_document is not None
+    surely = 0
+    for document in [module.hlo_document, *companions]:
+        for line in sampled_lines(document, COMPANION_LINES):
+            glanced = glance.line_document(line, document.source)
+            if glanced is None or not glance.reads_as_whole(glanced, line):
+                continue
+            for position in every_column(document, line):
+                assert target_at(glanced, position) == target_at(document, position), (document.source, position)
+            surely += 1
+    assert surely > 0
+
+
+def test_a_glance_is_not_sure_of_a_line_it_guesses_wrong() -> None:
+    """A stack-frame table row is indented like an instruction: read as one, it names nothing, while
+    the whole file reads a frame there. Not being a complete instruction, it is not surely read."""
+    module, glance, _ = companion_glance(f"{SPLIT_MLP}.txt")
+    document = module.hlo_document
+    assert document is not None
+    row = next(line for line in range(document.line_count) if document.scan(line).kind == "table_row")
+    glanced = glance.line_document(row, document.source)
+    assert glanced is not None and glanced.scan(row) != document.scan(row)
+    assert not glance.reads_as_whole(glanced, row)

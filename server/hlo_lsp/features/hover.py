@@ -65,6 +65,13 @@ def hover(module: ModuleDump, target: Target) -> HoverInfo | None:
     return HoverInfo(markdown, target.range) if markdown else None
 
 
+def module_free_hover(target: Target) -> HoverInfo | None:
+    """The hover of what says all about itself (a shape), without a module; None for anything else."""
+    builder = _MODULE_FREE_BUILDERS.get(target.kind)
+    markdown = builder(target) if builder is not None else None
+    return HoverInfo(markdown, target.range) if markdown else None
+
+
 def prepare_hovers(module: ModuleDump) -> None:
     """Builds the tables every hover of an instruction reads (values by name, live ranges by value,
     allocations by index, the printed peak: tens of milliseconds at 40 MB), so that no hover waits
@@ -274,6 +281,10 @@ def _instruction_start(document: Document, line: int) -> int:
 
 
 def _hover_shape(views: _Views, target: Target) -> str | None:
+    return _shape_markdown(target)
+
+
+def _shape_markdown(target: Target) -> str | None:
     shape = parse_shape(target.name)
     if isinstance(shape, ParseError):
         return None
@@ -382,3 +393,4 @@ _BUILDERS: dict[str, Callable[[_Views, Target], str | None]] = {
     "frame": _hover_frame,
     "op_name": _hover_op_name,
 }
+_MODULE_FREE_BUILDERS: dict[str, Callable[[Target], str | None]] = {"shape": _shape_markdown}

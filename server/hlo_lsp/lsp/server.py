@@ -28,7 +28,7 @@ from hlo_lsp.features.call_hierarchy import incoming_calls, outgoing_calls, prep
 from hlo_lsp.features.code_lens import code_lenses
 from hlo_lsp.features.definition import definition
 from hlo_lsp.features.folding import bounded_folds
-from hlo_lsp.features.hover import hover
+from hlo_lsp.features.hover import hover, module_free_hover
 from hlo_lsp.features.inlay_hints import inlay_hints
 from hlo_lsp.features.links import document_links
 from hlo_lsp.features.memory_svg import timeline_svg
@@ -146,13 +146,20 @@ class HloLanguageServer(LanguageServer):
             log.exception("%s: answering early at %s failed", name, document.source)
             return None
 
+    def glanced_line(self, glance: ModuleGlance, document: Document,
+                     position: types.Position) -> tuple[Document, Target | None] | None:
+        """The cursor's line alone, as a document, and what the cursor is on (None: nothing)."""
+        line = glance.line_document(position.line, document.source)
+        return (line, target_at(line, self.positions.from_client(position, line))) if line is not None else None
+
     def glanced_target(self, glance: ModuleGlance, document: Document,
                        position: types.Position) -> tuple[Document, Target] | None:
         """The instruction or computation under the cursor, read from the cursor's line alone (with
         that line's document)."""
-        line = glance.line_document(position.line, document.source)
-        target = target_at(line, self.positions.from_client(position, line)) if line is not None else None
-        return (line, target) if target is not None and target.kind in ("instruction", "computation") else None
+        found = self.glanced_line(glance, document, position)
+        if found is None or found[1] is None or found[1].kind not in ("instruction", "computation"):
+            return None
+        return found[0], found[1]
 
     def target(self, module: ModuleDump, document: Document, position: types.Position) -> Target | None:
         target = target_at(document, self.positions.from_client(position, document))
@@ -161,6 +168,11 @@ class HloLanguageServer(LanguageServer):
         return target
 
 
+class _Nothing:
+    """An early answer that there is nothing to say (None from `early` says it cannot tell)."""
+
+
+NOTHING = _Nothing()
 server = HloLanguageServer()
 
 
@@ -289,13 +301,22 @@ async def on_hover(ls: HloLanguageServer, params: types.HoverParams) -> types.Ho
         info = hover(module, target) if target is not None else None
         return convert.hover(info, ls.positions, document, _markdown(ls)) if info is not None else None
 
-    def early(glance: ModuleGlance, document: Document) -> types.Hover | None:
-        found = ls.glanced_target(glance, document, params.position)
-        module = glance.module_about(found[1].kind, found[1].name) if found is not None else None
-        info = hover(module, found[1]) if found is not None and module is not None else None
-        return convert.hover(info, ls.positions, found[0], _markdown(ls)) if found and info else None
+    def early(glance: ModuleGlance, document: Document) -> types.Hover | _Nothing | None:
+        found = ls.glanced_line(glance, document, params.position)
+        if found is None:
+            return None
+        line, target = found
+        if target is None:  # blank space or punctuation, if the line surely reads as in its file
+            return NOTHING if glance.reads_as_whole(line, params.position.line) else None
+        if target.kind in ("instruction", "computation"):
+            module = glance.module_about(target.kind, target.name)
+            info = hover(module, target) if module is not None else None
+        else:  # a shape says all about itself; a value, an allocation or a frame waits for the module
+            info = module_free_hover(target) if glance.reads_as_whole(line, params.position.line) else None
+        return convert.hover(info, ls.positions, line, _markdown(ls)) if info is not None else None
 
-    return await ls.request("hover", params.text_document.uri, answer, early)
+    answered = await ls.request("hover", params.text_document.uri, answer, early)
+    return None if answered is NOTHING else answered  # type: ignore[return-value]
 
 
 def _markdown(ls: HloLanguageServer) -> bool:

@@ -441,6 +441,17 @@ class ModuleGlance:
         except _Declined:
             return None
 
+    @staticmethod
+    def reads_as_whole(line_document: Document, line: int) -> bool:
+        """Whether `line_document` (from `line_document`) surely reads `line` as the whole file does:
+        in a buffer-assignment file always (its state is found, not guessed); in the HLO file when it
+        is a complete instruction line, which reads the same in any state (a line of another kind may
+        be a table row or part of a multi-line literal, read in a state only the lines above it tell)."""
+        if line_document.kind is not FileKind.HLO_MODULE:
+            return True
+        scan = line_document.scan(line)
+        return scan.kind == "instruction" and scan.problem is None and scan.end_state == "comp"
+
     def _file_of(self, source: str | None) -> _Text:
         if source is None:
             return self._hlo
