@@ -189,6 +189,7 @@ def first_hover_after_open(folder: Path, path: Path, line: int, column: int) -> 
     column) parsed, and that answer."""
     client = WireClient()
     client.initialize(folder, {})
+    time.sleep(1)  # the server builds its grammar's parser in a thread as it starts
     text = path.read_text()
     opened = time.perf_counter()
     uri = path.as_uri()
