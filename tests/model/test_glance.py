@@ -131,14 +131,19 @@ def test_a_glance_hovers_and_jumps_on_computations_as_the_whole_module_does(hlo_
     assert answered == 2 * len(positions)  # no computation of these dumps is declined
 
 
-@pytest.mark.parametrize("style", ["0.10.2", "0.4.38"])
-def test_a_glance_at_a_generated_large_dump_hovers_as_the_whole_module_does(tmp_path: Path, style: str) -> None:
+def generated_dump(folder: Path, style: str) -> Path:
+    """The HLO file of a 1 MB dump written by benchmarks/make_large_dump.py, with its companions."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     import make_large_dump
 
     if not all(Path(f"{stem}.txt").exists() for stem in make_large_dump.SOURCES.values()):
         pytest.skip("needs the large_fwd_unrolled dumps of ../shared/corpus")
-    hlo_path = make_large_dump.make_large_dump(1.0, style, tmp_path)["hlo"]
+    return make_large_dump.make_large_dump(1.0, style, folder)["hlo"]  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("style", ["0.10.2", "0.4.38"])
+def test_a_glance_at_a_generated_large_dump_hovers_as_the_whole_module_does(tmp_path: Path, style: str) -> None:
+    hlo_path = generated_dump(tmp_path, style)
     module, glance = whole_module(hlo_path), glance_at(hlo_path)
     positions = instruction_positions(module, 200)
     for position in positions:
@@ -394,12 +399,7 @@ def test_a_glance_hovers_and_jumps_from_a_buffer_assignment_file_as_the_whole_mo
 
 @pytest.mark.parametrize("style", ["0.10.2", "0.4.38"])
 def test_a_glance_hovers_from_the_buffer_assignment_files_of_a_generated_dump(tmp_path: Path, style: str) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    import make_large_dump
-
-    if not all(Path(f"{stem}.txt").exists() for stem in make_large_dump.SOURCES.values()):
-        pytest.skip("needs the large_fwd_unrolled dumps of ../shared/corpus")
-    hlo_path = make_large_dump.make_large_dump(1.0, style, tmp_path)["hlo"]
+    hlo_path = generated_dump(tmp_path, style)
     module, glance, companions = companion_glance(hlo_path)
     assert companions
     for document in companions:
