@@ -207,16 +207,15 @@ def test_a_glance_at_an_older_version_is_not_kept(tmp_path: Path) -> None:
 
 
 def test_a_glance_is_given_from_a_buffer_assignment_file_too(tmp_path: Path) -> None:
-    """A cursor in the live ranges (or the allocations, or the values) is placed by a glance too; the
-    memory report names no instruction a glance answers about."""
+    """A cursor in the live ranges (or the allocations, the values, the memory report) is placed by a
+    glance too."""
     store, stem = open_module(tmp_path)
-    live_range = store.document(f"{stem}-live-range.txt")
-    assert live_range is not None
-    glance = store.glance(live_range)
-    assert glance is not None and store.glance(live_range) is glance
-    assert glance.line_document(0, live_range.source) is not None
-    report = store.document(f"{stem}-memory-usage-report.txt")
-    assert report is not None and store.glance(report) is None
+    for suffix in ("-live-range.txt", "-memory-usage-report.txt"):
+        companion = store.document(f"{stem}{suffix}")
+        assert companion is not None
+        glance = store.glance(companion)
+        assert glance is not None and glance.line_document(0, companion.source) is not None
+        assert (store.glance(companion) is glance) == store.is_open(companion.source)  # kept for an open file
 
 
 def test_a_glance_goes_when_a_file_of_its_module_changes_on_disk(tmp_path: Path) -> None:

@@ -288,6 +288,25 @@ async def test_a_hover_on_a_shape_or_on_nothing_in_a_large_module_comes_before_t
     close_file(client, large_dump)
 
 
+async def test_a_hover_on_a_shape_in_a_large_modules_memory_report_comes_before_the_module_is_read(
+        client: LanguageClient, large_dump: Path) -> None:
+    """The memory report opened alone: a jump from a shape in it waits for the whole module (it has no
+    definition, which only the module can tell); a hover on it, asked after, is answered at once."""
+    report = Path(str(large_dump)[: -len(".txt")] + "-memory-usage-report.txt")
+    lines = report.read_text().split("\n")
+    line = next(number for number in range(len(lines) // 2, len(lines)) if "%); " in lines[number])
+    shape_at = types.Position(line, lines[line].rindex("f32[") + 1)
+    uri = open_file(client, report)
+    waiting = asyncio.ensure_future(definition(client, uri, shape_at))
+    await asyncio.sleep(0.05)  # asked first: reading the module has begun
+    shape = await hover(client, uri, shape_at)
+    assert not waiting.done()
+    assert shape is not None and "- dense: " in shape.contents.value  # type: ignore[union-attr]
+    await asyncio.wait_for(waiting, 120)
+    assert await hover(client, uri, shape_at) == shape
+    close_file(client, report)
+
+
 async def answers_at(client: LanguageClient, uri: str, position: types.Position) -> list[Any]:
     """Hover, definition and references at `position`."""
     return [await hover(client, uri, position), await definition(client, uri, position),

@@ -7,7 +7,8 @@ allocations, its live ranges, the schedule at the times they name, the peak) and
 them with the same scanners. From them it builds a sparse ModuleDump (Documents holding
 only those lines) that the same models and features read as they read a whole module.
 
-The cursor may be in the HLO file or in a buffer-assignment, values or live-range file: its
+The cursor may be in any file of the module (the HLO file, its buffer assignment, values, live
+ranges or memory report): its
 line is scanned in the state the whole file's scan enters it in, known from its section's
 header, or from the nearest value block or allocation above it in the sections whose lines
 change the state.
@@ -397,8 +398,8 @@ class ModuleGlance:
 
     # the files a glance reads (not the values file nor the report)
     KINDS = frozenset((FileKind.HLO_MODULE, FileKind.BUFFER_ASSIGNMENT, FileKind.LIVE_RANGE))
-    # the files whose cursor a glance places: those, and the values file
-    CURSOR_KINDS = KINDS | {FileKind.BUFFER_ASSIGNMENT_VALUES}
+    # the files whose cursor a glance places: those, the values file and the memory report
+    CURSOR_KINDS = KINDS | {FileKind.BUFFER_ASSIGNMENT_VALUES, FileKind.MEMORY_USAGE_REPORT}
 
     def __init__(self, stem: str, files: dict[FileKind, _Text]) -> None:
         self.stem = stem
