@@ -242,8 +242,9 @@ async def test_the_first_hover_and_jump_in_a_large_modules_buffer_assignment_com
         client: LanguageClient, large_dump: Path) -> None:
     """Opened alone, each companion of the 8 MB module (its allocations, its values, its live ranges):
     a jump from a value's id or a live range's times waits for the whole module; a hover and a jump on
-    an instruction's name, asked after it, are answered from the files' text before it, and say what
-    the whole module says. (Closed first: an earlier test read the module.)"""
+    an instruction's name, and a hover on the value's id or the times, asked after it, are answered
+    from the files' text before it, and say what the whole module says. (Closed first: an earlier
+    test read the module.)"""
     close_file(client, large_dump)
     stem = str(large_dump)[: -len(".txt")]
     for suffix, looks_like in (("-buffer-assignment.txt", " value: <"), ("-buffer-assignment-values.txt", " @0>"),
@@ -254,12 +255,16 @@ async def test_the_first_hover_and_jump_in_a_large_modules_buffer_assignment_com
         waiting = asyncio.ensure_future(definition(client, uri, module_only_at))
         await asyncio.sleep(0.05)  # asked first: reading the module has begun
         early_hover, early_jump = await hover(client, uri, name_at), await definition(client, uri, name_at)
+        early_there = await hover(client, uri, module_only_at)  # a value, or a live range's times: nothing
         assert not waiting.done(), suffix
         assert early_hover is not None and "bytes" in early_hover.contents.value, suffix  # type: ignore[union-attr]
         assert early_jump and early_jump[0].uri == large_dump.as_uri(), suffix
+        assert (early_there is not None and early_there.contents.value.startswith("**value ")  # type: ignore[union-attr]
+                if "live-range" not in suffix else early_there is None), suffix
         await asyncio.wait_for(waiting, 120)
         assert await hover(client, uri, name_at) == early_hover, suffix
         assert await definition(client, uri, name_at) == early_jump, suffix
+        assert await hover(client, uri, module_only_at) == early_there, suffix
         close_file(client, path)
 
 

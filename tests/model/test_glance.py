@@ -397,6 +397,37 @@ def test_a_glance_hovers_and_jumps_from_a_buffer_assignment_file_as_the_whole_mo
     assert answered > 0 or not is_paired(module) or not any(companion_positions(d, 1) for d in companions)
 
 
+def value_positions(document: Document, count: int) -> list[Position]:
+    """Seeded sample of cursor positions on the value ids a file prints."""
+    named = [Position(line, ref.start) for line in range(document.line_count)
+             for ref in (*document.scan(line).refs, *document.uses_on_line(line))
+             if ref.role.name in ("VALUE_DEF", "VALUE_MENTION")]
+    return random.Random(4).sample(named, min(count, len(named)))
+
+
+@pytest.mark.parametrize("hlo_path", companion_hlo_files(),
+                         ids=lambda path: f"{path.parent.parent.name}/{path.parent.name}")
+def test_a_glance_hovers_a_value_as_the_whole_module_does(hlo_path: Path) -> None:
+    """A value's id on its allocation's line or in the values file: the memory of the value's
+    instruction, glanced, holds what the whole module says of the value."""
+    module, glance, companions = companion_glance(hlo_path)
+    answered = 0
+    for document in companions:
+        for position in value_positions(document, PER_MODULE):
+            target = target_at(document, position)
+            assert target is not None and target.kind == "value"
+            line = glance.line_document(position.line, document.source)
+            if line is None:
+                assert not is_paired(module)
+                continue
+            glanced = glance.value_module(line, position.line, target.name)
+            said = hover(glanced, target) if glanced is not None else None
+            if said is not None:
+                assert said == hover(module, target), f"{document.source}:{position.line + 1}"
+                answered += 1
+    assert answered > 0 or not is_paired(module) or not any(value_positions(d, 1) for d in companions)
+
+
 @pytest.mark.parametrize("style", ["0.10.2", "0.4.38"])
 def test_a_glance_hovers_from_the_buffer_assignment_files_of_a_generated_dump(tmp_path: Path, style: str) -> None:
     hlo_path = generated_dump(tmp_path, style)
@@ -408,6 +439,12 @@ def test_a_glance_hovers_from_the_buffer_assignment_files_of_a_generated_dump(tm
             line = glance.line_document(position.line, document.source)
             assert line is not None and target is not None and target_at(line, position) == target
             glanced = glance.module_about(target.kind, target.name)
+            assert glanced is not None and hover(glanced, target) == hover(module, target), position
+        for position in value_positions(document, 100):
+            target = target_at(document, position)
+            line = glance.line_document(position.line, document.source)
+            assert line is not None and target is not None
+            glanced = glance.value_module(line, position.line, target.name)
             assert glanced is not None and hover(glanced, target) == hover(module, target), position
 
 

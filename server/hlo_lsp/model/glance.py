@@ -29,7 +29,7 @@ from hlo_lsp.model.document import Document, Run
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.model.pairing import paired_module, pairing_sample
-from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES
+from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES, mentioned_instruction
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.line_scan import LineScan, State
 
@@ -477,6 +477,13 @@ class ModuleGlance:
         if kind == "computation":
             return self.computation_module(name, whole)
         return None
+
+    def value_module(self, line_document: Document, line: int, value_id: str) -> ModuleDump | None:
+        """The module as far as the value `value_id` printed on `line` of `line_document` (from
+        `line_document`) goes: its instruction's memory. None when the glance is not sure."""
+        scan = line_document.scan(line)
+        name = mentioned_instruction(scan) if scan.data and str(scan.data[0]) == value_id else None
+        return self.instruction_module(name) if name is not None else None
 
     def computation_module(self, name: str, whole: bool = True) -> ModuleDump | None:
         """The module as far as computation `name` goes: its header, and when `whole` its body and
