@@ -268,11 +268,12 @@ async def test_the_first_hover_and_jump_in_a_large_modules_buffer_assignment_com
         close_file(client, path)
 
 
-async def test_a_hover_on_a_shape_or_on_nothing_in_a_large_module_comes_before_the_module_is_read(
+async def test_a_hover_on_a_shape_a_frame_or_nothing_in_a_large_module_comes_before_the_module_is_read(
         client: LanguageClient, large_dump: Path) -> None:
-    """A hover on a stack frame's id waits for the whole 8 MB module; asked after it, a hover on an
-    instruction's shape and one on its indent are answered at once (a shape says all about itself,
-    and nothing is nothing), as the whole module answers them. (Opened afresh: the module is not read.)"""
+    """A jump from a stack frame's id waits for the whole 8 MB module; asked after it, hovers on an
+    instruction's shape, on its indent and on the frame are answered at once (a shape says all about
+    itself, nothing is nothing, the frame tables are at the top), as the whole module answers them.
+    (Opened afresh: the module is not read.)"""
     lines = large_dump.read_text().split("\n")
     line = next(number for number in range(len(lines) // 2, len(lines)) if "stack_frame_id=" in lines[number])
     text = lines[line]
@@ -280,16 +281,15 @@ async def test_a_hover_on_a_shape_or_on_nothing_in_a_large_module_comes_before_t
     shape_at = types.Position(line, text.index(" = ") + len(" = ") + 1)
     indent_at = types.Position(line, 0)
     uri = open_file(client, large_dump)
-    waiting = asyncio.ensure_future(hover(client, uri, frame_at))
+    waiting = asyncio.ensure_future(definition(client, uri, frame_at))
     await asyncio.sleep(0.05)  # asked first: reading the module has begun
-    shape, indent = await hover(client, uri, shape_at), await hover(client, uri, indent_at)
+    frame, shape, indent = [await hover(client, uri, at) for at in (frame_at, shape_at, indent_at)]
     assert not waiting.done()
     assert shape is not None and "- dense: " in shape.contents.value  # type: ignore[union-attr]
     assert indent is None
-    frame = await asyncio.wait_for(waiting, 120)
-    assert frame is not None and "stack frame" in frame.contents.value  # type: ignore[union-attr]
-    assert await hover(client, uri, shape_at) == shape
-    assert await hover(client, uri, indent_at) is None
+    assert frame is not None and frame.contents.value.startswith("**stack frame ")  # type: ignore[union-attr]
+    assert await asyncio.wait_for(waiting, 120)
+    assert [await hover(client, uri, at) for at in (shape_at, indent_at, frame_at)] == [shape, None, frame]
     close_file(client, large_dump)
 
 

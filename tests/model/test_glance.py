@@ -526,3 +526,33 @@ def test_a_glance_is_not_sure_of_a_line_it_guesses_wrong() -> None:
     glanced = glance.line_document(row, document.source)
     assert glanced is not None and glanced.scan(row) != document.scan(row)
     assert not glance.reads_as_whole(glanced, row)
+
+
+def frame_positions(document: Document, count: int) -> list[Position]:
+    """Seeded sample of cursor positions on stack frames: their rows and the ids that name them."""
+    named = [Position(line, ref.start) for line in range(document.line_count)
+             for ref in (*document.scan(line).refs, *document.uses_on_line(line))
+             if ref.role.name in ("FRAME_DEF", "FRAME_USE")]
+    return random.Random(6).sample(named, min(count, len(named)))
+
+
+@pytest.mark.parametrize("hlo_path", hlo_files(), ids=lambda path: f"{path.parent.parent.name}/{path.parent.name}")
+def test_a_glance_hovers_a_stack_frame_as_the_whole_module_does(hlo_path: Path) -> None:
+    """The tables above the first computation say all a frame's hover says."""
+    module, glance, companions = companion_glance(hlo_path)
+    assert module.hlo_document is not None
+    answered = asked = 0
+    for document in [module.hlo_document, *companions]:
+        for position in frame_positions(document, PER_MODULE):
+            target = target_at(document, position)
+            line = glance.line_document(position.line, document.source)
+            if line is None or target_at(line, position) != target:
+                continue  # a table row read as an instruction (the whole module is waited for), or declined
+            assert target is not None and target.kind == "frame"
+            asked += 1
+            glanced = glance.module_about(target.kind, target.name)
+            said = hover(glanced, target) if glanced is not None else None
+            if said is not None:
+                assert said == hover(module, target), f"{document.source}:{position.line + 1}"
+                answered += 1
+    assert answered > 0 or asked == 0

@@ -470,13 +470,23 @@ class ModuleGlance:
             return None
 
     def module_about(self, kind: str, name: str, whole: bool = True) -> ModuleDump | None:
-        """The module as far as an instruction or a computation (`kind`) goes: with `whole`, all a
-        hover says (an instruction's memory, a computation's body and callers), else its definition."""
+        """The module as far as an instruction, a computation or a stack frame (`kind`) goes: with
+        `whole`, all a hover says (an instruction's memory, a computation's body and callers), else
+        its definition."""
         if kind == "instruction":
             return self.instruction_module(name, memory=whole)
         if kind == "computation":
             return self.computation_module(name, whole)
+        if kind == "frame":
+            return self.frames_module()
         return None
+
+    def frames_module(self) -> ModuleDump | None:
+        """The module as far as its stack frames go: the lines above its first computation, where
+        XLA prints the tables. None when the glance is not sure."""
+        if not self._hlo.head:
+            return None
+        return ModuleDump(self.stem, {FileKind.HLO_MODULE: _Picks(self._hlo, self._hlo.head).document()})
 
     def value_module(self, line_document: Document, line: int, value_id: str) -> ModuleDump | None:
         """The module as far as the value `value_id` printed on `line` of `line_document` (from
