@@ -355,16 +355,13 @@ def _check_glanced_hover(runner: _Runner, module: ModuleDump, glance: ModuleGlan
     surely = line is not None and ModuleGlance.reads_as_whole(line, position.line)
     if surely and target != target_at(document, position):
         runner.fail("glance-mismatch", where, f"the line said to read as in its file names {target}")
-    if target is None or target.kind not in ("instruction", "computation", "value", "frame"):
+    if target is None or target.kind not in ModuleGlance.HOVER_KINDS:
         return
-    if target.kind == "value":
-        ok, sparse = runner.call(f"{where} module", glance.value_module, line, position.line, target.name)
-    else:
-        ok, sparse = runner.call(f"{where} module", glance.module_about, target.kind, target.name)
+    ok, sparse = runner.call(f"{where} module", glance.module_at, line, position.line, target.kind, target.name)
     if not ok or sparse is None:
         return
     ok, glanced = runner.call(f"{where} hover", hover, sparse, target)
-    if ok and target.kind in ("value", "frame") and glanced is None:
+    if ok and target.kind in ("value", "frame", "allocation") and glanced is None:
         return  # the server then waits for the module
     if ok and (target != target_at(document, position) or glanced != hover(module, target)):
         runner.fail("glance-mismatch", where, f"glanced {target} hover {glanced!r}")

@@ -228,8 +228,8 @@ async def test_the_tokens_of_the_first_screen_come_before_the_file_is_scanned(
 
 def mid_file_name(lines: list[str], looks_like: str) -> tuple[types.Position, types.Position]:
     """On the first line after the middle of a buffer-assignment file that holds `looks_like`: an
-    instruction's name (after a value's `<id `, or a live range's first word), and a place only the
-    whole module answers about (the value's id, or the live range's times)."""
+    instruction's name (after a value's `<id `, or a live range's first word), and the value's id (or
+    the live range's times)."""
     line = next(number for number in range(len(lines) // 2, len(lines)) if looks_like in lines[number])
     text = lines[line]
     if "<" in text:
@@ -238,33 +238,44 @@ def mid_file_name(lines: list[str], looks_like: str) -> tuple[types.Position, ty
     return types.Position(line, len(text) - len(text.lstrip()) + 1), types.Position(line, len(text) - 1)
 
 
+def allocation_above(lines: list[str], line: int) -> types.Position:
+    """On the header of the allocation a value's line belongs to."""
+    header = next(number for number in range(line, -1, -1) if lines[number].startswith("allocation "))
+    return types.Position(header, 1)
+
+
 async def test_the_first_hover_and_jump_in_a_large_modules_buffer_assignment_come_before_the_module_is_read(
         client: LanguageClient, large_dump: Path) -> None:
     """Opened alone, each companion of the 8 MB module (its allocations, its values, its live ranges):
-    a jump from a value's id or a live range's times waits for the whole module; a hover and a jump on
-    an instruction's name, and a hover on the value's id or the times, asked after it, are answered
-    from the files' text before it, and say what the whole module says. (Closed first: an earlier
-    test read the module.)"""
+    a hover below the file's last line waits for the whole module (a glance leaves it to the module);
+    a hover and a jump on an instruction's name, and a hover on the value's id (or the times) and on
+    its allocation, asked after it, are answered from the files' text before it, and say what the
+    whole module says. (Closed first: an earlier test read the module.)"""
     close_file(client, large_dump)
     stem = str(large_dump)[: -len(".txt")]
     for suffix, looks_like in (("-buffer-assignment.txt", " value: <"), ("-buffer-assignment-values.txt", " @0>"),
                                ("-live-range.txt", "}:")):
         path = Path(stem + suffix)
-        name_at, module_only_at = mid_file_name(path.read_text().split("\n"), looks_like)
+        lines = path.read_text().split("\n")
+        name_at, id_at = mid_file_name(lines, looks_like)
         uri = open_file(client, path)
-        waiting = asyncio.ensure_future(definition(client, uri, module_only_at))
+        waiting = asyncio.ensure_future(hover(client, uri, types.Position(len(lines) + 2, 0)))
         await asyncio.sleep(0.05)  # asked first: reading the module has begun
+        allocation_at = allocation_above(lines, name_at.line) if suffix == "-buffer-assignment.txt" else None
+        early_allocation = await hover(client, uri, allocation_at) if allocation_at else None
         early_hover, early_jump = await hover(client, uri, name_at), await definition(client, uri, name_at)
-        early_there = await hover(client, uri, module_only_at)  # a value, or a live range's times: nothing
+        early_there = await hover(client, uri, id_at)  # a value, or a live range's times: nothing
         assert not waiting.done(), suffix
         assert early_hover is not None and "bytes" in early_hover.contents.value, suffix  # type: ignore[union-attr]
         assert early_jump and early_jump[0].uri == large_dump.as_uri(), suffix
         assert (early_there is not None and early_there.contents.value.startswith("**value ")  # type: ignore[union-attr]
                 if "live-range" not in suffix else early_there is None), suffix
-        await asyncio.wait_for(waiting, 120)
+        assert allocation_at is None or early_allocation.contents.value.startswith("**allocation ")  # type: ignore[union-attr]
+        assert await asyncio.wait_for(waiting, 120) is None
         assert await hover(client, uri, name_at) == early_hover, suffix
         assert await definition(client, uri, name_at) == early_jump, suffix
-        assert await hover(client, uri, module_only_at) == early_there, suffix
+        assert await hover(client, uri, id_at) == early_there, suffix
+        assert allocation_at is None or await hover(client, uri, allocation_at) == early_allocation
         close_file(client, path)
 
 

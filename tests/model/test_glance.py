@@ -556,3 +556,46 @@ def test_a_glance_hovers_a_stack_frame_as_the_whole_module_does(hlo_path: Path) 
                 assert said == hover(module, target), f"{document.source}:{position.line + 1}"
                 answered += 1
     assert answered > 0 or asked == 0
+
+
+def allocation_positions(document: Document, count: int) -> list[Position]:
+    """Seeded sample of cursor positions on allocations' headers (on their `allocation N`)."""
+    headers = [Position(line, document.line(line).index("allocation") + 1) for line in range(document.line_count)
+               if document.scan(line).kind == "allocation"]
+    return random.Random(8).sample(headers, min(count, len(headers)))
+
+
+@pytest.mark.parametrize("hlo_path", companion_hlo_files(),
+                         ids=lambda path: f"{path.parent.parent.name}/{path.parent.name}")
+def test_a_glance_hovers_an_allocation_as_the_whole_module_does(hlo_path: Path) -> None:
+    """The lines from an allocation's header to the next one's hold all its hover says."""
+    module, glance, companions = companion_glance(hlo_path)
+    answered = asked = 0
+    for document in companions:
+        for position in allocation_positions(document, PER_MODULE):
+            target = target_at(document, position)
+            assert target is not None and target.kind == "allocation"
+            line = glance.line_document(position.line, document.source)
+            if line is None:
+                assert not is_paired(module)
+                continue
+            asked += 1
+            glanced = glance.module_at(line, position.line, target.kind, target.name)
+            said = hover(glanced, target) if glanced is not None else None
+            if said is not None:
+                assert said == hover(module, target), f"{document.source}:{position.line + 1}"
+                answered += 1
+    assert answered == asked  # no allocation of these dumps is longer than a glance reads
+
+
+def test_an_allocation_longer_than_a_glance_reads_is_declined(monkeypatch: pytest.MonkeyPatch) -> None:
+    module, glance, _ = companion_glance(f"{SPLIT_MLP}.txt")
+    document = module.documents[FileKind.BUFFER_ASSIGNMENT]
+    header = next(line for line in range(document.line_count) if document.scan(line).kind == "allocation"
+                  and document.scan(line + 2).kind == "value")
+    line = glance.line_document(header, document.source)
+    assert line is not None
+    monkeypatch.setattr("hlo_lsp.model.glance._RESYNC_LINES", 2)
+    assert glance.allocation_module(line, header) is None
+    monkeypatch.setattr("hlo_lsp.model.glance._RESYNC_LINES", 50)
+    assert glance.allocation_module(line, header) is not None

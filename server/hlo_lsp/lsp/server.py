@@ -308,11 +308,10 @@ async def on_hover(ls: HloLanguageServer, params: types.HoverParams) -> types.Ho
         line, target = found
         if target is None:  # blank space or punctuation, if the line surely reads as in its file
             return NOTHING if glance.reads_as_whole(line, params.position.line) else None
-        if target.kind in ("instruction", "computation", "value", "frame"):
-            module = glance.value_module(line, params.position.line, target.name) if target.kind == "value" \
-                else glance.module_about(target.kind, target.name)
+        if target.kind in glance.HOVER_KINDS:
+            module = glance.module_at(line, params.position.line, target.kind, target.name)
             info = hover(module, target) if module is not None else None
-        else:  # a shape says all about itself; an allocation or an op_name waits for the module
+        else:  # a shape says all about itself; a label of the peak's breakdown waits for the module
             info = module_free_hover(target) if glance.reads_as_whole(line, params.position.line) else None
         return convert.hover(info, ls.positions, line, _markdown(ls)) if info is not None else None
 

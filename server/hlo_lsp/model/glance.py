@@ -322,6 +322,7 @@ class _BuffersText(_Text):
 
 
 _ALLOCATION = frozenset(("allocation",))
+_AFTER_ALLOCATION = frozenset(("allocation", "used_values_header"))  # what ends an allocation's values
 _SEQUENCE_ENTRY = frozenset(("sequence_entry",))
 # Sections whose lines change the scanner's state: (what a line that enters the same state whatever came
 # before starts with, at the start of its line; its kind; that state). In every other section each
@@ -480,6 +481,36 @@ class ModuleGlance:
         if kind == "frame":
             return self.frames_module()
         return None
+
+    # what the cursor may be on for `module_at`
+    HOVER_KINDS = frozenset(("instruction", "computation", "value", "frame", "allocation"))
+
+    def module_at(self, line_document: Document, line: int, kind: str, name: str) -> ModuleDump | None:
+        """The module as far as a hover on `kind` `name`, on `line` of `line_document` (from
+        `line_document`), needs. None when the glance is not sure."""
+        if kind == "value":
+            return self.value_module(line_document, line, name)
+        if kind == "allocation":
+            return self.allocation_module(line_document, line)
+        return self.module_about(kind, name)
+
+    def allocation_module(self, line_document: Document, line: int) -> ModuleDump | None:
+        """The buffer assignment as far as the allocation whose header is `line` goes: the lines from it
+        to the next allocation's (its values, as the whole file's reading gives them to it)."""
+        try:
+            file = self._file_of(line_document.source)
+            if not isinstance(file, _BuffersText) or line_document.scan(line).kind != "allocation":
+                raise _Declined
+            picks = _Picks(file)
+            for number, text, state, scan in file.scan_run(line, "alloc", line + _RESYNC_LINES):
+                if number > line and scan.kind in _AFTER_ALLOCATION:
+                    return ModuleDump(self.stem, {file.document.kind: picks.document()})
+                picks.lines[number] = (text, state, scan)
+            if line + len(picks.lines) < file.line_count:
+                raise _Declined  # a longer block than a glance reads
+            return ModuleDump(self.stem, {file.document.kind: picks.document()})
+        except _Declined:
+            return None
 
     def frames_module(self) -> ModuleDump | None:
         """The module as far as its stack frames go: the lines above its first computation, where
