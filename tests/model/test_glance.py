@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -410,22 +411,31 @@ def value_positions(document: Document, count: int) -> list[Position]:
 def test_a_glance_hovers_a_value_as_the_whole_module_does(hlo_path: Path) -> None:
     """A value's id on its allocation's line or in the values file: the memory of the value's
     instruction, glanced, holds what the whole module says of the value."""
+    asked, answered = glanced_hovers_alike(hlo_path, value_positions, "value")
+    assert answered > 0 or asked == 0
+
+
+def glanced_hovers_alike(hlo_path: Path, positions_of: Callable[[Document, int], list[Position]],
+                         kind: str) -> tuple[int, int]:
+    """At positions on `kind` in each companion of the module: how many the glance placed, and how
+    many of those it answered, each as the whole module does."""
     module, glance, companions = companion_glance(hlo_path)
-    answered = 0
+    asked = answered = 0
     for document in companions:
-        for position in value_positions(document, PER_MODULE):
+        for position in positions_of(document, PER_MODULE):
             target = target_at(document, position)
-            assert target is not None and target.kind == "value"
+            assert target is not None and target.kind == kind
             line = glance.line_document(position.line, document.source)
             if line is None:
                 assert not is_paired(module)
                 continue
-            glanced = glance.value_module(line, position.line, target.name)
+            asked += 1
+            glanced = glance.module_at(line, position.line, target.kind, target.name)
             said = hover(glanced, target) if glanced is not None else None
             if said is not None:
                 assert said == hover(module, target), f"{document.source}:{position.line + 1}"
                 answered += 1
-    assert answered > 0 or not is_paired(module) or not any(value_positions(d, 1) for d in companions)
+    return asked, answered
 
 
 @pytest.mark.parametrize("style", ["0.10.2", "0.4.38"])
@@ -569,22 +579,7 @@ def allocation_positions(document: Document, count: int) -> list[Position]:
                          ids=lambda path: f"{path.parent.parent.name}/{path.parent.name}")
 def test_a_glance_hovers_an_allocation_as_the_whole_module_does(hlo_path: Path) -> None:
     """The lines from an allocation's header to the next one's hold all its hover says."""
-    module, glance, companions = companion_glance(hlo_path)
-    answered = asked = 0
-    for document in companions:
-        for position in allocation_positions(document, PER_MODULE):
-            target = target_at(document, position)
-            assert target is not None and target.kind == "allocation"
-            line = glance.line_document(position.line, document.source)
-            if line is None:
-                assert not is_paired(module)
-                continue
-            asked += 1
-            glanced = glance.module_at(line, position.line, target.kind, target.name)
-            said = hover(glanced, target) if glanced is not None else None
-            if said is not None:
-                assert said == hover(module, target), f"{document.source}:{position.line + 1}"
-                answered += 1
+    asked, answered = glanced_hovers_alike(hlo_path, allocation_positions, "allocation")
     assert answered == asked  # no allocation of these dumps is longer than a glance reads
 
 
