@@ -215,3 +215,16 @@ def test_memory_timeline_picture_of_a_buffer_larger_than_a_float(tmp_path: Path)
     assert report is not None
     svg = timeline_svg(report)
     assert svg.startswith("<svg") and "&gt;1EiB<" in svg  # the byte axis
+
+
+# Minimized from mutant #332939 (the first two lines swapped) of corpus/jax-0.10.2/sharded_jit's
+# buffer assignment: a value line before any allocation's header was counted in the next allocation.
+VALUE_BEFORE_ANY_ALLOCATION = ("allocation 0: size 4:\nBufferAssignment:\n value: <6 a @0> (size=4,offset=0): f32[]\n"
+                               "allocation 1: size 4:\n value: <4 b @0> (size=4,offset=0): f32[]\n")
+
+
+def test_a_value_before_any_allocation_belongs_to_none() -> None:
+    module, document = _module(VALUE_BEFORE_ANY_ALLOCATION, FileKind.BUFFER_ASSIGNMENT, "m-buffer-assignment.txt")
+    info = hover(module, target_at(document, Position(3, 1)))  # type: ignore[arg-type]
+    assert info is not None and info.markdown.startswith("**allocation 1**: 4 bytes, 1 value")
+    assert "<4 b @0>" in info.markdown and "<6 a @0>" not in info.markdown

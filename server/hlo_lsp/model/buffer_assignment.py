@@ -478,7 +478,8 @@ class _Reader:
             self.place(line, ref_start, ref_end)))
 
     def _finish_allocation(self) -> None:
-        if self.allocation is None:
+        if self.allocation is None:  # values before any allocation's header (a garbled file) belong to none
+            self.values = []
             return
         data, place = self.allocation
         index, size, color, page, parameter, output_shape, flags, unread = data
