@@ -594,3 +594,20 @@ def test_an_allocation_longer_than_a_glance_reads_is_declined(monkeypatch: pytes
     assert glance.allocation_module(line, header) is None
     monkeypatch.setattr("hlo_lsp.model.glance._RESYNC_LINES", 50)
     assert glance.allocation_module(line, header) is not None
+
+
+def test_an_allocation_numbered_twice_is_declined(tmp_path: Path) -> None:
+    """Which of the two a hover means, the whole module says (its first); a glance reads only one."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    allocations = Path(f"{stem}-buffer-assignment.txt")
+    lines = allocations.read_text().split("\n")
+    value = next(number for number, text in enumerate(lines) if " ynn_fusion.1 " in text)
+    header = max(number for number in range(value) if lines[number].startswith("allocation "))
+    allocations.write_text("\n".join(lines[: header + 1] + lines[header:]))  # the header printed twice
+    module, glance, _ = companion_glance(f"{stem}.txt")
+    document = module.documents[FileKind.BUFFER_ASSIGNMENT]
+    line = glance.line_document(header + 1, document.source)
+    assert line is not None and line.scan(header + 1).kind == "allocation"
+    assert glance.allocation_module(line, header + 1) is None
+    assert glance.instruction_module("ynn_fusion.1") is None
+    assert glance.instruction_module("ynn_fusion.1", memory=False) is not None

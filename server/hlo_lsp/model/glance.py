@@ -294,6 +294,11 @@ class _BuffersText(_Text):
         index = bisect.bisect_right(self._header_starts, offset) - 1
         return self.headers[index] if index >= 0 else None
 
+    def numbers_one_allocation(self, index: int) -> bool:
+        """Whether `allocation {index}:` is printed once: a garbled file may number two allocations
+        alike, and the whole module then says which one it means."""
+        return self.text.count(f"allocation {index}:") == 1
+
     def state_entering(self, line: int) -> State:
         """The scanner's state at the start of `line`: its section's, or found by scanning from the
         nearest line before it that enters one state whatever the lines before it were."""
@@ -499,7 +504,9 @@ class ModuleGlance:
         to the next allocation's (its values, as the whole file's reading gives them to it)."""
         try:
             file = self._file_of(line_document.source)
-            if not isinstance(file, _BuffersText) or line_document.scan(line).kind != "allocation":
+            header = line_document.scan(line)
+            if not isinstance(file, _BuffersText) or header.kind != "allocation" or \
+                    not file.numbers_one_allocation(header.data[0]):
                 raise _Declined
             picks = _Picks(file)
             for number, text, state, scan in file.scan_run(line, "alloc", line + _RESYNC_LINES):
@@ -599,7 +606,9 @@ class ModuleGlance:
             allocation = file.text.rfind("\nallocation ", section[0], offset)
             if allocation < 0:
                 raise _Declined  # a value before any allocation of its section
-            picks.pick(file.line_at(allocation + 1), "alloc", _ALLOCATION)
+            header = picks.pick(file.line_at(allocation + 1), "alloc", _ALLOCATION)
+            if not file.numbers_one_allocation(header.data[0]):
+                raise _Declined
 
     @lazy
     def _live_range(self) -> _LiveRangeSection | None:
