@@ -8,10 +8,9 @@ them with the same scanners. From them it builds a sparse ModuleDump (Documents 
 only those lines) that the same models and features read as they read a whole module.
 
 The cursor may be in any file of the module (the HLO file, its buffer assignment, values, live
-ranges or memory report): its
-line is scanned in the state the whole file's scan enters it in, known from its section's
-header, or from the nearest value block or allocation above it in the sections whose lines
-change the state.
+ranges or memory report): its line is scanned in the state the whole file's scan enters it in,
+known from its section's header, or from the nearest value block or allocation above it in the
+sections whose lines change the state.
 
 A glance answers only what it can place for certain and declines the rest (None): a
 name defined twice, a live-range file with two sections, a peak XLA did not print, files
@@ -23,6 +22,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+from collections import Counter
 from collections.abc import Iterator
 
 from hlo_lsp.model.document import Document, Run
@@ -297,7 +297,12 @@ class _BuffersText(_Text):
     def numbers_one_allocation(self, index: int) -> bool:
         """Whether `allocation {index}:` is printed once: a garbled file may number two allocations
         alike, and the whole module then says which one it means."""
-        return self.text.count(f"allocation {index}:") == 1
+        return self._allocation_numbers[str(index)] == 1
+
+    @lazy
+    def _allocation_numbers(self) -> Counter[str]:
+        """How often each `allocation N:` is printed: one pass, however many values a hover picks."""
+        return Counter(_ALLOCATION_NUMBER.findall(self.text))
 
     def state_entering(self, line: int) -> State:
         """The scanner's state at the start of `line`: its section's, or found by scanning from the
@@ -337,6 +342,7 @@ _RESYNC: dict[State, tuple[str, str, State]] = {
     "alloc": ("\nallocation ", "allocation", "alloc"),  # its values, and a `reused by` list
 }
 _RESYNC_LINES = 5_000  # a cursor further from where its state is known is left to the whole file
+_ALLOCATION_NUMBER = re.compile(r"allocation ([0-9]+):")
 
 
 class _LiveRangeSection:
@@ -511,10 +517,11 @@ class ModuleGlance:
             picks = _Picks(file)
             for number, text, state, scan in file.scan_run(line, "alloc", line + _RESYNC_LINES):
                 if number > line and scan.kind in _AFTER_ALLOCATION:
-                    return ModuleDump(self.stem, {file.document.kind: picks.document()})
+                    break
                 picks.lines[number] = (text, state, scan)
-            if line + len(picks.lines) < file.line_count:
-                raise _Declined  # a longer block than a glance reads
+            else:
+                if line + len(picks.lines) < file.line_count:
+                    raise _Declined  # a longer block than a glance reads
             return ModuleDump(self.stem, {file.document.kind: picks.document()})
         except _Declined:
             return None
