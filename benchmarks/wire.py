@@ -103,11 +103,11 @@ class WireClient:
         self.request("initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": capabilities})
         self.notify("initialized", {})
 
-    def open(self, path: Path) -> str:
-        """didOpen of the file `path`; its URI."""
+    def open(self, path: Path, text: str | None = None) -> str:
+        """didOpen of the file `path` (with `text`, already read, when given); its URI."""
         uri = path.as_uri()
         self.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "hlo", "version": 1,
-                                                              "text": path.read_text()}})
+                                                              "text": path.read_text() if text is None else text}})
         return uri
 
     def read_into(self, messages: queue.Queue[tuple[float, dict[str, Any] | None]]) -> None:
@@ -192,9 +192,7 @@ def first_hover_after_open(folder: Path, path: Path, line: int, column: int) -> 
     time.sleep(1)  # the server builds its grammar's parser in a thread as it starts
     text = path.read_text()
     opened = time.perf_counter()
-    uri = path.as_uri()
-    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "hlo", "version": 1,
-                                                            "text": text}})
+    uri = client.open(path, text)
     answer, _ = client.request("textDocument/hover", {"textDocument": {"uri": uri},
                                                       "position": {"line": line, "character": column}})
     took = time.perf_counter() - opened
