@@ -35,7 +35,13 @@ from pathlib import Path
 from lsprotocol import types
 from make_large_dump import make_large_dump  # benchmarks/ is on sys.path when run as a script
 from pygls.lsp.client import LanguageClient
-from wire import first_hover_after_open, json_round_trip, opened_like_vs_code, references_on_the_wire
+from wire import (
+    first_hover_after_open,
+    json_round_trip,
+    lsprotocol_round_trip,
+    opened_like_vs_code,
+    references_on_the_wire,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DEBOUNCE_SECONDS = 0.3  # the server waits this long after an edit before checking (lsp/diagnostics.py)
@@ -240,6 +246,7 @@ async def measure(mb: float, style: str, samples: int, edits: int, folder: Path)
     (first, again), answer = references_on_the_wire(folder, hlo, line, column)
     values["references_wire_first_ms"], values["references_wire_ms"] = first * 1e3, again * 1e3
     values["references_json_ms"] = json_round_trip(answer) * 1e3
+    values["references_lsprotocol_ms"] = lsprotocol_round_trip(answer) * 1e3
     for label, (path, line, column) in companion_names(files).items():
         seconds, answer = first_hover_after_open(folder, path, line, column)
         assert answer is not None and "bytes" in answer["contents"]["value"], (path, line, answer)
@@ -344,6 +351,7 @@ def print_table(results: list[Figures]) -> None:
             "first_hover_live_ranges_s", "diagnostics_s", "progress_reports", "hover_p50_ms",
             "hover_p99_ms", "definition_p50_ms", "definition_p99_ms", "references_first_ms", "references_ms",
             "references_wire_first_ms", "references_wire_ms", "references_json_ms",
+            "references_lsprotocol_ms",
             "editor_hover_s", "editor_outline_s", "editor_folding_s", "editor_links_s", "editor_lenses_s",
             "editor_tokens_s", "editor_hints_s", "editor_answers_mb", "editor_diagnostics_s",
             "editor_edit_hints_p95_ms", "editor_edit_tokens_p95_ms", "editor_edit_folding_p95_ms",
