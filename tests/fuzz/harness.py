@@ -26,7 +26,7 @@ from hlo_lsp import cli
 from hlo_lsp.analysis.run import check_module
 from hlo_lsp.features.call_hierarchy import incoming_calls, outgoing_calls, prepare_call_hierarchy
 from hlo_lsp.features.code_lens import code_lenses
-from hlo_lsp.features.definition import definition
+from hlo_lsp.features.definition import DEFINED_KINDS, definition
 from hlo_lsp.features.folding import folding_ranges
 from hlo_lsp.features.hover import hover
 from hlo_lsp.features.inlay_hints import inlay_hints
@@ -345,6 +345,7 @@ def _check_glance(runner: _Runner, module: ModuleDump, rng: random.Random, posit
     for document in cursors:
         for position in random_positions(rng, document, positions):
             _check_glanced_hover(runner, module, glance, document, position)
+            _check_glanced_jump(runner, module, glance, document, position)
 
 
 def _check_glanced_hover(runner: _Runner, module: ModuleDump, glance: ModuleGlance, document: Document,
@@ -365,6 +366,23 @@ def _check_glanced_hover(runner: _Runner, module: ModuleDump, glance: ModuleGlan
         return  # the server then waits for the module
     if ok and (target != target_at(document, position) or glanced != hover(module, target)):
         runner.fail("glance-mismatch", where, f"glanced {target} hover {glanced!r}")
+
+
+def _check_glanced_jump(runner: _Runner, module: ModuleDump, glance: ModuleGlance, document: Document,
+                        position: Position) -> None:
+    """A jump the server answers from a glance (on an instruction, a computation or a stack frame) goes
+    where the whole module's goes."""
+    where = f"glance jump {Path(document.source).name}@{position.line}:{position.character}"
+    ok, line = runner.call(f"{where} line", glance.line_document, position.line, document.source)
+    target = target_at(line, position) if ok and line is not None else None
+    if target is None or target.kind not in DEFINED_KINDS:  # what the line reads as: _check_glanced_hover
+        return
+    ok, sparse = runner.call(f"{where} module", glance.module_about, target.kind, target.name, False)
+    if not ok or sparse is None:
+        return
+    ok, jumped = runner.call(f"{where} definition", definition, sparse, target)
+    if ok and jumped and (target != target_at(document, position) or jumped != definition(module, target)):
+        runner.fail("glance-mismatch", where, f"glanced {target} definition {jumped!r}")
 
 
 def _check_problems(runner: _Runner, module: ModuleDump, problems: list) -> None:

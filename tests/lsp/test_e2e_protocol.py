@@ -279,12 +279,12 @@ async def test_the_first_hover_and_jump_in_a_large_modules_buffer_assignment_com
         close_file(client, path)
 
 
-async def test_a_hover_on_a_shape_a_frame_or_nothing_in_a_large_module_comes_before_the_module_is_read(
+async def test_hovers_and_jumps_on_a_shape_a_frame_or_nothing_in_a_large_module_come_before_the_module_is_read(
         client: LanguageClient, large_dump: Path) -> None:
-    """A jump from a stack frame's id waits for the whole 8 MB module; asked after it, hovers on an
-    instruction's shape, on its indent and on the frame are answered at once (a shape says all about
-    itself, nothing is nothing, the frame tables are at the top), as the whole module answers them.
-    (Opened afresh: the module is not read.)"""
+    """A hover below the last line of the 8 MB module waits for the whole module; asked after it, hovers
+    and jumps on an instruction's shape, on its indent and on a stack frame's id are answered at once
+    (a shape says all about itself and has no definition, nothing is nothing, the frame tables are at
+    the top), as the whole module answers them. (Opened afresh: the module is not read.)"""
     lines = large_dump.read_text().split("\n")
     line = next(number for number in range(len(lines) // 2, len(lines)) if "stack_frame_id=" in lines[number])
     text = lines[line]
@@ -292,34 +292,42 @@ async def test_a_hover_on_a_shape_a_frame_or_nothing_in_a_large_module_comes_bef
     shape_at = types.Position(line, text.index(" = ") + len(" = ") + 1)
     indent_at = types.Position(line, 0)
     uri = open_file(client, large_dump)
-    waiting = asyncio.ensure_future(definition(client, uri, frame_at))
+    waiting = asyncio.ensure_future(hover(client, uri, types.Position(len(lines) + 2, 0)))
     await asyncio.sleep(0.05)  # asked first: reading the module has begun
     frame, shape, indent = [await hover(client, uri, at) for at in (frame_at, shape_at, indent_at)]
+    jumps = [await definition(client, uri, at) for at in (frame_at, shape_at, indent_at)]
     assert not waiting.done()
     assert shape is not None and "- dense: " in shape.contents.value  # type: ignore[union-attr]
     assert indent is None
     assert frame is not None and frame.contents.value.startswith("**stack frame ")  # type: ignore[union-attr]
-    assert await asyncio.wait_for(waiting, 120)
+    frame_id = text[frame_at.character:].split("}")[0].split()[0]
+    assert jumps[0] and lines[jumps[0][0].range.start.line].startswith(f"{frame_id} {{")
+    assert jumps[1:] == [[], None]  # a shape has no definition; the indent is nothing
+    assert await asyncio.wait_for(waiting, 120) is None
     assert [await hover(client, uri, at) for at in (shape_at, indent_at, frame_at)] == [shape, None, frame]
+    assert [await definition(client, uri, at) for at in (frame_at, shape_at, indent_at)] == jumps
     close_file(client, large_dump)
 
 
-async def test_a_hover_on_a_shape_in_a_large_modules_memory_report_comes_before_the_module_is_read(
+async def test_a_hover_and_a_jump_on_a_shape_in_a_large_modules_memory_report_come_before_the_module_is_read(
         client: LanguageClient, large_dump: Path) -> None:
-    """The memory report opened alone: a jump from a shape in it waits for the whole module (it has no
-    definition, which only the module can tell); a hover on it, asked after, is answered at once."""
+    """The memory report opened alone: references, asked first, wait for the whole module; a hover and
+    a jump on a shape in it, asked after, are answered at once (a shape has no definition)."""
     report = Path(str(large_dump)[: -len(".txt")] + "-memory-usage-report.txt")
     lines = report.read_text().split("\n")
     line = next(number for number in range(len(lines) // 2, len(lines)) if "%); " in lines[number])
     shape_at = types.Position(line, lines[line].rindex("f32[") + 1)
     uri = open_file(client, report)
-    waiting = asyncio.ensure_future(definition(client, uri, shape_at))
+    waiting = asyncio.ensure_future(client.text_document_references_async(types.ReferenceParams(
+        context=types.ReferenceContext(include_declaration=True), text_document=identifier(uri), position=shape_at)))
     await asyncio.sleep(0.05)  # asked first: reading the module has begun
-    shape = await hover(client, uri, shape_at)
+    shape, jump = await hover(client, uri, shape_at), await definition(client, uri, shape_at)
     assert not waiting.done()
     assert shape is not None and "- dense: " in shape.contents.value  # type: ignore[union-attr]
+    assert jump == []
     await asyncio.wait_for(waiting, 120)
     assert await hover(client, uri, shape_at) == shape
+    assert await definition(client, uri, shape_at) == []
     close_file(client, report)
 
 

@@ -568,6 +568,26 @@ def test_a_glance_hovers_a_stack_frame_as_the_whole_module_does(hlo_path: Path) 
     assert answered > 0 or asked == 0
 
 
+@pytest.mark.parametrize("hlo_path", hlo_files(), ids=lambda path: f"{path.parent.parent.name}/{path.parent.name}")
+def test_a_glance_jumps_from_a_stack_frame_as_the_whole_module_does(hlo_path: Path) -> None:
+    """From a frame id in any file of the module, to its StackFrames row, read from the tables alone."""
+    module, glance, companions = companion_glance(hlo_path)
+    assert module.hlo_document is not None
+    jumped = 0
+    for document in [module.hlo_document, *companions]:
+        for position in frame_positions(document, PER_MODULE):
+            target = target_at(document, position)
+            line = glance.line_document(position.line, document.source)
+            if line is None or target_at(line, position) != target:
+                continue  # a table row read as an instruction (the whole module is waited for), or declined
+            assert target is not None and target.kind == "frame"
+            glanced = glance.module_about(target.kind, target.name, whole=False)
+            assert glanced is not None, f"{document.source}:{position.line + 1}"
+            assert definition(glanced, target) == definition(module, target) != []
+            jumped += 1
+    assert jumped > 0 or not frame_positions(module.hlo_document, 1)
+
+
 def allocation_positions(document: Document, count: int) -> list[Position]:
     """Seeded sample of cursor positions on allocations' headers (on their `allocation N`)."""
     headers = [Position(line, document.line(line).index("allocation") + 1) for line in range(document.line_count)

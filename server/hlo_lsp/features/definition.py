@@ -21,6 +21,9 @@ _TABLE_DEFINITION = {
     "function_name": Role.FUNCTION_NAME_DEF,
 }
 
+# What a cursor may be on that has a definition (a shape has none).
+DEFINED_KINDS = frozenset(("instruction", "computation", "value", "allocation", "op_name", *_TABLE_DEFINITION))
+
 
 def definition(module: ModuleDump, target: Target) -> list[Location]:
     kind = target.kind

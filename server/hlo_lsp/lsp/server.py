@@ -26,7 +26,7 @@ from pygls.uris import to_fs_path
 from hlo_lsp import __version__
 from hlo_lsp.features.call_hierarchy import incoming_calls, outgoing_calls, prepare_call_hierarchy
 from hlo_lsp.features.code_lens import code_lenses
-from hlo_lsp.features.definition import definition
+from hlo_lsp.features.definition import DEFINED_KINDS, definition
 from hlo_lsp.features.folding import bounded_folds
 from hlo_lsp.features.hover import hover, module_free_hover
 from hlo_lsp.features.inlay_hints import inlay_hints
@@ -152,15 +152,6 @@ class HloLanguageServer(LanguageServer):
         line = glance.line_document(position.line, document.source)
         return (line, target_at(line, self.positions.from_client(position, line))) if line is not None else None
 
-    def glanced_target(self, glance: ModuleGlance, document: Document,
-                       position: types.Position) -> tuple[Document, Target] | None:
-        """The instruction or computation under the cursor, read from the cursor's line alone (with
-        that line's document)."""
-        found = self.glanced_line(glance, document, position)
-        if found is None or found[1] is None or found[1].kind not in ("instruction", "computation"):
-            return None
-        return found[0], found[1]
-
     def target(self, module: ModuleDump, document: Document, position: types.Position) -> Target | None:
         target = target_at(document, self.positions.from_client(position, document))
         if target is None:
@@ -238,20 +229,28 @@ def did_change_watched_files(ls: HloLanguageServer, params: types.DidChangeWatch
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
 async def goto_definition(ls: HloLanguageServer, params: types.DefinitionParams) -> list[types.Location] | None:
-    def early(glance: ModuleGlance, document: Document) -> list[types.Location] | None:
-        found = ls.glanced_target(glance, document, params.position)
-        module = glance.module_about(found[1].kind, found[1].name, whole=False) if found is not None else None
-        if found is None or module is None or module.hlo_document is None:
+    def early(glance: ModuleGlance, document: Document) -> list[types.Location] | _Nothing | None:
+        found = ls.glanced_line(glance, document, params.position)
+        if found is None:
             return None
-        glanced = module.hlo_document
+        line, target = found
+        if target is None or target.kind not in DEFINED_KINDS:  # blank space, punctuation, a shape
+            if not glance.reads_as_whole(line, params.position.line):
+                return None
+            return NOTHING if target is None else []
+        module = glance.module_about(target.kind, target.name, whole=False)
+        if module is None:
+            return None
+        glanced = {document.source: document for document in module.all_documents()}
 
         def resolve(source: str) -> tuple[str, Document | None]:  # positions convert on the glanced lines
-            return ls.store.uri_of(source), glanced if source == glanced.source else None
+            return ls.store.uri_of(source), glanced.get(source)
 
-        return convert.locations(definition(module, found[1]), resolve, ls.positions) or None
+        return convert.locations(definition(module, target), resolve, ls.positions) or None
 
     answer = _locations_answer(ls, params.position, definition)
-    return await ls.request("definition", params.text_document.uri, answer, early)
+    answered = await ls.request("definition", params.text_document.uri, answer, early)
+    return None if answered is NOTHING else answered  # type: ignore[return-value]
 
 
 @server.feature(types.TEXT_DOCUMENT_DECLARATION)
