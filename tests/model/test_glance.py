@@ -211,6 +211,23 @@ def test_a_peak_xla_did_not_print_is_declined(tmp_path: Path) -> None:
     assert glance_at(Path(f"{stem}.txt")).instruction_module("ynn_fusion.1") is None
 
 
+def test_tables_printed_below_a_computation_are_left_to_the_whole_module(tmp_path: Path) -> None:
+    """The glance reads the stack-frame tables above the first computation; the module reads them at
+    any top-level line. With a computation moved above the tables, the glance declines what needs
+    them: an instruction's memory (its hover shows the source and the Python stack), and a frame."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    hlo_path = Path(f"{stem}.txt")
+    text = hlo_path.read_text()
+    after_header, tables = text.index("\n") + 1, text.index("\nFileNames") + 1
+    computation = text.index("\n%", tables) + 1
+    end = text.index("\n}\n", computation) + 3
+    hlo_path.write_text(text[:after_header] + text[computation:end] + text[after_header:computation] + text[end:])
+    module, glance = whole_module(hlo_path), glance_at(hlo_path)
+    assert module.hlo is not None and module.hlo.stack_frame(1) is not None
+    assert glance.frames_module() is None
+    assert glance.instruction_module("ynn_fusion.1") is None
+
+
 def test_no_glance_once_a_file_is_scanned() -> None:
     documents = fresh_documents(f"{SPLIT_MLP}.txt")
     documents[FileKind.LIVE_RANGE].chunks  # noqa: B018 - scanning it is the point

@@ -35,6 +35,8 @@ from hlo_lsp.parsing.line_scan import LineScan, State
 
 _BLOCK = 1 << 16  # characters per block of the line index
 _HEAD_LINES = 100_000  # lines before the first computation worth scanning (stack-frame tables)
+# A line the scanner reads as a table's header (its text stripped, as `str.strip` and `\s` agree).
+_TABLE_HEADER = re.compile(r"\n\s*(?:FileNames|FunctionNames|FileLocations|StackFrames)\s*(?=\n|\Z)")
 _DEFINITION_PREFIXES = frozenset(("", "%", "ROOT", "ROOT %"))  # what may stand before `name = ` on its line
 _AFTER_VALUE_NAME = frozenset("{ >")  # `<id name{index} (phi) @color>`
 _HEADER_KINDS = frozenset((
@@ -161,7 +163,8 @@ class _HloText(_Text):
         for line, text, state, scan in self.scan_run(0, self.document.scanner.initial_state, _HEAD_LINES):
             lines[line] = (text, state, scan)
             if scan.kind == "computation":
-                return lines
+                # a table printed below a computation is read by the module, not by the glance
+                return {} if _TABLE_HEADER.search(self.text, self.line_start(line)) else lines
         return {}  # no computation near the top: every question is declined
 
     @lazy
