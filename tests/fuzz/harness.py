@@ -353,8 +353,9 @@ def _check_glanced_hover(runner: _Runner, module: ModuleDump, glance: ModuleGlan
     where = f"glance {Path(document.source).name}@{position.line}:{position.character}"
     ok, line = runner.call(f"{where} line", glance.line_document, position.line, document.source)
     target = target_at(line, position) if ok and line is not None else None
-    surely = line is not None and ModuleGlance.reads_as_whole(line, position.line)
-    if surely and target != target_at(document, position):
+    ok, surely = (runner.call(f"{where} sure", glance.reads_as_whole, line, position.line) if line is not None
+                  else (True, False))
+    if ok and surely and target != target_at(document, position):
         runner.fail("glance-mismatch", where, f"the line said to read as in its file names {target}")
     if target is None or target.kind not in ModuleGlance.HOVER_KINDS:
         return

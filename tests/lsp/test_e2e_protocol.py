@@ -282,30 +282,37 @@ async def test_the_first_hover_and_jump_in_a_large_modules_buffer_assignment_com
 async def test_hovers_and_jumps_on_a_shape_a_frame_or_nothing_in_a_large_module_come_before_the_module_is_read(
         client: LanguageClient, large_dump: Path) -> None:
     """A hover below the last line of the 8 MB module waits for the whole module; asked after it, hovers
-    and jumps on an instruction's shape, on its indent and on a stack frame's id are answered at once
-    (a shape says all about itself and has no definition, nothing is nothing, the frame tables are at
-    the top), as the whole module answers them. (Opened afresh: the module is not read.)"""
+    and jumps on an instruction's shape, on its indent, on a stack frame's id and on a frame's file
+    location are answered at once (a shape says all about itself and has no definition, nothing is
+    nothing, the tables are at the top), as the whole module answers them. (Opened afresh: the module
+    is not read.)"""
     lines = large_dump.read_text().split("\n")
     line = next(number for number in range(len(lines) // 2, len(lines)) if "stack_frame_id=" in lines[number])
     text = lines[line]
     frame_at = types.Position(line, text.index("stack_frame_id=") + len("stack_frame_id="))
     shape_at = types.Position(line, text.index(" = ") + len(" = ") + 1)
     indent_at = types.Position(line, 0)
+    row = lines.index("StackFrames") + 1
+    location_at = types.Position(row, lines[row].index("file_location_id=") + len("file_location_id="))
+    places = (frame_at, shape_at, indent_at, location_at)
     uri = open_file(client, large_dump)
     waiting = asyncio.ensure_future(hover(client, uri, types.Position(len(lines) + 2, 0)))
     await asyncio.sleep(0.05)  # asked first: reading the module has begun
-    frame, shape, indent = [await hover(client, uri, at) for at in (frame_at, shape_at, indent_at)]
-    jumps = [await definition(client, uri, at) for at in (frame_at, shape_at, indent_at)]
+    frame, shape, indent, location = [await hover(client, uri, at) for at in places]
+    jumps = [await definition(client, uri, at) for at in places]
     assert not waiting.done()
     assert shape is not None and "- dense: " in shape.contents.value  # type: ignore[union-attr]
-    assert indent is None
+    assert indent is None and location is None  # a file location has no hover of its own
     assert frame is not None and frame.contents.value.startswith("**stack frame ")  # type: ignore[union-attr]
     frame_id = text[frame_at.character:].split("}")[0].split()[0]
     assert jumps[0] and lines[jumps[0][0].range.start.line].startswith(f"{frame_id} {{")
-    assert jumps[1:] == [[], None]  # a shape has no definition; the indent is nothing
+    assert jumps[1:3] == [[], None]  # a shape has no definition; the indent is nothing
+    location_id = lines[row][location_at.character:].split()[0]
+    assert jumps[3] and lines.index("FileLocations") < jumps[3][0].range.start.line < lines.index("StackFrames")
+    assert lines[jumps[3][0].range.start.line].startswith(f"{location_id} {{")
     assert await asyncio.wait_for(waiting, 120) is None
-    assert [await hover(client, uri, at) for at in (shape_at, indent_at, frame_at)] == [shape, None, frame]
-    assert [await definition(client, uri, at) for at in (frame_at, shape_at, indent_at)] == jumps
+    assert [await hover(client, uri, at) for at in places] == [frame, shape, None, None]
+    assert [await definition(client, uri, at) for at in places] == jumps
     close_file(client, large_dump)
 
 

@@ -543,16 +543,37 @@ def test_a_line_a_glance_reads_as_the_whole_file_has_its_targets_at_every_column
     assert surely > 0
 
 
-def test_a_glance_is_not_sure_of_a_line_it_guesses_wrong() -> None:
-    """A stack-frame table row is indented like an instruction: read as one, it names nothing, while
-    the whole file reads a frame there. Not being a complete instruction, it is not surely read."""
+def test_a_glance_reads_the_tables_above_the_first_computation_as_the_whole_file_does() -> None:
+    """A table's row is indented like an instruction: read in order from the top, it is the row the
+    whole file reads there (a frame, a location, a file or function name), and surely so."""
     module, glance, _ = companion_glance(f"{SPLIT_MLP}.txt")
     document = module.hlo_document
     assert document is not None
-    row = next(line for line in range(document.line_count) if document.scan(line).kind == "table_row")
-    glanced = glance.line_document(row, document.source)
-    assert glanced is not None and glanced.scan(row) != document.scan(row)
-    assert not glance.reads_as_whole(glanced, row)
+    rows = [line for line in range(document.line_count) if document.scan(line).kind == "table_row"]
+    assert rows
+    for row in rows:
+        glanced = glance.line_document(row, document.source)
+        assert glanced is not None and glanced.scan(row) == document.scan(row)
+        assert glance.reads_as_whole(glanced, row)
+
+
+def test_a_glance_is_not_sure_of_a_line_it_guesses_wrong(tmp_path: Path) -> None:
+    """Below the first computation a line is read in the state its indent suggests: the second line of
+    an instruction printed over two lines reads as a broken instruction, not as the continuation the
+    whole file reads, and the glance is not sure of it."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    hlo_path = Path(f"{stem}.txt")
+    text = hlo_path.read_text()
+    split = text.index(", %", text.index(" fusion(%"))
+    hlo_path.write_text(text[:split] + ",\n      %" + text[split + len(", %"):])
+    module, glance, _ = companion_glance(hlo_path)
+    document = module.hlo_document
+    assert document is not None
+    second = document.line_count - hlo_path.read_text()[split + 2:].count("\n") - 1
+    assert document.scan(second).kind == "continuation"
+    glanced = glance.line_document(second, document.source)
+    assert glanced is not None and glanced.scan(second) != document.scan(second)
+    assert not glance.reads_as_whole(glanced, second)
 
 
 def frame_positions(document: Document, count: int) -> list[Position]:

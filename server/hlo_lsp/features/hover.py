@@ -394,3 +394,6 @@ _BUILDERS: dict[str, Callable[[_Views, Target], str | None]] = {
     "op_name": _hover_op_name,
 }
 _MODULE_FREE_BUILDERS: dict[str, Callable[[Target], str | None]] = {"shape": _shape_markdown}
+# What a cursor may be on that a hover may say something about (a table's file or function name,
+# or a file location, it says nothing about).
+HOVERED_KINDS = frozenset(_BUILDERS)

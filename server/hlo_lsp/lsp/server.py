@@ -28,7 +28,7 @@ from hlo_lsp.features.call_hierarchy import incoming_calls, outgoing_calls, prep
 from hlo_lsp.features.code_lens import code_lenses
 from hlo_lsp.features.definition import DEFINED_KINDS, definition
 from hlo_lsp.features.folding import bounded_folds
-from hlo_lsp.features.hover import hover, module_free_hover
+from hlo_lsp.features.hover import HOVERED_KINDS, hover, module_free_hover
 from hlo_lsp.features.inlay_hints import inlay_hints
 from hlo_lsp.features.links import document_links
 from hlo_lsp.features.memory_svg import timeline_svg
@@ -305,13 +305,14 @@ async def on_hover(ls: HloLanguageServer, params: types.HoverParams) -> types.Ho
         if found is None:
             return None
         line, target = found
-        if target is None:  # blank space or punctuation, if the line surely reads as in its file
-            return NOTHING if glance.reads_as_whole(line, params.position.line) else None
+        surely = glance.reads_as_whole(line, params.position.line)
+        if target is None or target.kind not in HOVERED_KINDS:  # blank space, punctuation, a table's name
+            return NOTHING if surely else None
         if target.kind in glance.HOVER_KINDS:
             module = glance.module_at(line, params.position.line, target.kind, target.name)
             info = hover(module, target) if module is not None else None
         else:  # a shape says all about itself; a label of the peak's breakdown waits for the module
-            info = module_free_hover(target) if glance.reads_as_whole(line, params.position.line) else None
+            info = module_free_hover(target) if surely else None
         return convert.hover(info, ls.positions, line, _markdown(ls)) if info is not None else None
 
     answered = await ls.request("hover", params.text_document.uri, answer, early)

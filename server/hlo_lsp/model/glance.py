@@ -37,6 +37,7 @@ _BLOCK = 1 << 16  # characters per block of the line index
 _HEAD_LINES = 100_000  # lines before the first computation worth scanning (stack-frame tables)
 # A line the scanner reads as a table's header (its text stripped, as `str.strip` and `\s` agree).
 _TABLE_HEADER = re.compile(r"\n\s*(?:FileNames|FunctionNames|FileLocations|StackFrames)\s*(?=\n|\Z)")
+_TABLE_KINDS = frozenset(("frame", "location", "file_name", "function_name"))  # what the tables define
 _DEFINITION_PREFIXES = frozenset(("", "%", "ROOT", "ROOT %"))  # what may stand before `name = ` on its line
 _AFTER_VALUE_NAME = frozenset("{ >")  # `<id name{index} (phi) @color>`
 _HEADER_KINDS = frozenset((
@@ -449,6 +450,9 @@ class ModuleGlance:
                 if self._paired is not True:
                     raise _Declined  # the whole module may answer from the buffer assignment alone
                 state = file.state_entering(line)
+            elif line in self._hlo.head:  # read in order from the top: the stack-frame tables
+                picks.lines[line] = self._hlo.head[line]
+                return picks.document()
             else:
                 text = file.line(line)
                 state = "comp" if text[:1] in (" ", "\t") else file.document.scanner.initial_state
@@ -457,13 +461,13 @@ class ModuleGlance:
         except _Declined:
             return None
 
-    @staticmethod
-    def reads_as_whole(line_document: Document, line: int) -> bool:
+    def reads_as_whole(self, line_document: Document, line: int) -> bool:
         """Whether `line_document` (from `line_document`) surely reads `line` as the whole file does:
-        in a buffer-assignment file always (its state is found, not guessed); in the HLO file when it
-        is a complete instruction line, which reads the same in any state (a line of another kind may
-        be a table row or part of a multi-line literal, read in a state only the lines above it tell)."""
-        if line_document.kind is not FileKind.HLO_MODULE:
+        in a buffer-assignment file always (its state is found, not guessed); in the HLO file above
+        its first computation (read in order), and below it when it is a complete instruction line,
+        which reads the same in any state (a line of another kind may be part of a multi-line
+        literal, read in a state only the lines above it tell)."""
+        if line_document.kind is not FileKind.HLO_MODULE or line in self._hlo.head:
             return True
         scan = line_document.scan(line)
         return scan.kind == "instruction" and scan.problem is None and scan.end_state == "comp"
@@ -485,19 +489,19 @@ class ModuleGlance:
             return None
 
     def module_about(self, kind: str, name: str, whole: bool = True) -> ModuleDump | None:
-        """The module as far as an instruction, a computation or a stack frame (`kind`) goes: with
+        """The module as far as an instruction, a computation or a table's row (`kind`) goes: with
         `whole`, all a hover says (an instruction's memory, a computation's body and callers), else
         its definition."""
         if kind == "instruction":
             return self.instruction_module(name, memory=whole)
         if kind == "computation":
             return self.computation_module(name, whole)
-        if kind == "frame":
+        if kind in _TABLE_KINDS:
             return self.frames_module()
         return None
 
     # what the cursor may be on for `module_at`
-    HOVER_KINDS = frozenset(("instruction", "computation", "value", "frame", "allocation"))
+    HOVER_KINDS = frozenset(("instruction", "computation", "value", "allocation")) | _TABLE_KINDS
 
     def module_at(self, line_document: Document, line: int, kind: str, name: str) -> ModuleDump | None:
         """The module as far as a hover on `kind` `name`, on `line` of `line_document` (from
@@ -530,8 +534,9 @@ class ModuleGlance:
             return None
 
     def frames_module(self) -> ModuleDump | None:
-        """The module as far as its stack frames go: the lines above its first computation, where
-        XLA prints the tables. None when the glance is not sure."""
+        """The module as far as its tables go (stack frames, their file locations, file and function
+        names): the lines above its first computation, where XLA prints them. None when the glance
+        is not sure."""
         if not self._hlo.head:
             return None
         return ModuleDump(self.stem, {FileKind.HLO_MODULE: _Picks(self._hlo, self._hlo.head).document()})
