@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_MLP, GPU_HLO_SEED, HANDWRITTEN, SPLIT_MLP
+from conftest import COMBINED_MLP, CORPUS, GPU_HLO_SEED, HANDWRITTEN, SPLIT_MLP
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.hlo_module import HloModule, StackFrame
 from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.parsing.line_scan import Role
 from hlo_lsp.parsing.syntax import ArrayShape, Instruction, Layout, TupleShape
 from hlo_lsp.text import Range
 
@@ -325,3 +326,48 @@ def test_an_edit_of_a_name_shape_or_line_reads_the_structure_again(split_mlp: Hl
     edited = _edited(split_mlp, old, new)
     assert edited.structure_id is not split_mlp.structure_id
     assert edited.all_computations() == HloModule(edited.document).all_computations()
+
+
+# ---- defined names -------------------------------------------------------------------
+
+def every_definition(document: Document) -> dict[Role, frozenset[str]]:
+    found: dict[Role, set[str]] = {}
+    for _, scan in document.scans():
+        for ref in scan.refs:
+            found.setdefault(ref.role, set()).add(ref.name)
+    return {role: frozenset(names) for role, names in found.items()}
+
+
+GARBLED = """HloModule m
+
+FileNames
+007 "a.py"
+
+  %outside = f32[] constant(0)
+%c (p: f32[]) -> f32[] {
+  %p = f32[] parameter(0)
+  %p = f32[] parameter(0)
+  ROOT %r = f32[] add(%p,
+    %p)
+%d {
+  ROOT %s = f32[] constant(1)
+}
+%c {
+}
+"""
+
+
+@pytest.mark.parametrize("path", [Path(f"{SPLIT_MLP}.txt"), Path(f"{COMBINED_MLP}.txt"), GPU_HLO_SEED, HANDWRITTEN,
+                                  *sorted(CORPUS.rglob("*after_optimizations.txt"))[:40]], ids=str)
+def test_defined_names_are_the_names_every_line_defines(path: Path) -> None:
+    hlo = module(path)
+    assert hlo.defined_names() == every_definition(hlo.document)
+
+
+def test_defined_names_of_a_garbled_module() -> None:
+    """Names outside any computation or defined twice, a computation defined twice or left open, a
+    row id printed with zeros in front."""
+    hlo = HloModule(Document(GARBLED, FileKind.HLO_MODULE, "garbled.txt"))
+    assert hlo.defined_names() == every_definition(hlo.document)
+    assert hlo.defined_names()[Role.FILE_NAME_DEF] == {"007"}
+    assert {"outside", "p", "r", "s"} <= hlo.defined_names()[Role.INSTRUCTION_DEF]

@@ -92,6 +92,7 @@ class HloModule:
         self._later_definitions: dict[str, list[int]] = {}  # in a computation, after the first
         self._table_row_lines: dict[tuple[str, int], int] = {}  # (table, row id) -> line
         self._rows_in_order: list[tuple[str, int, int]] = []  # (table, row id, line), in file order
+        self._row_names: dict[Role, set[str]] = {}  # the rows' ids as printed, by the role of the table's rows
         self._defined_names: dict[Role, frozenset[str]] | None = None
         # Shared by the versions of an edited module whose structure is the same (see `edited`).
         self.structure_id = object()
@@ -137,6 +138,8 @@ class HloModule:
                 self._add(open_computation, line, instructions, roots)
                 open_computation, instructions, roots = None, [], []
             elif kind == "table_row":
+                for ref in scan.refs:
+                    self._row_names.setdefault(ref.role, set()).add(ref.name)
                 table, row, _ = scan.data
                 if row.isdigit():
                     self._table_row_lines.setdefault((table, int(row)), line)
@@ -174,14 +177,14 @@ class HloModule:
         return list(self._computation_order)
 
     def defined_names(self) -> dict[Role, frozenset[str]]:
-        """Every name the module defines, by the role of its definition."""
+        """Every name the module defines, by the role of its definition (from the structure: only
+        instruction and computation headers and the tables' rows define names)."""
         if self._defined_names is None:
-            found: dict[Role, set[str]] = {}
             with paused_collector():
-                for _, scan in self.document.scans():
-                    for ref in scan.refs:
-                        found.setdefault(ref.role, set()).add(ref.name)
-            self._defined_names = {role: frozenset(names) for role, names in found.items()}
+                found = {Role.INSTRUCTION_DEF: frozenset(self._first_definition).union(self._irregular),
+                         Role.COMPUTATION_DEF: frozenset(self.computations)}
+                found.update((role, frozenset(names)) for role, names in self._row_names.items())
+            self._defined_names = {role: names for role, names in found.items() if names}
         return self._defined_names
 
     @property
