@@ -576,54 +576,43 @@ def test_a_glance_is_not_sure_of_a_line_it_guesses_wrong(tmp_path: Path) -> None
     assert not glance.reads_as_whole(glanced, second)
 
 
-def frame_positions(document: Document, count: int) -> list[Position]:
-    """Seeded sample of cursor positions on stack frames: their rows and the ids that name them."""
+TABLE_ROLES = frozenset(("FRAME_DEF", "FRAME_USE", "LOCATION_DEF", "LOCATION_USE", "FILE_NAME_DEF", "FILE_NAME_USE",
+                         "FUNCTION_NAME_DEF", "FUNCTION_NAME_USE"))
+
+
+def table_positions(document: Document, count: int) -> list[Position]:
+    """Seeded sample of cursor positions on what the tables define (stack frames, file locations, file
+    and function names): their rows and the ids that name them."""
     named = [Position(line, ref.start) for line in range(document.line_count)
-             for ref in (*document.scan(line).refs, *document.uses_on_line(line))
-             if ref.role.name in ("FRAME_DEF", "FRAME_USE")]
+             for ref in (*document.scan(line).refs, *document.uses_on_line(line)) if ref.role.name in TABLE_ROLES]
     return random.Random(6).sample(named, min(count, len(named)))
 
 
 @pytest.mark.parametrize("hlo_path", hlo_files(), ids=lambda path: f"{path.parent.parent.name}/{path.parent.name}")
-def test_a_glance_hovers_a_stack_frame_as_the_whole_module_does(hlo_path: Path) -> None:
-    """The tables above the first computation say all a frame's hover says."""
+def test_a_glance_hovers_and_jumps_on_the_tables_as_the_whole_module_does(hlo_path: Path) -> None:
+    """A stack frame, a file location, a file or function name, on its row or where an id names it in
+    any file of the module: the tables above the first computation say all its hover and its jump say."""
     module, glance, companions = companion_glance(hlo_path)
     assert module.hlo_document is not None
-    answered = asked = 0
+    asked = 0
     for document in [module.hlo_document, *companions]:
-        for position in frame_positions(document, PER_MODULE):
+        for position in table_positions(document, PER_MODULE):
             target = target_at(document, position)
             line = glance.line_document(position.line, document.source)
-            if line is None or target_at(line, position) != target:
-                continue  # a table row read as an instruction (the whole module is waited for), or declined
-            assert target is not None and target.kind == "frame"
+            where = f"{document.source}:{position.line + 1}"
+            if document.scan(position.line).kind == "table_row":  # above the first computation: read as a row
+                assert line is not None, where
+            elif line is None or (target_at(line, position) != target
+                                  and not glance.reads_as_whole(line, position.line)):
+                continue  # declined, or an id on a line whose reading the glance guessed wrong (it waits then)
+            assert target is not None and target_at(line, position) == target, where
+            glanced = glance.module_at(line, position.line, target.kind, target.name)
+            jumped = glance.module_about(target.kind, target.name, whole=False)
+            assert glanced is not None and jumped is not None, where
+            assert hover(glanced, target) == hover(module, target), where
+            assert definition(jumped, target) == definition(module, target) != [], where
             asked += 1
-            glanced = glance.module_about(target.kind, target.name)
-            said = hover(glanced, target) if glanced is not None else None
-            if said is not None:
-                assert said == hover(module, target), f"{document.source}:{position.line + 1}"
-                answered += 1
-    assert answered > 0 or asked == 0
-
-
-@pytest.mark.parametrize("hlo_path", hlo_files(), ids=lambda path: f"{path.parent.parent.name}/{path.parent.name}")
-def test_a_glance_jumps_from_a_stack_frame_as_the_whole_module_does(hlo_path: Path) -> None:
-    """From a frame id in any file of the module, to its StackFrames row, read from the tables alone."""
-    module, glance, companions = companion_glance(hlo_path)
-    assert module.hlo_document is not None
-    jumped = 0
-    for document in [module.hlo_document, *companions]:
-        for position in frame_positions(document, PER_MODULE):
-            target = target_at(document, position)
-            line = glance.line_document(position.line, document.source)
-            if line is None or target_at(line, position) != target:
-                continue  # a table row read as an instruction (the whole module is waited for), or declined
-            assert target is not None and target.kind == "frame"
-            glanced = glance.module_about(target.kind, target.name, whole=False)
-            assert glanced is not None, f"{document.source}:{position.line + 1}"
-            assert definition(glanced, target) == definition(module, target) != []
-            jumped += 1
-    assert jumped > 0 or not frame_positions(module.hlo_document, 1)
+    assert asked > 0 or not table_positions(module.hlo_document, 1)
 
 
 def allocation_positions(document: Document, count: int) -> list[Position]:
