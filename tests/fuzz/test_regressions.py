@@ -125,6 +125,23 @@ def test_checks_of_a_tiled_shape_with_a_huge_dimension(tmp_path: Path) -> None:
     assert not [p for p in problems if p.code == "internal-error"], [p.message for p in problems]
 
 
+# Reduced by hand from mutant #541446 of tests/data/seeds/jax-tpu-reference-attention.buffer-assignment.txt
+# (flipped bytes): a tile of size 0 divided the dimension it tiles by zero.
+ZERO_TILE = "BufferAssignment:\nallocation 0: size 8:\n value: <5 o> (size=8,offset=0): f32[8,128]{1,0:T(0,128)}\n"
+
+
+def test_checks_of_a_shape_tiled_by_zero(tmp_path: Path) -> None:
+    (tmp_path / "m.buffer-assignment.txt").write_text(ZERO_TILE)
+    loaded = load([str(tmp_path)])
+    problems = [p for module in loaded.modules for p in check_module(module)]
+    assert not [p for p in problems if p.code == "internal-error"], [p.message for p in problems]
+    document = loaded.modules[0].documents[FileKind.BUFFER_ASSIGNMENT]
+    shape_at = Position(2, document.line(2).index("f32[") + 1)
+    target = target_at(document, shape_at)
+    assert target is not None and target.kind == "shape"
+    assert hover(loaded.modules[0], target) is not None
+
+
 # Reduced by hand from mutant #4679 (a 40 KB operand line in a corpus module with letters outside the BMP):
 # every name's UTF-16 column was counted from the start of its line, O(n²) in the line's length.
 WIDE_OPERANDS = ", ".join(f"%p{n}" for n in range(5000))

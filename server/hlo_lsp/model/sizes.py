@@ -62,8 +62,8 @@ def tiled_size(shape: Shape) -> int | None:
     if layout is None or not layout.tiles:
         return dense_size(shape)
     dims = _major_to_minor(shape)
-    if dims is None:
-        return None
+    if dims is None or any(size == 0 for tile in layout.tiles for size in tile):
+        return None  # a tile of no elements (as in `T(0,128)`) tiles nothing
     for tile in layout.tiles:
         dims = _apply_tile(dims, tile)
     return _bytes_for(math.prod(dims), shape)
