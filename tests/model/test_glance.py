@@ -318,6 +318,25 @@ def test_instructions_left_outside_any_computation_make_the_pairing_too_unsure(t
     assert glance.instruction_module(name, memory=False) is not None  # where it is defined is still sure
 
 
+def test_instructions_under_a_header_the_scanner_cannot_read_make_the_pairing_too_unsure(tmp_path: Path) -> None:
+    """`ENTRY mai//n.82 {` opens no computation: the ENTRY computation's instructions are outside any,
+    the module's vote does not count them and its buffer assignment no longer pairs with it. The
+    glance, whose vote by text would still count them, leaves memory hovers to the module. (Found
+    by the fuzzer on this dump.)"""
+    source = CORPUS / "jax-0.4.38" / "vmap_remat" / "module_0001.jit_loss.cpu_after_optimizations"
+    if not Path(f"{source}.txt").exists():
+        pytest.skip("needs ../shared/corpus")
+    stem = copy_module(source, tmp_path)
+    hlo_path = Path(f"{stem}.txt")
+    text = hlo_path.read_text()
+    name_at = text.index("\nENTRY ") + len("\nENTRY ") + 3
+    hlo_path.write_text(text[:name_at] + "//" + text[name_at:])
+    glance, module = glance_at(hlo_path), whole_module(hlo_path)
+    assert paired_module(module.hlo, module.buffer_assignment) is None
+    assert glance.instruction_module("constant.0") is None
+    assert glance.instruction_module("constant.0", memory=False) is not None  # where it is defined is still sure
+
+
 def test_a_caller_after_an_unclosed_computation_is_placed_in_its_own(tmp_path: Path) -> None:
     """Without the `}` before ENTRY, the computation above runs on to the ENTRY header: the callers
     in ENTRY are in ENTRY, for the glance as for the module. (Found by the fuzzer.)"""

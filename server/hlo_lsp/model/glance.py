@@ -52,7 +52,11 @@ _CALLERS = 5_000  # a computation named on more lines is left to the whole modul
 _DEFINED_NAME = re.compile(r"\n[ \t]+(?:ROOT[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=")
 _UNINDENTED_LINE = re.compile(r"\n(?=[^ \t\r\n/])")
 # An indented line after a `}` line (and blank lines): an instruction outside any computation.
-_INDENTED_AFTER_BRACE = re.compile(r"\n\}[^\n]*\n(?:[ \t]*\n)*[ \t]+[^\s/]")
+# An indented line below a line that opens no computation (a `}`, a header the scanner cannot read,
+# anything else), blank and `//` lines between: the module reads it outside any computation.
+_INDENTED_AFTER_NON_HEADER = re.compile(
+    r"\n(?![ \t\r\n]|//)(?!(?:ENTRY[ \t]+)?%?[A-Za-z_][A-Za-z0-9_.\-]*[ \t]*[({,])[^\n]*\n"
+    r"(?:[ \t\r]*(?://[^\n]*)?\n)*[ \t]+[^\s/]")
 _SCHEDULED_NAME = re.compile(r"\n[ \t]*[0-9]+:([A-Za-z_][A-Za-z0-9_.\-]*)")
 
 
@@ -175,11 +179,11 @@ class _HloText(_Text):
 
     @lazy
     def has_instructions_outside_computations(self) -> bool:
-        """Whether some indented lines are not in any computation (a `}` or a header missing):
-        the module does not count them as its instructions, the text search would."""
+        """Whether some indented lines are not in any computation (a `}` or a readable header
+        missing): the module does not count them as its instructions, the text search would."""
         if any(scan.kind == "instruction" for _, _, scan in self.head.values()):
             return True
-        return _INDENTED_AFTER_BRACE.search(self.text) is not None
+        return _INDENTED_AFTER_NON_HEADER.search(self.text) is not None
 
     def definition(self, name: str) -> int:
         """The offset of the one line that defines instruction `name` (declines for none or several)."""
