@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, DATA, SPLIT_MLP, copy_module, plant
+from conftest import CORPUS, DATA, HANDWRITTEN, SPLIT_MLP, copy_module, plant
 from hlo_lsp.features.definition import definition
 from hlo_lsp.features.hover import hover
 from hlo_lsp.features.targets import target_at
@@ -193,6 +193,20 @@ def test_a_name_defined_twice_is_declined(tmp_path: Path) -> None:
     assert glance.instruction_module(name, memory=False) is None
 
 
+@pytest.mark.parametrize("written", ["state =(", "state=(", "state\t= (", "state =0("])
+def test_a_name_defined_twice_is_declined_however_its_equals_sign_is_spaced(tmp_path: Path, written: str) -> None:
+    """The scanner reads `name`, any spaces or tabs, then `=` as a definition: a second definition of
+    `state` written without the usual spaces still makes it defined twice. (The last one is the
+    fuzzer's mutant: a byte flipped to `0`.)"""
+    hlo_path = tmp_path / HANDWRITTEN.name
+    text = HANDWRITTEN.read_text()
+    assert text.count("  state = (") == 2
+    hlo_path.write_text(text.replace("  state = (", "  " + written, 1))
+    module = whole_module(hlo_path)
+    assert module.hlo is not None and len(module.hlo.definition_lines("state")) == 2
+    assert glance_at(hlo_path).instruction_module("state", memory=False) is None
+
+
 def test_files_of_another_compilation_are_declined(tmp_path: Path) -> None:
     stem = copy_module(SPLIT_MLP, tmp_path)
     shutil.copyfile(Path(f"{OTHER}-live-range.txt"), Path(f"{stem}-live-range.txt"))
@@ -261,12 +275,16 @@ def test_cut_files_give_the_whole_modules_answer_or_none(tmp_path: Path, suffix:
                 assert glanced == hover(module, target), (cut, position)  # type: ignore[arg-type]
 
 
-def test_a_garbled_line_under_the_cursor_is_declined(tmp_path: Path) -> None:
+def test_a_garbled_line_under_the_cursor_is_read_as_the_whole_module_reads_it(tmp_path: Path) -> None:
+    """`%ynn_fusion.1 == f32[...]` still defines the instruction for the scanner (its shape starts with
+    `=`): the glance finds that definition too, and says what the whole module says."""
     stem = copy_module(SPLIT_MLP, tmp_path)
     hlo_path = Path(f"{stem}.txt")
     line = plant(hlo_path, "  %ynn_fusion.1 = ", "  %ynn_fusion.1 == ")
-    glance = glance_at(hlo_path)
-    assert glanced_hover(glance, Position(line, 5))[1] is None  # its definition is not found: the module answers
+    target, glanced = glanced_hover(glance_at(hlo_path), Position(line, 5))
+    module = whole_module(hlo_path)
+    assert target is not None and glanced is not None and glanced == hover(module, target)
+    assert "`= f32[32,256]{1,0}`" in glanced.markdown
 
 
 def test_a_computation_defined_twice_is_declined(tmp_path: Path) -> None:

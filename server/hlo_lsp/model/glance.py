@@ -38,7 +38,7 @@ _HEAD_LINES = 100_000  # lines before the first computation worth scanning (stac
 # A line the scanner reads as a table's header (its text stripped, as `str.strip` and `\s` agree).
 _TABLE_HEADER = re.compile(r"\n\s*(?:FileNames|FunctionNames|FileLocations|StackFrames)\s*(?=\n|\Z)")
 _TABLE_KINDS = frozenset(("frame", "location", "file_name", "function_name"))  # what the tables define
-_DEFINITION_PREFIXES = frozenset(("", "%", "ROOT", "ROOT %"))  # what may stand before `name = ` on its line
+_DEFINITION_PREFIXES = frozenset(("", "%", "ROOT", "ROOT %"))  # what may stand before `name =` on its line
 _AFTER_VALUE_NAME = frozenset("{ >")  # `<id name{index} (phi) @color>`
 _HEADER_KINDS = frozenset((
     "allocations_header", "stats_header", "used_values_header", "sequence_header", "ranges_header",
@@ -186,9 +186,11 @@ class _HloText(_Text):
         return _INDENTED_AFTER_NON_HEADER.search(self.text) is not None
 
     def definition(self, name: str) -> int:
-        """The offset of the one line that defines instruction `name` (declines for none or several)."""
-        found = [offset for offset in self.occurrences(name + " = ")
-                 if self.prefix_on_line(offset) in _DEFINITION_PREFIXES]
+        """The offset of the one line that defines instruction `name` (declines for none or several):
+        wherever the scanner may read a definition, `name` then `=` with any spaces or tabs between
+        (`state =0(...` too), after nothing, `%`, `ROOT` or `ROOT %` on its line."""
+        found = [match.start() for match in re.finditer(re.escape(name) + r"[ \t]*=", self.text)
+                 if " ".join(self.prefix_on_line(match.start()).split()) in _DEFINITION_PREFIXES]
         if len(found) != 1:
             raise _Declined
         return found[0]
