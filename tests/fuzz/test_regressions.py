@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from harness import _watchdog
 
+from conftest import SPLIT_MLP, copy_module
 from hlo_lsp import cli
 from hlo_lsp.analysis.checks import hlo_structure
 from hlo_lsp.analysis.run import PROBLEM_LIMIT, check_module
@@ -20,13 +21,14 @@ from hlo_lsp.features.memory_timeline import memory_report
 from hlo_lsp.features.symbols import document_symbols
 from hlo_lsp.features.targets import target_at
 from hlo_lsp.model.document import Document
-from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.model.dump_module import ModuleDump, module_stem
+from hlo_lsp.model.glance import ModuleGlance
 from hlo_lsp.parsing import hlo_syntax
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.syntax import Instruction
 from hlo_lsp.problems import Problem
 from hlo_lsp.text import Position
-from hlo_lsp.workspace.loader import load
+from hlo_lsp.workspace.loader import load, module_files, read_document
 
 HUGE = "1" + "0" * 400  # > the largest float: human_bytes() divides it by 1024.0
 
@@ -245,3 +247,23 @@ def test_a_value_before_any_allocation_belongs_to_none() -> None:
     info = hover(module, target_at(document, Position(3, 1)))  # type: ignore[arg-type]
     assert info is not None and info.markdown.startswith("**allocation 1**: 4 bytes, 1 value")
     assert "<4 b @0>" in info.markdown and "<6 a @0>" not in info.markdown
+
+
+# Reduced by hand from mutant #634129 (a value line of the allocations written 3,000 times over on one
+# 200 KB line): the glance read that line again for each time it names the instruction, 16 s.
+def test_a_glance_at_a_value_line_naming_its_instruction_thousands_of_times_is_fast(tmp_path: Path) -> None:
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    allocations = Path(f"{stem}-buffer-assignment.txt")
+    value = " value: <62 ynn_fusion.1 @0> (size=32768,offset=0): f32[32,256]{1,0}"
+    text = allocations.read_text()
+    assert text.count(value + "\n") == 1
+    allocations.write_text(text.replace(value + "\n", value * 3000 + "\n"))
+    hlo_path = f"{stem}.txt"
+    documents = {kind: read_document(path, kind)[0] for kind, path in module_files(hlo_path).items()}
+    glance = ModuleGlance.of(module_stem(hlo_path), documents)
+    assert glance is not None
+    with _watchdog(5.0):
+        glanced = glance.instruction_module("ynn_fusion.1")
+    whole = load([str(tmp_path)]).modules[0]
+    target = target_at(whole.hlo_document, Position(whole.hlo.line_of("ynn_fusion.1"), 5))
+    assert glanced is not None and target is not None and hover(glanced, target) == hover(whole, target)

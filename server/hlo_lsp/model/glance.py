@@ -620,6 +620,8 @@ class ModuleGlance:
             if after not in _AFTER_VALUE_NAME or section is None or section[3].kind != "allocations_header":
                 continue
             line = file.line_at(offset)
+            if line in picks.lines:  # read already: a long line may name it thousands of times
+                continue
             text, scan = file.scan(line, "alloc")
             if scan.kind != "value" or scan.data[1] != name:
                 continue
