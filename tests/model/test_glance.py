@@ -287,6 +287,27 @@ def test_a_garbled_line_under_the_cursor_is_read_as_the_whole_module_reads_it(tm
     assert "`= f32[32,256]{1,0}`" in glanced.markdown
 
 
+def test_a_top_level_line_not_below_a_closing_brace_is_left_to_the_whole_module(tmp_path: Path) -> None:
+    """An instruction whose metadata goes on to a line of its own, unindented: `jit(mlp)/add" ...}`
+    reads as a computation header on its own, while the whole file reads it as the rest of the
+    instruction. A glance reads a line at the top level only below a `}`. (Found by the fuzzer: a
+    jump from it went to itself.)"""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    hlo_path = Path(f"{stem}.txt")
+    text = hlo_path.read_text()
+    cut = text.index('op_name="jit(mlp)/add"') + len("op_name=")
+    hlo_path.write_text(text[:cut] + "\n" + text[cut + 1 :])
+    module, glance = whole_module(hlo_path), glance_at(hlo_path)
+    assert module.hlo_document is not None
+    rest = text[:cut].count("\n") + 1
+    assert module.hlo_document.scan(rest).kind == "continuation"
+    assert target_at(module.hlo_document, Position(rest, 1)) is None
+    assert glance.line_document(rest) is None
+    header = next(c.line for c in module.hlo.all_computations() if c.line > rest)  # type: ignore[union-attr]
+    glanced = glance.line_document(header)
+    assert glanced is not None and glanced.scan(header) == module.hlo_document.scan(header)
+
+
 def test_a_computation_defined_twice_is_declined(tmp_path: Path) -> None:
     stem = copy_module(SPLIT_MLP, tmp_path)
     hlo_path = Path(f"{stem}.txt")
