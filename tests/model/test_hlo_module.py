@@ -232,6 +232,15 @@ def test_aliased_parameters_with_a_tuple_parameter_index(tmp_path):
     assert module(path).aliased_parameters() == frozenset({(0, (1,)), (2, ())})
 
 
+def test_aliased_parameters_with_tabs_in_a_parameter_index(tmp_path):
+    """Found by the fuzzer (#676167): a tab in `{1,\t}` was read as a number and the check stopped."""
+    path = tmp_path / "module.txt"
+    aliases = "input_output_alias={ {0}: (0, {1,\t}, may-alias), {1}: (2, {\t}, must-alias) }"
+    path.write_text(DONATED_HEADER.replace(DONATED_HEADER[DONATED_HEADER.index("input_output_alias"):
+                                                          DONATED_HEADER.index(", entry_computation")], aliases))
+    assert module(path).aliased_parameters() == frozenset({(0, (1,)), (2, ())})
+
+
 # ---- stack frames -------------------------------------------------------------------------
 
 

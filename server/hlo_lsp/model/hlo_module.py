@@ -455,6 +455,6 @@ def _alias_pairs(text: str) -> list[tuple[int, tuple[int, ...]]]:
     """Reads `{ {0}: (0, {}, may-alias), ... }` into (parameter, index) pairs."""
     pairs = []
     for match in _ALIAS_ENTRY.finditer(text):
-        index = tuple(int(part) for part in match.group(2).replace(" ", "").split(",") if part)
+        index = tuple(int(digits) for part in match.group(2).split(",") if (digits := "".join(part.split())))
         pairs.append((int(match.group(1)), index))
     return pairs
