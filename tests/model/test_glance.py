@@ -332,17 +332,22 @@ def test_a_computation_called_from_a_continued_instruction_is_left_to_the_whole_
     assert glance.computation_module("fused_computation.1", whole=False) is not None  # its header is still sure
 
 
+def corpus_copy(stem: str, tmp_path: Path) -> tuple[Path, str]:
+    """A copy of a corpus module's files (the test is skipped without the corpus): its HLO file and text."""
+    source = CORPUS / stem
+    if not Path(f"{source}.txt").exists():
+        pytest.skip("needs ../shared/corpus")
+    hlo_path = Path(f"{copy_module(source, tmp_path)}.txt")
+    return hlo_path, hlo_path.read_text()
+
+
 def test_instructions_left_outside_any_computation_make_the_pairing_too_unsure(tmp_path: Path) -> None:
     """A `}` just after the instruction at the peak in the ENTRY computation leaves most of the
     schedule outside any computation: the module no longer counts those instructions as its own,
     and its buffer assignment no longer pairs with it. The glance, whose vote by text would still
     count them, leaves memory hovers to the module. (Found by the fuzzer on this dump.)"""
-    source = CORPUS / "jax-0.4.38" / "transformer_f32" / "module_0001.jit__lambda_.cpu_after_optimizations"
-    if not Path(f"{source}.txt").exists():
-        pytest.skip("needs ../shared/corpus")
-    stem = copy_module(source, tmp_path)
-    hlo_path = Path(f"{stem}.txt")
-    text = hlo_path.read_text()
+    hlo_path, text = corpus_copy("jax-0.4.38/transformer_f32/module_0001.jit__lambda_.cpu_after_optimizations",
+                                 tmp_path)
     module = whole_module(hlo_path)
     assert module.buffer_assignment is not None and module.buffer_assignment.live_range is not None
     peak = module.buffer_assignment.live_range.peak_time
@@ -362,12 +367,7 @@ def test_instructions_under_a_header_the_scanner_cannot_read_make_the_pairing_to
     the module's vote does not count them and its buffer assignment no longer pairs with it. The
     glance, whose vote by text would still count them, leaves memory hovers to the module. (Found
     by the fuzzer on this dump.)"""
-    source = CORPUS / "jax-0.4.38" / "vmap_remat" / "module_0001.jit_loss.cpu_after_optimizations"
-    if not Path(f"{source}.txt").exists():
-        pytest.skip("needs ../shared/corpus")
-    stem = copy_module(source, tmp_path)
-    hlo_path = Path(f"{stem}.txt")
-    text = hlo_path.read_text()
+    hlo_path, text = corpus_copy("jax-0.4.38/vmap_remat/module_0001.jit_loss.cpu_after_optimizations", tmp_path)
     name_at = text.index("\nENTRY ") + len("\nENTRY ") + 3
     hlo_path.write_text(text[:name_at] + "//" + text[name_at:])
     glance, module = glance_at(hlo_path), whole_module(hlo_path)

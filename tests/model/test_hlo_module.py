@@ -224,18 +224,13 @@ def test_aliased_parameters_from_the_donated_header_line(tmp_path):
     assert module(path).aliased_parameters() == frozenset((number, ()) for number in range(6))
 
 
-def test_aliased_parameters_with_a_tuple_parameter_index(tmp_path):
+@pytest.mark.parametrize("aliases", [
+    "input_output_alias={ {0}: (0, {1}, may-alias), {1}: (2, {}, must-alias) }",
+    # found by the fuzzer (#676167): a tab in `{1,\t}` was read as a number and the check stopped
+    "input_output_alias={ {0}: (0, {1,\t}, may-alias), {1}: (2, {\t}, must-alias) }",
+], ids=["spaces", "tabs"])
+def test_aliased_parameters_with_a_tuple_parameter_index(tmp_path, aliases):
     path = tmp_path / "module.txt"
-    aliases = "input_output_alias={ {0}: (0, {1}, may-alias), {1}: (2, {}, must-alias) }"
-    path.write_text(DONATED_HEADER.replace(DONATED_HEADER[DONATED_HEADER.index("input_output_alias"):
-                                                          DONATED_HEADER.index(", entry_computation")], aliases))
-    assert module(path).aliased_parameters() == frozenset({(0, (1,)), (2, ())})
-
-
-def test_aliased_parameters_with_tabs_in_a_parameter_index(tmp_path):
-    """Found by the fuzzer (#676167): a tab in `{1,\t}` was read as a number and the check stopped."""
-    path = tmp_path / "module.txt"
-    aliases = "input_output_alias={ {0}: (0, {1,\t}, may-alias), {1}: (2, {\t}, must-alias) }"
     path.write_text(DONATED_HEADER.replace(DONATED_HEADER[DONATED_HEADER.index("input_output_alias"):
                                                           DONATED_HEADER.index(", entry_computation")], aliases))
     assert module(path).aliased_parameters() == frozenset({(0, (1,)), (2, ())})
