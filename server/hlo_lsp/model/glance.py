@@ -38,7 +38,6 @@ _HEAD_LINES = 100_000  # lines before the first computation worth scanning (stac
 # A line the scanner reads as a table's header (its text stripped, as `str.strip` and `\s` agree).
 _TABLE_HEADER = re.compile(r"\n\s*(?:FileNames|FunctionNames|FileLocations|StackFrames)\s*(?=\n|\Z)")
 _TABLE_KINDS = frozenset(("frame", "location", "file_name", "function_name"))  # what the tables define
-_COMPUTATION_END_LINE = re.compile(r"[ \t]*\}[ \t]*(?://[^\n]*)?\r?$")  # as the scanner reads a computation's end
 _BLANK_LINES_ABOVE = 100  # blank and comment lines looked through above a computation header
 _DEFINITION_PREFIXES = frozenset(("", "%", "ROOT", "ROOT %"))  # what may stand before `name =` on its line
 _AFTER_VALUE_NAME = frozenset("{ >")  # `<id name{index} (phi) @color>`
@@ -188,17 +187,12 @@ class _HloText(_Text):
         return _INDENTED_AFTER_NON_HEADER.search(self.text) is not None
 
     def follows_computation_end(self, line: int) -> bool:
-        """Whether the nearest line above `line` that is not blank nor a `//` comment is a `}` at the
-        top level (as every computation header below the first follows the one before it)."""
-        end = self.line_start(line) - 1
-        for _ in range(_BLANK_LINES_ABOVE):
-            if end <= 0:
-                return False
-            start = self.text.rfind("\n", 0, end) + 1
-            above = self.text[start:end].strip()
-            if above and not above.startswith("//"):
-                return _COMPUTATION_END_LINE.match(self.text, start, end) is not None
-            end = start - 1
+        """Whether the nearest line above `line` that is not blank nor a `//` comment reads as a `}`
+        ending a computation (as every computation header below the first follows the one before it)."""
+        for above in range(line - 1, max(line - 1 - _BLANK_LINES_ABOVE, -1), -1):
+            kind = self.scan(above, "comp")[1].kind
+            if kind != "blank":
+                return kind == "computation_end"
         return False
 
     def definition(self, name: str) -> int:
