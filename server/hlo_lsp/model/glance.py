@@ -31,12 +31,13 @@ from hlo_lsp.model.lazy import lazy
 from hlo_lsp.model.pairing import paired_module, pairing_sample
 from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES, mentioned_instruction
 from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.parsing.hlo_scanner import TABLE_NAMES
 from hlo_lsp.parsing.line_scan import LineScan, State
 
 _BLOCK = 1 << 16  # characters per block of the line index
 _HEAD_LINES = 100_000  # lines before the first computation worth scanning (stack-frame tables)
 # A line the scanner reads as a table's header (its text stripped, as `str.strip` and `\s` agree).
-_TABLE_HEADER = re.compile(r"\n\s*(?:FileNames|FunctionNames|FileLocations|StackFrames)\s*(?=\n|\Z)")
+_TABLE_HEADER = re.compile(r"\n\s*(?:" + "|".join(TABLE_NAMES) + r")\s*(?=\n|\Z)")
 _TABLE_KINDS = frozenset(("frame", "location", "file_name", "function_name"))  # what the tables define
 _BLANK_LINES_ABOVE = 100  # blank and comment lines looked through above a computation header
 _DEFINITION_PREFIXES = frozenset(("", "%", "ROOT", "ROOT %"))  # what may stand before `name =` on its line

@@ -50,7 +50,7 @@ _BRACED_LIST = re.compile(r"\{([^{}]*)\}")
 _INT = re.compile(r"[0-9]+")
 _TABLE_ROW = re.compile(r"[ \t]*([0-9]+)[ \t]+(\"(?:[^\"\\]|\\.)*\"|\{[^{}]*\})[ \t]*$")
 _TABLE_FIELD = re.compile(r"([a-z_]+)=([0-9]+)")
-_TABLE_NAMES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
+TABLE_NAMES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")  # the headers of the tables
 _TABLE_DEF_ROLE = {
     "FileNames": Role.FILE_NAME_DEF,
     "FunctionNames": Role.FUNCTION_NAME_DEF,
@@ -90,7 +90,7 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
 def _scan_at_top(state: State, text: str, stripped: str) -> LineScan:
     if stripped.startswith("HloModule"):
         return _with_continuation(LineScan("module_header", TOP, data=_module_name(text)), text, TOP)
-    if stripped in _TABLE_NAMES:
+    if stripped in TABLE_NAMES:
         return LineScan("table_header", ("table", stripped), data=(stripped,))
     if isinstance(state, tuple) and state[0] == "table":
         row = _TABLE_ROW.match(text)
