@@ -19,7 +19,7 @@ from hlo_lsp.analysis.run import check_module
 from hlo_lsp.model import document as document_module
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
-from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range
 from hlo_lsp.workspace.loader import load
@@ -37,6 +37,24 @@ GPU_HLO_SEED = DATA / "seeds" / "torchxla-gpu-decode-batch32.after_optimizations
 TPU_SEED = DATA / "seeds" / "tpu-allreduce-mlp.buffer-assignment.txt"
 TPU_JAX_SEED = DATA / "seeds" / "jax-tpu-mini-attention.buffer-assignment.txt"
 HANDWRITTEN = DATA / "handwritten" / "while_and_constants.hlo"
+PRODUCERS = DATA / "producers"
+TPU_MATMUL = PRODUCERS / "jax-0.10.2-tpu" / "sharded_matmul_2x2" / "module_0000.jit_mm.cl_933746096.after_optimizations"
+TPU_STEP = PRODUCERS / "jax-0.10.2-tpu" / "sharded_matmul_2x2" / "module_0005.jit_step.cl_933746096.after_optimizations"
+TPU_PALLAS = PRODUCERS / "jax-0.10.2-tpu" / "pallas_kernels" / "module_0000.jit_loss.cl_933746096.after_optimizations"
+TF_EVAL = PRODUCERS / "tf-2.21.0" / "keras_mlp_train" / (
+    "module_0002.a_inference_eval_step_505__XlaMustCompile_true_config_proto_13561319589895757934_executor_type_"
+    "11160318154034397263_.3.cpu_after_optimizations")
+TORCH_EVAL = PRODUCERS / "torch-xla-2.9.0" / "mlp_train" / "module_0004.SyncTensorsGraph.66.cpu_after_optimizations"
+FLAX_LOWP = PRODUCERS / "jax-0.10.2-flax" / "lowp_dtypes" / "module_0000.jit_f.cpu_after_optimizations"
+FLAX_SCAN = PRODUCERS / "jax-0.10.2-flax" / "scan_remat_policy" / "module_0000.jit_step.cpu_after_optimizations"
+
+
+def is_dump(path: Path) -> bool:
+    return detect_kind(path.name, path.read_text(errors="replace")).is_dump
+
+
+# Every bundled dump file (not the MANIFESTs and the side files XLA writes beside TPU dumps).
+DUMP_FILES = sorted(path for path in DATA.rglob("*") if path.is_file() and is_dump(path))
 
 
 def copy_module(stem: Path, destination: Path) -> Path:

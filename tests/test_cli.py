@@ -14,13 +14,16 @@ from conftest import (
     COMBINED_MLP,
     DATA,
     HANDWRITTEN,
+    PRODUCERS,
     SPLIT_CONTROL_FLOW,
     SPLIT_MLP,
+    TPU_MATMUL,
     TPU_SEED,
     copy_module,
     plant,
 )
 from hlo_lsp.cli import main
+from hlo_lsp.parsing.file_kinds import dump_name
 
 BA, LR = "-buffer-assignment.txt", "-live-range.txt"
 NAME = SPLIT_MLP.name
@@ -283,3 +286,37 @@ def test_check_as_a_command(split: Path) -> None:
     assert [line.split(": ")[1] for line in result.stdout.splitlines()] == ["error", "note", "note"] * 2
     assert result.stdout.splitlines()[0].startswith(f"{NAME}{BA}:36:9: error: add_reduce_fusion overlaps")
     assert result.stderr == "checked 5 file(s) in 1 module(s): 2 error(s), 0 warning(s), 0 note(s)\n"
+
+
+# ---- other producers: TPU, TensorFlow, PyTorch/XLA, flax ------------------------------------------
+
+
+def test_every_bundled_producer_checks_clean_with_a_module_per_compilation(capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, err = run(capsys, "check", str(PRODUCERS))
+    files = [path for path in PRODUCERS.rglob("*.txt") if path.name != "MANIFEST.txt"]
+    side_files = [path for path in files if dump_name(path.name).is_side_file]
+    compilations = {(path.parent, path.name.split(".")[0]) for path in files}
+    assert len(side_files) == 18 and len(compilations) == 7
+    assert (code, lines) == (0, [])
+    assert err == (f"checked {len(files) - len(side_files)} file(s) in {len(compilations)} module(s): "
+                   "0 error(s), 0 warning(s), 0 note(s)\n")
+
+
+def test_a_side_file_named_on_its_own_gets_one_note(capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(TPU_MATMUL.parent)
+    side_file = TPU_MATMUL.name.replace("after_optimizations", "tpu_comp_env") + ".txt"
+    code, lines, err = run(capsys, "check", side_file)
+    assert code == 0
+    assert lines == [f"{side_file}:1:1: note: written by XLA beside the dump, but not a dump (flags or protobuf "
+                     "text): nothing to check [side-file]"]
+    assert err == "checked 0 file(s) in 0 module(s): 0 error(s), 0 warning(s), 1 note(s)\n"
+
+
+def test_the_demo_script_runs_through_on_a_tpu_dump_folder() -> None:
+    result = subprocess.run([sys.executable, "-m", "hlo_lsp", "memory", str(TPU_MATMUL.parent)],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert [line for line in result.stdout.splitlines() if not line.startswith(" ")] == [
+        "module_0000.jit_mm.cl_933746096.after_optimizations", "", "module_0005.jit_step.cl_933746096.after_optimizations",
+        ""]

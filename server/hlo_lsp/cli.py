@@ -70,7 +70,7 @@ def _check(paths: list[str], output: str) -> int:
         for problem in problems:
             _print_problem(problem)
     counts = {severity: sum(1 for p in problems if p.severity is severity) for severity in Severity}
-    print(f"checked {files} file(s) in {len(loaded.modules)} module(s): {counts[Severity.ERROR]} error(s), "
+    print(f"checked {files} file(s) in {loaded.compilations} module(s): {counts[Severity.ERROR]} error(s), "
           f"{counts[Severity.WARNING]} warning(s), {counts[Severity.INFO]} note(s)", file=sys.stderr)
     return 1 if counts[Severity.ERROR] else 0
 

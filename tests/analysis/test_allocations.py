@@ -11,6 +11,7 @@ from conftest import (
     GPU_SEED,
     SPLIT_MLP,
     TPU_JAX_SEED,
+    TPU_PALLAS,
     TPU_SEED,
     module_of,
     plant_in_copy,
@@ -147,6 +148,15 @@ def test_tpu_tuple_values_are_32_bytes_whatever_their_arity() -> None:
     tuples = {value.label: value.size for value in buffers.values() if value.shape_text.startswith("(")}
     assert tuples == {"copy-start.1{}": 32, "copy-start{}": 32, "all-reduce.28{}": 32, "tuple.31{}": 32}
     assert problems_of(TPU_SEED) == []
+
+
+def test_a_layoutless_tpu_scalar_may_take_a_whole_tile_but_not_less_than_its_size(tmp_path: Path) -> None:
+    assert problems_of(TPU_PALLAS.parent) == []  # `f32[]` without a layout in 4,096 bytes, as XLA allocated it
+    ba, line = planted(TPU_PALLAS, tmp_path, "<11 add @0> (size=4096,", "<11 add @0> (size=2,")
+    problems = problems_of(tmp_path)
+    assert ("value-size", line) in [(p.code, p.range.start.line) for p in problems if p.source == str(ba)]
+    message = next(p.message for p in problems if p.code == "value-size")
+    assert message == "add: f32[] takes at least 4 bytes (dense), not 2"
 
 
 def test_values_out_of_id_order(tmp_path: Path) -> None:

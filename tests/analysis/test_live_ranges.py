@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_MLP, SPLIT_MLP, copy_module, plant, plant_in_copy, problems_of, where
+from conftest import COMBINED_MLP, FLAX_SCAN, SPLIT_MLP, copy_module, plant, plant_in_copy, problems_of, where
 from hlo_lsp.problems import Severity
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
@@ -144,3 +144,13 @@ def test_parameter_aliased_to_the_output_may_end_early(tmp_path: Path) -> None:
     plant(Path(f"{stem}.txt"), "HloModule jit_mlp, is_scheduled=true, ",
           "HloModule jit_mlp, is_scheduled=true, input_output_alias={ {}: (6, {}, may-alias) }, ")
     assert problems_of(tmp_path) == []
+
+
+def test_constants_of_computations_the_schedule_leaves_out_need_no_live_range(tmp_path: Path) -> None:
+    """A sort comparator's constant (`constant.278` in `compare`) is allocated and has no live range."""
+    assert problems_of(FLAX_SCAN.parent) == []
+    path, line = planted((FLAX_SCAN, "-live-range.txt"), tmp_path, "    constant.68{}:3-13\n", "")
+    ba = path.with_name(FLAX_SCAN.name + "-buffer-assignment.txt")
+    problems = problems_of(tmp_path)
+    assert [(Path(p.source).name, p.code, p.message) for p in problems] == [
+        (ba.name, "value-without-live-range", "constant.68 is allocated but has no entry under BufferLiveRange")]

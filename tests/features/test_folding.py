@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from conftest import (
     COMBINED_MLP,
-    DATA,
+    DUMP_FILES,
     EDITS,
     GPU_HLO_SEED,
     HANDWRITTEN,
@@ -191,7 +191,7 @@ def test_protobuf_text_report_folds_its_blocks() -> None:
 # ---- every bundled file ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", sorted(p for p in DATA.rglob("*") if p.is_file()), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", DUMP_FILES, ids=lambda p: p.name)
 def test_every_fold_spans_two_lines_and_ends_on_text(path: Path) -> None:
     lines = lines_of(path)
     folds = folds_of(path)

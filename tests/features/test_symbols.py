@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from conftest import (
     COMBINED_CONTROL_FLOW,
     COMBINED_MLP,
-    DATA,
+    DUMP_FILES,
     EDITS,
     GPU_HLO_SEED,
     HANDWRITTEN,
@@ -361,7 +361,7 @@ def test_old_memory_report_has_its_sections_and_allocations() -> None:
 # ---- every bundled file ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", sorted(p for p in DATA.rglob("*") if p.is_file()), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", DUMP_FILES, ids=lambda p: p.name)
 def test_every_symbol_contains_its_name_and_children_and_ends_on_text(path: Path) -> None:
     module = module_of(path)
     (document_,) = [d for d in module.all_documents() if d.source == str(path)]

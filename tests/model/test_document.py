@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_MLP, DATA, HANDWRITTEN, SPLIT_MLP
+from conftest import COMBINED_MLP, DUMP_FILES, HANDWRITTEN, SPLIT_MLP
 from hlo_lsp.model import document as document_module
 from hlo_lsp.model.document import Document, document_state_signature
 from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
@@ -214,7 +214,7 @@ def test_edit_by_utf16_range_after_an_emoji():
 
 
 def test_the_first_lines_of_an_unscanned_text_are_scanned_as_the_whole_text_scans_them():
-    for path in sorted(DATA.rglob("*.txt")) + sorted(DATA.rglob("*.hlo")):
+    for path in DUMP_FILES:
         text = path.read_text()
         whole = Document(text, detect_kind(path.name, text), str(path))
         for count in (1, 2, 61, whole.line_count, whole.line_count + 5):
@@ -239,7 +239,7 @@ def test_a_scanned_document_gives_no_first_lines():
 
 
 def test_real_dumps_have_no_scan_problems():
-    for path in sorted(DATA.rglob("*.txt")):
+    for path in DUMP_FILES:
         text = path.read_text()
         document = Document(text, detect_kind(path.name, text), str(path))
         assert document.kind is not FileKind.UNKNOWN, path

@@ -13,6 +13,11 @@ from hlo_lsp.workspace.loader import load
 
 MODULES = [module for module in load([str(DATA)]).modules if module.buffer_assignment is not None]
 TPU_STEMS = ("tpu-allreduce-mlp", "jax-tpu-mini-attention", "jax-tpu-reference-attention")
+TPU_PRODUCER_MODULES = (
+    "producers/jax-0.10.2-tpu/pallas_kernels/module_0000.jit_loss.cl_933746096.after_optimizations",
+    "producers/jax-0.10.2-tpu/sharded_matmul_2x2/module_0000.jit_mm.cl_933746096.after_optimizations",
+    "producers/jax-0.10.2-tpu/sharded_matmul_2x2/module_0005.jit_step.cl_933746096.after_optimizations",
+)
 
 
 def name_of(module: ModuleDump) -> str:
@@ -37,12 +42,19 @@ def test_every_bundled_buffer_assignment_is_measured():
         "jax-0.10.2/tiny_add/module_0002.jit__lambda.cpu_after_optimizations",
         "jax-0.4.38/control_flow/module_0001.jit_f.cpu_after_optimizations",
         "jax-0.4.38/mlp3/module_0001.jit_mlp.cpu_after_optimizations",
+        "producers/jax-0.10.2-flax/lowp_dtypes/module_0000.jit_f.cpu_after_optimizations",
+        "producers/jax-0.10.2-flax/scan_remat_policy/module_0000.jit_step.cpu_after_optimizations",
+        *TPU_PRODUCER_MODULES,
+        "producers/tf-2.21.0/keras_mlp_train/module_0002.a_inference_eval_step_505__XlaMustCompile_true_config_proto_"
+        "13561319589895757934_executor_type_11160318154034397263_.3.cpu_after_optimizations",
+        "producers/torch-xla-2.9.0/mlp_train/module_0004.SyncTensorsGraph.66.cpu_after_optimizations",
         "seeds/jax-tpu-mini-attention",
         "seeds/jax-tpu-reference-attention",
         "seeds/torchxla-gpu-decode",
         "seeds/tpu-allreduce-mlp",
     ]
-    assert [name_of(module) for module in MODULES if is_tpu(module)] == [f"seeds/{s}" for s in sorted(TPU_STEMS)]
+    assert [name_of(module) for module in MODULES if is_tpu(module)] == [
+        *TPU_PRODUCER_MODULES, *(f"seeds/{s}" for s in sorted(TPU_STEMS))]
 
 
 @pytest.mark.parametrize("module", [m for m in MODULES if not is_tpu(m)], ids=name_of)
@@ -53,16 +65,25 @@ def test_dense_size_of_every_gpu_and_cpu_value(module):
 
 
 @pytest.mark.parametrize("module", [m for m in MODULES if is_tpu(m)], ids=name_of)
-def test_tiled_size_of_every_tpu_array_value(module):
-    arrays = [v for v in module.buffer_assignment.values() if not isinstance(shape(v.shape_text), TupleShape)]
+def test_tiled_size_of_every_tpu_array_value_with_a_layout(module):
+    arrays = [v for v in module.buffer_assignment.values() if not isinstance(shape(v.shape_text), TupleShape)
+              and shape(v.shape_text).layout is not None]
     assert arrays
     assert [(v.label, tiled_size(shape(v.shape_text))) for v in arrays] == [(v.label, v.size) for v in arrays]
 
 
+def test_layoutless_tpu_scalars_take_a_whole_tile_of_memory():
+    (module,) = [m for m in MODULES if name_of(m) == TPU_PRODUCER_MODULES[0]]
+    layoutless = {(v.label, v.shape_text, v.size) for v in module.buffer_assignment.values()
+                  if not isinstance(shape(v.shape_text), TupleShape) and shape(v.shape_text).layout is None}
+    assert layoutless == {(name, "f32[]", 4096) for name in ("add", "lhs", "rhs", "add.2", "lhs.1", "rhs.1")}
+
+
 @pytest.mark.parametrize("module", [m for m in MODULES if is_tpu(m)], ids=name_of)
-def test_tpu_tuple_tables_are_32_bytes_and_have_no_tiled_size(module):
+def test_tpu_tuple_tables_are_backend_sized_and_have_no_tiled_size(module):
+    """The seeds' TPU printed 32 bytes for every tuple table, libtpu 0.0.42 prints 512."""
     tuples = [v for v in module.buffer_assignment.values() if isinstance(shape(v.shape_text), TupleShape)]
-    assert tuples and {v.size for v in tuples} == {32}
+    assert tuples and {v.size for v in tuples} == ({512} if name_of(module).startswith("producers/") else {32})
     assert {tiled_size(shape(v.shape_text)) for v in tuples} == {None}
 
 

@@ -12,7 +12,7 @@ import pytest
 from lark import Lark, Tree
 from lark import logger as lark_logger
 
-from conftest import COMBINED_MLP, DATA, HANDWRITTEN, SPLIT_MLP
+from conftest import COMBINED_MLP, DUMP_FILES, HANDWRITTEN, SPLIT_MLP
 from hlo_lsp.parsing.ba_syntax import buffer_assignment_error, memory_report_error
 from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
 from hlo_lsp.parsing.grammars import (
@@ -34,7 +34,7 @@ STARTS: dict[str, object] = {
     "memory_report.lark": "report",
     "common.lark": "shape",
 }
-DUMPS = sorted(p for p in DATA.rglob("*") if p.is_file())
+DUMPS = DUMP_FILES
 
 
 def _build(name: str, **options: object) -> Lark:
@@ -178,7 +178,7 @@ def test_every_bundled_memory_report_parses(path: Path) -> None:
 
 def test_bundled_dumps_cover_every_file_kind() -> None:
     kinds = {_kind(p) for p in DUMPS}
-    assert kinds == set(FileKind) - {FileKind.UNKNOWN}
+    assert kinds == {kind for kind in FileKind if kind.is_dump}
 
 
 def test_a_broken_buffer_assignment_is_refused_where_it_breaks() -> None:

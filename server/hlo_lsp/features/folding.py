@@ -29,7 +29,7 @@ def folding_ranges(document: Document, limit: int | None = None) -> list[Fold]:
 def bounded_folds(document: Document, limit: int | None) -> tuple[list[Fold], int]:
     """At most `limit` of the document's folds (None: all), the least nested first, in file order;
     and how many it has."""
-    if document.kind is FileKind.UNKNOWN:
+    if not document.kind.is_dump:
         return [], 0
     ordered = _hlo_folds(document) if document.kind is FileKind.HLO_MODULE else _ordered(
         _section_folds(read_sections(document, with_values=False)) + _line_folds(document))

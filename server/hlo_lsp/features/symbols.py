@@ -41,7 +41,7 @@ def document_symbols(module: ModuleDump, document: Document) -> list[Symbol]:
 
 def bounded_outline(document: Document, limit: int | None) -> tuple[list[Symbol], int]:
     """The outline with at most `limit` symbols (None: all), and how many the whole outline has."""
-    if document.kind is FileKind.UNKNOWN:
+    if not document.kind.is_dump:
         return [], 0
     with paused_collector():  # a large module's outline is a million small objects
         if document.kind is FileKind.HLO_MODULE:

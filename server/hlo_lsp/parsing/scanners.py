@@ -30,13 +30,13 @@ def _opaque(state: State, _text: str) -> LineScan:
     return plain_scan("text", state)
 
 
-# A file of unknown kind keeps its lines (so edits and positions work) and indexes nothing.
+# A file that is no dump (unknown, or a side file) keeps its lines (so edits and positions work) and indexes nothing.
 OPAQUE = Scanner("top", _opaque, _nothing)
 
 
 def scanner_for(kind: FileKind) -> Scanner:
     if kind is FileKind.HLO_MODULE:
         return HLO
-    if kind is FileKind.UNKNOWN:
+    if not kind.is_dump:
         return OPAQUE
     return BUFFER_ASSIGNMENT

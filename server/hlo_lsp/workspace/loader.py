@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hlo_lsp.model.document import Document
-from hlo_lsp.model.dump_module import ModuleDump, companion_paths, module_stem
+from hlo_lsp.model.dump_module import ModuleDump, companion_paths, compilation_key, module_stem
 from hlo_lsp.parsing.decode import decode_dump
-from hlo_lsp.parsing.file_kinds import FileKind, detect_kind, kind_from_name
+from hlo_lsp.parsing.file_kinds import FileKind, detect_kind, dump_name, kind_from_name
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range
 
@@ -24,6 +24,11 @@ _SKIPPED_SUFFIXES = (".pb", ".pb.gz", ".ll", ".o", ".dot", ".html", ".url", ".te
 class LoadedDump:
     modules: list[ModuleDump] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)  # file-level: unreadable, binary, encoding
+
+    @property
+    def compilations(self) -> int:
+        """How many compilations the modules come from (a TPU compilation writes five HLO stages)."""
+        return len({compilation_key(module.stem) for module in self.modules})
 
 
 def read_document(path: str, kind: FileKind | None = None) -> tuple[Document | None, list[Problem]]:
@@ -72,7 +77,14 @@ def load(paths: list[str]) -> LoadedDump:
 
 
 def _companions(path: str) -> list[str]:
-    return [candidate for candidate in module_files(path).values() if candidate != path]
+    """The other files of the module of `path` (not those another stage of its compilation lends it)."""
+    stem = module_stem(path)
+    return [candidate for candidate in module_files(path).values()
+            if candidate != path and (module_stem(candidate) == stem or not _is_stage_file(path))]
+
+
+def _is_stage_file(path: str) -> bool:
+    return kind_from_name(os.path.basename(path)) is FileKind.HLO_MODULE
 
 
 def _already_loaded(by_stem: dict[str, ModuleDump], path: str) -> bool:
@@ -85,9 +97,9 @@ def _add_file(path: str, by_stem: dict[str, ModuleDump], loaded: LoadedDump, rep
     loaded.problems.extend(problems)
     if document is None:
         return
-    if document.kind is FileKind.UNKNOWN:
+    if not document.kind.is_dump:
         if report_unknown and not problems:
-            loaded.problems.append(_not_a_dump(path))
+            loaded.problems.append(_side_file(path) if document.kind is FileKind.SIDE_FILE else _not_a_dump(path))
         return
     stem = module_stem(path)
     module = by_stem.setdefault(stem, ModuleDump(stem))
@@ -98,19 +110,50 @@ def module_files(path: str) -> dict[FileKind, str]:
     """The files on disk of the module `path` belongs to, by kind (XLA's naming).
 
     When `<stem>.txt` is missing, a buffer assignment pairs with the one
-    after-optimizations module of the same `module_NNNN` id in its folder.
+    after-optimizations module of the same `module_NNNN` id in its folder. An HLO stage
+    written after buffer assignment without companions of its own (TPU's `after_codegen`)
+    has those of its compilation's after-optimizations stage.
     """
     stem = module_stem(path)
-    found: dict[FileKind, str] = {}
-    for kind, candidates in companion_paths(stem).items():
-        existing = next((candidate for candidate in candidates if os.path.isfile(candidate)), None)
-        if existing is not None:
-            found[kind] = existing
+    found = _existing(companion_paths(stem))
     if FileKind.HLO_MODULE not in found and found:
         fallback = _same_module_id(stem)
         if fallback is not None:
             found[FileKind.HLO_MODULE] = fallback
+    if list(found) == [FileKind.HLO_MODULE]:
+        found.update(_stage_companions(path))
     return found
+
+
+def _existing(candidates_by_kind: dict[FileKind, list[str]]) -> dict[FileKind, str]:
+    found: dict[FileKind, str] = {}
+    for kind, candidates in candidates_by_kind.items():
+        existing = next((candidate for candidate in candidates if os.path.isfile(candidate)), None)
+        if existing is not None:
+            found[kind] = existing
+    return found
+
+
+def _stage_companions(path: str) -> dict[FileKind, str]:
+    """The buffer-assignment files of the compilation of `path`, an HLO stage written after buffer
+    assignment (none for a stage before it: its instructions are not the ones they name)."""
+    folder, file_name = os.path.split(path)
+    name = dump_name(file_name)
+    if name is None or not name.is_after_buffer_assignment:
+        return {}
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return {}
+    stems = sorted({module_stem(other) for other in names if other.startswith(name.compilation + ".")
+                    and kind_from_name(other).is_buffer_assignment_family})
+    for stem in stems:
+        stage = dump_name(os.path.basename(stem))
+        if stage is not None and stage.compilation == name.compilation and stage.is_after_buffer_assignment:
+            companions = _existing(companion_paths(os.path.join(folder, stem)))
+            companions.pop(FileKind.HLO_MODULE, None)
+            return companions
+    return {}
 
 
 def _same_module_id(stem: str) -> str | None:
@@ -125,6 +168,11 @@ def _same_module_id(stem: str) -> str | None:
     candidates = [n for n in names if n.startswith(module_id + ".") and "after_optimizations" in n
                   and n.endswith(".txt") and kind_from_name(n) is FileKind.HLO_MODULE]
     return os.path.join(folder, candidates[0]) if len(candidates) == 1 else None
+
+
+def _side_file(path: str) -> Problem:
+    return Problem(path, Range(Position(0, 0), Position(0, 0)), Severity.INFO, "side-file",
+                   "written by XLA beside the dump, but not a dump (flags or protobuf text): nothing to check")
 
 
 def _not_a_dump(path: str) -> Problem:

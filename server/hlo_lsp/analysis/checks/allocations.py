@@ -92,6 +92,9 @@ def _check_value_shape(context: CheckContext, value: BufferValue) -> Iterator[Pr
                           f"{value.label} is a tuple of {len(shape.elements)}: its table takes "
                           f"{dense_size(shape)} bytes, not {value.size}")
         return
+    if context.tiled and shape.layout is None:
+        yield from _check_layoutless_size(value, shape)
+        return
     expected = tiled_size(shape) if context.tiled else dense_size(shape)
     if expected is not None and expected != value.size:
         rule = "tiled (padded)" if context.tiled else "dense"
@@ -101,6 +104,15 @@ def _check_value_shape(context: CheckContext, value: BufferValue) -> Iterator[Pr
     if value.color is not None and (space or 0) != value.color:
         yield problem(value.place, Severity.WARNING, "memory-space",
                       f"{value.label} has color {value.color} but its layout says memory space {space or 0}")
+
+
+def _check_layoutless_size(value: BufferValue, shape: ArrayShape) -> Iterator[Problem]:
+    """A TPU value printed without a layout (a reducer's scalar parameter) is padded as the backend
+    sees fit (`f32[]` in 4,096 bytes): it holds at least its dense size, no more is known."""
+    dense = dense_size(shape)
+    if dense is not None and value.size < dense:
+        yield problem(value.place, Severity.WARNING, "value-size",
+                      f"{value.label}: {value.shape_text} takes at least {dense} bytes (dense), not {value.size}")
 
 
 def _check_parameter_shape(context: CheckContext, allocation: Allocation) -> Iterator[Problem]:

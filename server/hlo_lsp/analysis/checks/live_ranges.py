@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from hlo_lsp.analysis.context import CheckContext, problem
 from hlo_lsp.model.buffer_assignment import LiveRangeSection
+from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.problems import Problem, Severity
 
 
@@ -44,17 +45,41 @@ def _schedule_end(section: LiveRangeSection) -> int:
 
 
 def _check_values_have_ranges(context: CheckContext) -> Iterator[Problem]:
-    """L8, restricted as dump-format.md says: thread-local values never have a live range."""
+    """L8, restricted as dump-format.md says: thread-local values never have a live range, nor do
+    the values of computations the flat schedule leaves out (a sort's comparator, a reducer): XLA
+    allocates their constants all the same. Without the HLO module, which computation holds a
+    constant is unknown, so constants are not asked for one."""
     buffers = context.buffers
-    if buffers is None or not context.live_ranges:
+    if buffers is None or not context.live_ranges or buffers.live_range is None:
         return
-    for allocation in buffers.allocations:
-        if allocation.is_thread_local:
+    missing = [(allocation, value) for allocation in buffers.allocations if not allocation.is_thread_local
+               for value in allocation.values if context.live_range_of(value) is None]
+    if not missing:
+        return
+    unscheduled = _outside_schedule(context.hlo, buffers.live_range)
+    for allocation, value in missing:
+        if allocation.is_constant if unscheduled is None else unscheduled(value.name):
             continue
-        for value in allocation.values:
-            if context.live_range_of(value) is None:
-                yield problem(value.place, Severity.WARNING, "value-without-live-range",
-                              f"{value.label} is allocated but has no entry under BufferLiveRange")
+        yield problem(value.place, Severity.WARNING, "value-without-live-range",
+                      f"{value.label} is allocated but has no entry under BufferLiveRange")
+
+
+def _outside_schedule(hlo: HloModule | None, section: LiveRangeSection) -> Callable[[str], bool] | None:
+    """Whether an instruction is defined in a computation none of whose instructions is scheduled
+    (None without the module)."""
+    if hlo is None:
+        return None
+    scheduled = set()
+    for entry in section.schedule:
+        site = hlo.site(entry.name)
+        if site is not None:
+            scheduled.add(site.computation)
+
+    def outside(name: str) -> bool:
+        site = hlo.site(name)
+        return site is not None and site.computation not in scheduled
+
+    return outside
 
 
 def _check_schedule(section: LiveRangeSection) -> Iterator[Problem]:
