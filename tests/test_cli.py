@@ -318,5 +318,5 @@ def test_the_demo_script_runs_through_on_a_tpu_dump_folder() -> None:
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
     assert [line for line in result.stdout.splitlines() if not line.startswith(" ")] == [
-        "module_0000.jit_mm.cl_933746096.after_optimizations", "", "module_0005.jit_step.cl_933746096.after_optimizations",
-        ""]
+        "module_0000.jit_mm.cl_933746096.after_optimizations", "",
+        "module_0005.jit_step.cl_933746096.after_optimizations", ""]
