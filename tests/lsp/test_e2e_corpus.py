@@ -1,5 +1,6 @@
-"""The shared corpus over stdio, as VS Code and as Neovim: open one file of each module and the server
-publishes empty diagnostics for every file of that module (these are untouched real dumps)."""
+"""The shared corpus and the other producers' dumps over stdio, as VS Code and as Neovim: open one file
+of each module and the server publishes empty diagnostics for every file of that module (these are
+untouched real dumps)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from lsp_helpers import all_diagnostics, close_file, forget_diagnostics, open_fi
 from pytest_lsp import LanguageClient
 
 from hlo_lsp.model.dump_module import module_stem
-from hlo_lsp.parsing.file_kinds import FileKind, kind_from_name
+from hlo_lsp.parsing.file_kinds import FileKind, detect_kind, kind_from_name
 from hlo_lsp.workspace.loader import load
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -25,7 +26,7 @@ def corpus_modules(corpus: Path) -> dict[str, list[Path]]:
     """The corpus's dump files grouped by module, as hlo_lsp.model.dump_module.module_stem groups them."""
     modules: dict[str, list[Path]] = defaultdict(list)
     for path in sorted(corpus.rglob("*.txt")):
-        if path.name != "MANIFEST.txt":
+        if path.name != "MANIFEST.txt" and detect_kind(path.name, path.read_text()).is_dump:
             modules[module_stem(str(path))].append(path)
     return dict(modules)
 
@@ -35,7 +36,11 @@ def file_to_open(paths: list[Path]) -> Path:
     return next((path for path in paths if kind_from_name(path.name) is FileKind.HLO_MODULE), paths[0])
 
 
-async def test_every_module_of_the_corpus_has_no_diagnostics(client: LanguageClient, corpus: Path) -> None:
+@pytest.mark.parametrize("folder", ["corpus", "producers"])
+async def test_every_module_of_the_corpus_has_no_diagnostics(client: LanguageClient, corpus: Path, folder: str) -> None:
+    corpus = corpus.parent / folder
+    if not corpus.is_dir():
+        pytest.skip(f"the shared {folder} are not beside the project ({corpus})")
     modules = corpus_modules(corpus)
     assert len(modules) == len(load([str(corpus)]).modules)  # the same modules `hlo-lsp check` finds
     started = time.monotonic()

@@ -87,11 +87,11 @@ class DiagnosticsPublisher:
     def _check(self, source: str, report: Callable[[float], None]) -> tuple[ModuleDump, list[Problem]] | None:
         """In a worker thread: the module (built here when it is new: seconds at 40 MB) and its problems."""
         module = self._server.store.module_of(source)
-        return (module, check_module(module, report)) if module is not None else None
+        return (module, check_module(module.checked_part(), report)) if module is not None else None
 
     def _publish(self, module: ModuleDump, problems: list[Problem]) -> None:
         by_source: dict[str, list[Problem]] = defaultdict(list)
-        sources = {document.source for document in module.all_documents()}
+        sources = {document.source for document in module.own_documents()}
         fallback = next((s for s in sources if self._server.store.is_open(s)), None)
         for problem in problems:
             by_source[problem.source if problem.source in sources else fallback or problem.source].append(problem)

@@ -105,10 +105,13 @@ class DocumentStore:
 
     def _forget(self, stem: str) -> None:
         """No file of the module is open any more: its documents and models are let go (a 40 MB
-        module holds a gigabyte); opening it again reads it again."""
+        module holds a gigabyte); opening it again reads it again. Files another open module reads
+        (the companions an `after_codegen` module borrows) are kept."""
         self._modules.pop(stem, None)
         self._glances.pop(stem, None)
-        for path in [path for path in self._disk if module_stem(path) == stem]:
+        still_read = {document.source for _, module, _ in self._modules.values() for document in module.all_documents()}
+        for path in [path for path in self._disk
+                     if path not in still_read and not self.open_sources_of(module_stem(path))]:
             self._disk.pop(path, None)
         _give_memory_back()
 
@@ -134,9 +137,10 @@ class DocumentStore:
         return self._from_disk(source, None)
 
     def forget_disk(self, path: str) -> None:
-        """The file changed on disk: read it again when next needed (a glance read its old text too)."""
+        """The file changed on disk: read it again when next needed (a glance read its old text too,
+        and so may the glance of another stage of its compilation)."""
         self._disk.pop(path, None)
-        self._glances.pop(module_stem(path), None)
+        self._glances.clear()
 
     def module_of(self, source: str) -> ModuleDump | None:
         """The module of `source`, with its companions (open buffers first, then disk)."""
@@ -181,7 +185,10 @@ class DocumentStore:
         key = tuple(id(documents[kind]) for kind in sorted(documents, key=lambda k: k.value))
         cached = self._modules.get(stem)
         if cached is None or cached[0] != key:
-            module = cached[1].updated(dict(documents)) if cached else ModuleDump(stem, dict(documents))
+            borrowed = frozenset(kind for kind, document in documents.items()
+                                 if kind is not FileKind.HLO_MODULE and module_stem(document.source) != stem)
+            module = (cached[1].updated(dict(documents), borrowed) if cached
+                      else ModuleDump(stem, dict(documents), borrowed))
             built = (key, module, _sides(module))
             if self._worth_keeping(documents):
                 prepare_hovers(module)
@@ -241,7 +248,8 @@ def _sides(module: ModuleDump) -> tuple[ModuleDump, ModuleDump]:
     documents = module.documents
     hlo_side = {kind: doc for kind, doc in documents.items() if not kind.is_buffer_assignment_family}
     buffers_side = {kind: doc for kind, doc in documents.items() if kind is not FileKind.HLO_MODULE}
-    return ModuleDump(module.stem, hlo_side), ModuleDump(module.stem, buffers_side)
+    return (ModuleDump(module.stem, hlo_side, module.borrowed & frozenset(hlo_side)),
+            ModuleDump(module.stem, buffers_side, module.borrowed & frozenset(buffers_side)))
 
 
 def _give_memory_back() -> None:
