@@ -296,7 +296,7 @@ def test_every_bundled_producer_checks_clean_with_a_module_per_compilation(capsy
     files = [path for path in PRODUCERS.rglob("*.txt") if path.name != "MANIFEST.txt"]
     side_files = [path for path in files if dump_name(path.name).is_side_file]
     compilations = {(path.parent, path.name.split(".")[0]) for path in files}
-    assert len(side_files) == 18 and len(compilations) == 7
+    assert len(side_files) == 18 and len(compilations) == 8
     assert (code, lines) == (0, [])
     assert err == (f"checked {len(files) - len(side_files)} file(s) in {len(compilations)} module(s): "
                    "0 error(s), 0 warning(s), 0 note(s)\n")

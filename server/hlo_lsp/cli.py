@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from hlo_lsp import __version__
-from hlo_lsp.analysis.memory import NO_ORIGIN, MemorySummary, memory_summary
+from hlo_lsp.analysis.memory import NO_ORIGIN, MemorySummary, PeakBuffer, memory_summary
 from hlo_lsp.analysis.run import check_module
 from hlo_lsp.features.hover_memory import byte_text
 from hlo_lsp.features.memory_svg import timeline_svg
@@ -112,7 +112,8 @@ def _problem_json(problem: Problem) -> dict[str, object]:
 def _memory(paths: list[str], top: int, svg: str | None, output: str) -> int:
     loaded = load(paths)
     for problem in loaded.problems:
-        _print_problem(problem)
+        if problem.severity is not Severity.INFO:  # a side file named among the dump's files is no news here
+            _print_problem(problem)
     modules = [module for module in loaded.modules if module.buffer_assignment is not None]
     if not modules:
         print("no buffer-assignment files found under " + ", ".join(paths), file=sys.stderr)
@@ -176,24 +177,51 @@ def _print_memory(module: ModuleDump, report: MemoryReport | None, top: int, pic
 
 def _print_summary(name: str, summary: MemorySummary, top: int, report: MemoryReport | None = None) -> None:
     print(f"{name}")
+    space = ""
+    if report is not None and report.several_spaces:
+        _print_spaces(report)
+        space = f" (memory space {report.space.name})"
     if summary.total_bytes is not None:
-        print(f"  allocated: {summary.total_bytes:,} bytes ({human_bytes(summary.total_bytes)}) "
+        print(f"  allocated{space}: {summary.total_bytes:,} bytes ({human_bytes(summary.total_bytes)}) "
               f"in {summary.allocation_count} allocations")
     if summary.peak_time is None or summary.peak_bytes is None:
         print("  peak: unknown (no live-range section, or shapes missing)")
         return
-    print(f"  peak: {summary.peak_bytes:,} bytes ({human_bytes(summary.peak_bytes)}) live at schedule step "
+    print(f"  peak{space}: {summary.peak_bytes:,} bytes ({human_bytes(summary.peak_bytes)}) live at schedule step "
           f"{summary.peak_time} ({summary.peak_instruction or '?'}), {len(summary.buffers_at_peak)} buffers")
+    padded = summary.padding > 0
     for buffer in summary.buffers_at_peak[:top]:
         where = f"allocation {buffer.allocation} @ {buffer.offset}" if buffer.allocation is not None else "unallocated"
         live = f"live {buffer.live_range.start}-{buffer.live_range.end}"
         origin = report.origin(buffer.live_range.name) if report is not None else NO_ORIGIN
         source = os.path.basename(origin.source) if origin.source else ""
-        print(f"    {human_bytes(buffer.size):>10}  {buffer.label:<40} {live:<12}  {where:<22}  {buffer.kind:<10}  "
-              f"{source:<20}  {origin.op_name or ''}".rstrip())
+        size = human_bytes(buffer.size) + (f"  {_padded(buffer):>17}" if padded else "")
+        print(f"    {size:>10}  {buffer.label:<40} {live:<12}  {where:<22}  {buffer.kind:<10}  "
+              f"{source:<20}  {origin.framework_op or ''}".rstrip())
     hidden = len(summary.buffers_at_peak) - top
     if hidden > 0:
         print(f"    ... and {hidden} smaller buffer(s)")
+
+
+def _padded(buffer: PeakBuffer) -> str:
+    """What it takes in its allocation when a tile pads it to more than its bytes."""
+    padded = buffer.allocated_size
+    return f"({human_bytes(padded)} padded)" if padded is not None and padded > buffer.size else ""
+
+
+def _print_spaces(report: MemoryReport) -> None:
+    """Each memory space's allocations and peak, the default first, then the peak XLA prints."""
+    print("  memory spaces:")
+    for memory in report.spaces:
+        summary = memory.summary
+        peak = (f"peak {byte_text(summary.peak_bytes or 0)} at schedule step {summary.peak_time} "
+                f"({summary.peak_instruction or '?'})" if summary.peak_time is not None else "no live range")
+        print(f"    {memory.space.name} (color {memory.space.color}): {byte_text(summary.total_bytes or 0)} in "
+              f"{summary.allocation_count} allocations, {peak}")
+    combined = report.combined
+    if combined is not None and combined.peak_bytes is not None:
+        print(f"  every space counted, as XLA prints its peak: {byte_text(combined.peak_bytes)} at schedule step "
+              f"{combined.peak_time} ({combined.peak_instruction or '?'})")
 
 
 def _print_timeline(report: MemoryReport, picture: str | None) -> None:
@@ -201,6 +229,10 @@ def _print_timeline(report: MemoryReport, picture: str | None) -> None:
     timeline, summary = report.timeline, report.timeline.summary
     split = ", ".join(f"{PLURALS[kind]} {byte_text(count)}" for kind, count in summary.bytes_by_kind().items())
     print(f"  at the peak: {split}")
+    if summary.padding:
+        padded = (summary.peak_bytes or 0) + summary.padding
+        print(f"  padding at the peak: {byte_text(summary.padding)} more in the allocations "
+              f"({100 * summary.padding / padded:.1f}% of their {byte_text(padded)})")
     if summary.whole_instruction_sizes and summary.value_bytes != summary.peak_bytes:
         print(f"  by the values' own sizes: {byte_text(summary.value_bytes)}; "
               "this XLA counts a live tuple element with its whole tuple's size")

@@ -4,6 +4,7 @@ exactly as XLA printed them."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from conftest import CORPUS
 from hlo_lsp.analysis.context import CheckContext
-from hlo_lsp.analysis.memory import live_at, new_format_peak, peak_moment
+from hlo_lsp.analysis.memory import live_at, memory_by_space, new_format_peak, peak_moment
 from hlo_lsp.analysis.run import check_module
 from hlo_lsp.analysis.timeline import memory_timeline
 from hlo_lsp.features.memory_svg import timeline_svg
@@ -188,3 +189,30 @@ def test_corpus_has_both_peak_formats_and_all_generations() -> None:
     assert {Path(m.stem).relative_to(CORPUS.parent).parts[:2] for m in MODULES} >= {
         ("corpus", "seeds"), ("corpus", "jax-0.10.2"), ("corpus", "jax-0.4.38"), ("producers", "jax-0.10.2-tpu"),
         ("producers", "tf-2.21.0"), ("producers", "torch-xla-2.9.0"), ("producers", "jax-0.10.2-flax")}
+
+
+WITH_REPORT = [m for m in MODULES if Path(f"{m.stem}-memory-usage-report.txt").is_file() and m.buffer_assignment]
+REPORT_IDS = [i for m, i in zip(MODULES, IDS) if m in WITH_REPORT]
+
+
+@pytest.mark.parametrize("module", WITH_REPORT, ids=REPORT_IDS)
+def test_every_memory_space_is_named_and_totalled_as_the_report_prints_it(module: ModuleDump) -> None:
+    text = Path(f"{module.stem}-memory-usage-report.txt").read_text()
+    printed = [(name, int(color), int(total)) for name, color, total in
+               re.findall(r"^Memory Space: (\S+) \(color=(\d+)\)\nTotal bytes: (\d+) ", text, re.MULTILINE)]
+    spaces = module.memory_spaces
+    if printed:
+        assert [(space.name, space.color, space.reported_total) for space in spaces] == printed
+    totals = [m.summary.total_bytes for m in memory_by_space(module.hlo, module.buffer_assignment, spaces)]
+    assert totals == ([total for _, _, total in printed] or [module.buffer_assignment.totals.size])
+
+
+@pytest.mark.parametrize("module", [m for m in WITH_PEAK if m.buffer_assignment.live_range.peak_format == "new"],
+                         ids=[i for m, i in zip(WITH_PEAK, PEAK_IDS)
+                              if m.buffer_assignment.live_range.peak_format == "new"])
+def test_the_memory_spaces_add_up_to_the_peak_xla_prints(module: ModuleDump) -> None:
+    buffers = module.buffer_assignment
+    section = buffers.live_range
+    at_peak = [memory_timeline(module.hlo, buffers, space.color).usage[section.peak_time]
+               for space in module.memory_spaces]
+    assert sum(at_peak) == sum(entry.size for entry in section.peak)

@@ -187,7 +187,7 @@ def test_tuple_instruction_lists_a_value_per_index() -> None:
         "`<180 custom-call.5.0{1} @0>` `s8[4194304]{0}`",
         "- 4,194,304 bytes (4.00MiB) in allocation 3 (maybe-live-out), offset 0",
         "- live [37, 37]: from `custom-call.5.0` to `custom-call.5.0`"]
-    assert sections[4] == ("- op_name `aten__mm`\n"
+    assert sections[4] == ("- framework op `aten::mm`\n- op_name `aten__mm`\n"
                            "- source `/usr/local/lib/python3.10/site-packages/torch/_ops.py:756`")
 
 
@@ -215,7 +215,9 @@ def test_colored_value_in_the_tpu_seed_by_id_and_by_name() -> None:
     by_id = hover_text(TPU_SEED, "<31 copy-start.1{0} @1>", 2)
     assert by_id is not None
     assert by_id.splitlines()[0] == "**value 31** `<31 copy-start.1{0} @1>` `f32[8,128,4096]{2,1,0:T(8,128)S(1)}`"
+    # without a memory-usage report, a space other than the default one is known by its color alone
     assert "- 16,777,216 bytes (16.00MiB) in allocation 12 (preallocated-temp, color 1), offset 73,400,320" in by_id
+    assert "- not live at the peak of color 1 (time 11, `fusion`), which holds 31,457,304 bytes (30.00MiB)" in by_id
     by_name = hover_text(TPU_SEED, "<31 copy-start.1{0} @1>", 6)
     assert by_name is not None
     assert by_name.startswith("**copy-start.1** = `(f32[8,128,4096]{2,1,0:T(8,128)S(1)},"
@@ -227,14 +229,15 @@ def test_colored_value_in_the_tpu_seed_by_id_and_by_name() -> None:
 def test_tpu_value_sizes_are_the_tiled_ones_xla_allocated() -> None:
     markdown = hover_text(TPU_SEED, "<45 all-reduce.28{1} @0>", 2)
     assert markdown is not None
-    assert "- 512 bytes in allocation 10 (preallocated-temp), offset 16,384" in markdown
+    assert ("- 512 bytes in the default space, allocation 10 (preallocated-temp), offset 16,384\n"
+            "- unpadded 4 bytes: 508 bytes (99.2%) are padding") in markdown
 
 
 def test_old_format_peak_counts_a_live_tuple_element_with_the_whole_tuple() -> None:
     markdown = hover_text(TPU_SEED, "    copy-start: 24 bytes", 6)
     assert markdown is not None
-    assert ("- live at the peak (time 11, `fusion`): counted as 24 of 239,075,356 bytes (228.00MiB);"
-            " this XLA counts a live tuple element with its whole tuple's size") in markdown
+    assert ("- live at the peak of color 1 (time 11, `fusion`): counted as 24 of 31,457,304 bytes"
+            " (30.00MiB); this XLA counts a live tuple element with its whole tuple's size") in markdown
 
 
 # ---- allocations, computations, shapes, stack frames, the peak breakdown -------------------------
@@ -352,6 +355,7 @@ def test_hlo_module_without_companions_gives_shape_and_origin_only() -> None:
     assert hover_text(GPU_HLO_SEED, "%custom-call.5.0 =", 1) == """\
 **custom-call.5.0** = `(bf16[32,6144]{1,0}, s8[4194304]{0})` custom-call
 
+- framework op `aten::mm`
 - op_name `aten__mm`
 - source `/usr/local/lib/python3.10/site-packages/torch/_ops.py:756`"""
 

@@ -54,12 +54,13 @@ def test_json_has_the_peak_its_buffers_and_their_places() -> None:
                     if text.startswith("  %ynn_fusion.1 = "))
     assert answer["peak"] == {
         "time": 9, "instruction": "ynn_fusion.1", "bytes": 487_464, "human": "476.0KiB", "countedAs": "value",
-        "valueBytes": 487_464, "byKind": {"parameter": 421_928, "temporary": 65_536}, "buffers": 9,
+        "valueBytes": 487_464, "byKind": {"parameter": 421_928, "temporary": 65_536}, "buffers": 9, "padding": 0,
         "at": f"{SPLIT_MLP.name}.txt:{hlo_line}"}
     ynn = next(buffer for buffer in answer["buffers"] if buffer["label"] == "ynn_fusion.1{}")  # type: ignore[union-attr]
     assert ynn == {"label": "ynn_fusion.1{}", "name": "ynn_fusion.1", "index": [], "bytes": 32_768,
                    "valueBytes": 32_768, "allocatedBytes": 32_768, "kind": "temporary", "start": 9, "end": 10,
-                   "allocation": 14, "offset": 0, "opName": "jit(mlp)/dot_general",
+                   "allocation": 14, "offset": 0, "frameworkOp": "jit(mlp)/dot_general", "opType": None,
+                   "opName": "jit(mlp)/dot_general",
                    "source": "/home/dev/xla-examples/gen_dumps.py:169", "function": "_mlp3.<locals>.mlp",
                    "at": f"{SPLIT_MLP.name}.txt:{hlo_line}"}
     assert (answer["maxTime"], answer["allocated"], answer["highest"]) == (
@@ -69,6 +70,11 @@ def test_json_has_the_peak_its_buffers_and_their_places() -> None:
     assert [buffer["label"] for buffer in answer["largest"]][:3] == [  # type: ignore[union-attr, index]
         "ws_1_.1{}", "ws_0_.1{}", "ynn_fusion.2{}"]
     assert "svg" not in answer
+    assert answer["space"] == {"name": "default", "color": 0} and "combinedPeak" not in answer
+    assert answer["spaces"] == [{"name": "default", "color": 0, "allocated": {"bytes": 488_768, "allocations": 15},
+                                 "reportedBytes": 488_768, "peak": {
+                                     "time": 9, "instruction": "ynn_fusion.1", "bytes": 487_464, "human": "476.0KiB",
+                                     "buffers": 9, "padding": 0}}]
 
 
 def test_json_gives_each_allocation_its_fragmentation() -> None:

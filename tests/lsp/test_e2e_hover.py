@@ -283,10 +283,12 @@ async def test_hover_on_a_value_of_the_tpu_seed(client: LanguageClient) -> None:
     printed = Printed(TPU_SEED)
     label, _, _, shape, _ = printed.value(39)
     memory = printed.memory_lines(39, "preallocated-temp, color 1")
-    memory[-1] += "; this XLA counts a live tuple element with its whole tuple's size"
+    # The module has three memory spaces (colors 0, 1 and 2): the peak is the one of the value's space,
+    # by the accounting of this XLA, which counts the live tuple element with its whole tuple's 24 bytes.
+    memory[-1] = ("- live at the peak of color 1 (time 11, `fusion`): counted as 24 of 31,457,304 bytes (30.00MiB);"
+                  " this XLA counts a live tuple element with its whole tuple's size")
     assert markdown_of(client, answer).split("\n") == [f"**value 39** `<39 {label} @1>` `{shape}`", "", *memory]
     assert "    copy-start: 24 bytes" in TPU_SEED.read_text()
-    assert "counted as 24 of " in answer.contents.value
 
 
 async def test_hover_on_a_thread_local_value_of_the_tpu_seed(client: LanguageClient) -> None:
@@ -296,9 +298,11 @@ async def test_hover_on_a_thread_local_value_of_the_tpu_seed(client: LanguageCli
     assert markdown_of(client, answer).split("\n") == [
         f"**value 6** `<6 add.27 @0>` `{shape}`",
         "",
-        f"- {byte_text(size)} in allocation {allocation} (thread-local), offset {offset}",
+        f"- {byte_text(size)} in the default space, allocation {allocation} (thread-local), offset {offset}",
+        f"- unpadded 4 bytes: {size - 4:,} bytes ({100 * (size - 4) / size:.1f}%) are padding",
         "- no live range: thread-local (it lives only while its computation runs)",
     ]
+    assert shape == "f32[]{:T(128)}"
 
 
 async def test_no_hover_on_punctuation(client: LanguageClient) -> None:

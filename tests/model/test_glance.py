@@ -47,9 +47,13 @@ def whole_module(hlo_path: Path | str) -> ModuleDump:
 
 
 def hlo_files() -> list[Path]:
-    found = sorted(DATA.rglob("*after_optimizations.txt")) + sorted(DATA.rglob("*.hlo"))
-    if CORPUS.is_dir():
-        found += sorted(CORPUS.rglob("*after_optimizations.txt")) + sorted(CORPUS.rglob("*.hlo"))
+    """The HLO files of every bundled and shared module with a buffer assignment (a TPU compilation's
+    `after_codegen` reads its `after_optimizations`' buffer assignment)."""
+    found = []
+    for root in (DATA, CORPUS, CORPUS.parent / "producers"):
+        if root.is_dir():
+            found += sorted(root.rglob("*after_optimizations.txt")) + sorted(root.rglob("*after_codegen.txt"))
+            found += sorted(root.rglob("*.hlo"))
     return found
 
 
@@ -79,19 +83,23 @@ def test_a_glance_hovers_and_jumps_as_the_whole_module_does(hlo_path: Path) -> N
     module, glance = whole_module(hlo_path), glance_at(hlo_path)
     answered = 0
     positions = instruction_positions(module, PER_MODULE)
+    several_spaces = module.memory_spaces.several  # the peak of each space needs the whole module
     for position in positions:
         target, glanced = glanced_hover(glance, position)
-        if glanced is None:  # declined only for a name several computations define
-            name = target_at(module.hlo_document, position).name  # type: ignore[arg-type, union-attr]
-            assert len(module.hlo.definition_lines(name)) > 1, f"{hlo_path.name}:{position.line + 1}"  # type: ignore[union-attr]
-            continue
-        assert target is not None
-        assert target == target_at(module.hlo_document, position)  # type: ignore[arg-type]
-        assert glanced == hover(module, target), f"{hlo_path.name}:{position.line + 1}"
-        jumped = glance.instruction_module(target.name, memory=False)
-        assert jumped is not None and definition(jumped, target) == definition(module, target)
-        answered += 1
-    assert answered >= len(positions) // 2
+        name = target_at(module.hlo_document, position).name  # type: ignore[arg-type, union-attr]
+        defined_twice = len(module.hlo.definition_lines(name)) > 1  # type: ignore[union-attr]
+        if glanced is None:  # declined only for a name several computations define, or for several spaces
+            assert defined_twice or several_spaces, f"{hlo_path.name}:{position.line + 1}"
+        else:
+            assert target is not None
+            assert target == target_at(module.hlo_document, position)  # type: ignore[arg-type]
+            assert glanced == hover(module, target), f"{hlo_path.name}:{position.line + 1}"
+            answered += 1
+        if not defined_twice:
+            assert target is not None
+            jumped = glance.instruction_module(target.name, memory=False)
+            assert jumped is not None and definition(jumped, target) == definition(module, target)
+    assert answered >= len(positions) // 2 or several_spaces
 
 
 def computation_positions(module: ModuleDump, count: int) -> list[Position]:
@@ -487,7 +495,7 @@ def test_a_glance_hovers_a_value_as_the_whole_module_does(hlo_path: Path) -> Non
     """A value's id on its allocation's line or in the values file: the memory of the value's
     instruction, glanced, holds what the whole module says of the value."""
     asked, answered = glanced_hovers_alike(hlo_path, value_positions, "value")
-    assert answered > 0 or asked == 0
+    assert answered > 0 or asked == 0 or whole_module(hlo_path).memory_spaces.several
 
 
 def glanced_hovers_alike(hlo_path: Path, positions_of: Callable[[Document, int], list[Position]],
@@ -685,7 +693,12 @@ def allocation_positions(document: Document, count: int) -> list[Position]:
 def test_a_glance_hovers_an_allocation_as_the_whole_module_does(hlo_path: Path) -> None:
     """The lines from an allocation's header to the next one's hold all its hover says."""
     asked, answered = glanced_hovers_alike(hlo_path, allocation_positions, "allocation")
-    assert answered == asked  # no allocation of these dumps is longer than a glance reads
+    # no allocation of these dumps is longer than a glance reads; one outside the default space waits for
+    # the memory report's name of its space
+    module = whole_module(hlo_path)
+    outside_default = sum(1 for allocation in module.buffer_assignment.allocations if allocation.color) \
+        if module.buffer_assignment is not None else 0
+    assert asked - outside_default <= answered <= asked
 
 
 def test_an_allocation_longer_than_a_glance_reads_is_declined(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -47,6 +47,7 @@ def test_every_bundled_buffer_assignment_is_measured():
         *TPU_PRODUCER_MODULES,
         "producers/tf-2.21.0/keras_mlp_train/module_0002.a_inference_eval_step_505__XlaMustCompile_true_config_proto_"
         "13561319589895757934_executor_type_11160318154034397263_.3.cpu_after_optimizations",
+        "producers/torch-xla-2.9.0/mlp_hlo_debug/module_0003.SyncTensorsGraph.175.cpu_after_optimizations",
         "producers/torch-xla-2.9.0/mlp_train/module_0004.SyncTensorsGraph.66.cpu_after_optimizations",
         "seeds/jax-tpu-mini-attention",
         "seeds/jax-tpu-reference-attention",

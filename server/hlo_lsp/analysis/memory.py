@@ -21,6 +21,7 @@ from hlo_lsp.model.buffer_assignment import (
     Place,
 )
 from hlo_lsp.model.hlo_module import HloModule, SourceLocation
+from hlo_lsp.model.memory_spaces import DEFAULT_COLOR, MemorySpace, MemorySpaces
 from hlo_lsp.model.pairing import paired_module
 from hlo_lsp.model.sizes import dense_size
 from hlo_lsp.parsing.hlo_syntax import parse_shape
@@ -146,6 +147,11 @@ class ValueIndex:
     def kind(self, live_range: LiveRange) -> str:
         return allocation_kind(self.allocation(live_range))
 
+    def color(self, live_range: LiveRange) -> int:
+        """The memory space of the value's allocation (the default space when it has none)."""
+        allocation = self.allocation(live_range)
+        return allocation.color if allocation is not None else DEFAULT_COLOR
+
 
 @dataclass(frozen=True, slots=True)
 class PeakBuffer:
@@ -168,6 +174,13 @@ class MemorySummary:
     peak_bytes: int | None  # as XLA's printed peak counts them: the sum of `counted`
     buffers_at_peak: tuple[PeakBuffer, ...]
     whole_instruction_sizes: bool = False  # the old peak format's accounting (see counted_bytes)
+
+    @property
+    def padding(self) -> int:
+        """Bytes the buffers live at the peak hold in their allocations beyond their dense sizes
+        (TPU pads to tiles: `f32[]{:T(128)}` takes 512 bytes)."""
+        return sum(max(buffer.allocated_size - buffer.size, 0) for buffer in self.buffers_at_peak
+                   if buffer.allocated_size is not None)
 
     def bytes_by_kind(self) -> dict[str, int]:
         """Counted bytes at the peak per kind, in KINDS order, kinds with no buffer left out."""
@@ -195,21 +208,43 @@ def xla_peak_time(sized: Iterable[SizedRange]) -> int:
 
 
 def memory_summary(hlo: HloModule | None, buffers: BufferAssignment,
-                   sized: list[SizedRange] | None = None) -> MemorySummary:
-    """Peak and the buffers live at it, by XLA's own accounting (matches its printed peak)."""
-    total = buffers.totals.size if buffers.totals else sum(a.size for a in buffers.allocations)
+                   sized: list[SizedRange] | None = None, color: int | None = None) -> MemorySummary:
+    """Peak and the buffers live at it, by XLA's own accounting (matches its printed peak, which
+    counts every memory space); with `color`, the same accounting over that space's values alone."""
+    index = ValueIndex(buffers)
+    if color is None:
+        total = buffers.totals.size if buffers.totals else sum(a.size for a in buffers.allocations)
+        count = len(buffers.allocations)
+    else:
+        allocations = [allocation for allocation in buffers.allocations if allocation.color == color]
+        total, count = sum(allocation.size for allocation in allocations), len(allocations)
     section = buffers.live_range
     sized = sized if sized is not None else sized_module(hlo, buffers)
-    if section is None or sized is None:
-        return MemorySummary(total, len(buffers.allocations), None, None, None, ())
+    if sized is not None and color is not None:
+        sized = [item for item in sized if index.color(item.live_range) == color]
+    if section is None or sized is None or (color is not None and not sized):
+        return MemorySummary(total, count, None, None, None, ())
     time = xla_peak_time(sized)
     whole = counts_whole_instruction(section)
-    index = ValueIndex(buffers)
     peak = [_peak_buffer(item, index, whole) for item in live_at(sized, time)]
     peak.sort(key=lambda b: (-b.size, b.live_range.name, b.live_range.index))
     names = {entry.time: entry.name for entry in section.schedule}
-    return MemorySummary(total, len(buffers.allocations), time, names.get(time),
-                         sum(b.counted for b in peak), tuple(peak), whole)
+    return MemorySummary(total, count, time, names.get(time), sum(b.counted for b in peak), tuple(peak), whole)
+
+
+@dataclass(frozen=True, slots=True)
+class SpaceMemory:
+    """One memory space's figures: its allocations and its peak by XLA's accounting."""
+
+    space: MemorySpace
+    summary: MemorySummary
+
+
+def memory_by_space(hlo: HloModule | None, buffers: BufferAssignment, spaces: MemorySpaces,
+                    sized: list[SizedRange] | None = None) -> tuple[SpaceMemory, ...]:
+    """Every memory space's figures, the default space first."""
+    sized = sized if sized is not None else sized_module(hlo, buffers)
+    return tuple(SpaceMemory(space, memory_summary(hlo, buffers, sized, space.color)) for space in spaces)
 
 
 def _peak_buffer(item: SizedRange, index: ValueIndex, whole_instruction: bool) -> PeakBuffer:
@@ -224,7 +259,7 @@ def _peak_buffer(item: SizedRange, index: ValueIndex, whole_instruction: bool) -
 
 # The metadata fields an origin needs, read without the grammar (a module can have thousands of
 # buffers at its peak; `op_name` and `source_file` are printed only inside `metadata={...}`).
-_METADATA_FIELD = re.compile(r'\b(op_name|source_file|source_line|stack_frame_id)=("(?:[^"\\]|\\.)*"|[0-9]+)')
+_METADATA_FIELD = re.compile(r'\b(op_type|op_name|source_file|source_line|stack_frame_id)=("(?:[^"\\]|\\.)*"|[0-9]+)')
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +271,11 @@ class Origin:
     source_file: str | None
     source_line: int | None
     function: str | None
+    op_type: str | None = None  # TensorFlow's node type, PyTorch/XLA's `aten__addmm`
+
+    @property
+    def framework_op(self) -> str | None:
+        return framework_op(self.op_type, self.op_name)
 
     @property
     def source(self) -> str | None:
@@ -271,10 +311,19 @@ def instruction_origins(hlo: HloModule | None, buffers: BufferAssignment | None,
     return origins
 
 
+def framework_op(op_type: str | None, op_name: str | None) -> str | None:
+    """The operation of the framework an instruction comes from: TensorFlow's `op_type` (`MatMul`),
+    PyTorch/XLA's (`aten__addmm`, spelled `aten::addmm`), else the `op_name` (JAX prints no op_type:
+    `jit(mlp)/dot_general`)."""
+    if op_type:
+        return "aten::" + op_type[len("aten__"):] if op_type.startswith("aten__") else op_type
+    return op_name
+
+
 def _origin(place: Place | None, text: str, hlo: HloModule | None) -> Origin:
     start = text.rfind("metadata={")
     fields = dict(match.groups() for match in _METADATA_FIELD.finditer(text, start)) if start >= 0 else {}
-    op_name = _unquoted(fields.get("op_name"))
+    op_name, op_type = _unquoted(fields.get("op_name")), _unquoted(fields.get("op_type"))
     source_file = _unquoted(fields.get("source_file"))
     source_line, frame_id = _number(fields.get("source_line")), _number(fields.get("stack_frame_id"))
     if hlo is not None:
@@ -282,8 +331,8 @@ def _origin(place: Place | None, text: str, hlo: HloModule | None) -> Origin:
     else:
         location = SourceLocation(source_file, source_line) if source_file else None
     if location is None:
-        return Origin(place, op_name, None, None, None)
-    return Origin(place, op_name, location.file_name, location.line, location.function_name)
+        return Origin(place, op_name, None, None, None, op_type)
+    return Origin(place, op_name, location.file_name, location.line, location.function_name, op_type)
 
 
 def _number(value: str | None) -> int | None:

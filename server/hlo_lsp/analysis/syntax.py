@@ -20,8 +20,16 @@ from hlo_lsp.text import Position, Range, utf16_column
 MAX_PARSED_CHARS = 1 << 20
 
 
+def side_file_problem(source: str) -> Problem:
+    """The one thing said of a side file (flags or protobuf text XLA writes beside a TPU dump)."""
+    return Problem(source, Range(Position(0, 0), Position(0, 0)), Severity.INFO, "side-file",
+                   "written by XLA beside the dump, but not a dump (flags or protobuf text): nothing to check")
+
+
 def syntax_problems(document: Document, on_lines: Callable[[int], None] | None = None) -> list[Problem]:
     """The document's syntax problems; `on_lines` is told, now and then, how many lines are done."""
+    if document.kind is FileKind.SIDE_FILE:
+        return [side_file_problem(document.source)]
     with _kept_lock:
         known = _by_document.get(document)
     if known is not None:  # a companion is checked again after each edit of its module's HLO file

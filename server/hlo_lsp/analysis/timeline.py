@@ -84,24 +84,30 @@ class Timeline:
         return self.schedule[time] if 0 <= time < len(self.schedule) else None
 
 
-def memory_timeline(hlo: HloModule | None, buffers: BufferAssignment) -> Timeline | None:
-    """None without a live-range section, or when some scheduled instruction's shape is unknown."""
+def memory_timeline(hlo: HloModule | None, buffers: BufferAssignment, color: int | None = None,
+                    sized: list[SizedRange] | None = None) -> Timeline | None:
+    """The timeline of every memory space as XLA's printed peak counts them, or of the space `color`;
+    None without a live-range section, or when some scheduled instruction's shape is unknown."""
     section = buffers.live_range
-    sized = sized_module(hlo, buffers)
+    sized = sized if sized is not None else sized_module(hlo, buffers)
     if section is None or sized is None:
         return None
-    summary = memory_summary(hlo, buffers, sized)
+    summary = memory_summary(hlo, buffers, sized, color)
+    index = ValueIndex(buffers)
+    if color is not None:
+        sized = [item for item in sized if index.color(item.live_range) == color]
     # XLA's max is the number of scheduled instructions; a larger one (a checker reports it) would
     # only make every per-step list as long as the number says.
     max_time = min(section.max_time, len(section.schedule))
-    timeline_buffers = _timeline_buffers(sized, ValueIndex(buffers), counts_whole_instruction(section), max_time)
+    timeline_buffers = _timeline_buffers(sized, index, counts_whole_instruction(section), max_time)
     by_kind = _usage_by_kind(timeline_buffers, max_time)
     usage = tuple(sum(step) for step in zip(*by_kind.values())) if by_kind else (0,) * (max_time + 1)
     schedule: list[str | None] = [None] * max_time
     for entry in section.schedule:
         if 0 <= entry.time < max_time:
             schedule[entry.time] = entry.name
-    return Timeline(max_time, tuple(schedule), usage, by_kind, timeline_buffers, _allocation_uses(buffers), summary)
+    return Timeline(max_time, tuple(schedule), usage, by_kind, timeline_buffers, _allocation_uses(buffers, color),
+                    summary)
 
 
 def _timeline_buffers(sized: list[SizedRange], index: ValueIndex, whole_instruction: bool,
@@ -146,11 +152,13 @@ def _usage_by_kind(found: Iterable[TimelineBuffer], max_time: int) -> dict[str, 
 # ---- per allocation ----------------------------------------------------------------------------
 
 
-def _allocation_uses(buffers: BufferAssignment) -> tuple[AllocationUse, ...]:
+def _allocation_uses(buffers: BufferAssignment, color: int | None) -> tuple[AllocationUse, ...]:
     section = buffers.live_range
     ranges = {(r.name, r.index): r for r in section.ranges} if section else {}
     uses = []
     for allocation in buffers.allocations:
+        if color is not None and allocation.color != color:
+            continue
         spans = []
         for value in allocation.values:
             live = ranges.get((value.name, value.index or ()))

@@ -24,6 +24,7 @@ from hlo_lsp.model.buffer_assignment import LiveRange
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.model.memory_spaces import DEFAULT_COLOR
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.text import Range, utf16_column
 
@@ -45,13 +46,15 @@ def code_lenses(module: ModuleDump, document: Document, with_places: bool = True
     peak = index.peak(hlo)
     if peak is None:
         return []
+    # a module of several memory spaces: the peak of each (the default space first), then XLA's of them all
+    peaks = index.space_peaks(hlo, module.memory_spaces) if index.buffers.colors - {DEFAULT_COLOR} else []
     if document.kind is FileKind.HLO_MODULE:
         if hlo is None or hlo.document is not document:
             return []
-        return _module_lenses(hlo, index, peak, with_places)
+        return _module_lenses(hlo, index, peaks or [peak], peak if peaks else None, with_places)
     if document.kind.is_buffer_assignment_family:
-        return (_allocation_lenses(document, index, peak, with_places)
-                + _schedule_lenses(document, index, peak, with_places))
+        return (_allocation_lenses(document, index, peaks or [peak], with_places)
+                + [lens for each in peaks or [peak] for lens in _schedule_lenses(document, index, each, with_places)])
     return []
 
 
@@ -63,6 +66,13 @@ def _moment(peak: ModulePeak) -> str:
     return f"time {peak.time}" + (f" ({peak.instruction})" if peak.instruction else "")
 
 
+def _of_space(peak: ModulePeak) -> str:
+    """` of vmem`, ` of the default space`: the space whose peak it is, when the module has several."""
+    if peak.space is None:
+        return ""
+    return " of the default space" if peak.space.is_default else f" of {peak.space.name}"
+
+
 def _total(peak: ModulePeak, index: MemoryIndex) -> int:
     if peak.total is not None:
         return peak.total
@@ -72,19 +82,27 @@ def _total(peak: ModulePeak, index: MemoryIndex) -> int:
 # ---- the HLO module -------------------------------------------------------------------------
 
 
-def _module_lenses(hlo: HloModule, index: MemoryIndex, peak: ModulePeak, with_places: bool) -> list[Lens]:
+def _module_lenses(hlo: HloModule, index: MemoryIndex, peaks: list[ModulePeak], combined: ModulePeak | None,
+                   with_places: bool) -> list[Lens]:
+    """`peaks`: the module's, or each memory space's (then `combined` is the one XLA prints, of them all)."""
     lenses = []
-    places = tuple(_instruction_places(hlo, peak.live)) if with_places else ()
-    total = size_text(_total(peak, index))
     entry = hlo.entry
-    if entry is not None:
-        header = _line_range(hlo.document, entry.line)
-        lenses.append(Lens(header, f"peak {total} at {_moment(peak)}"))
-        lenses.append(Lens(header, f"{_buffers(len(peak.live))} live at peak", places, True))
-    line = hlo.line_of(peak.instruction) if peak.instruction else None
-    if line is not None:
-        lenses.append(Lens(_line_range(hlo.document, line),
-                           f"peak here: {total}, {_buffers(len(peak.live))} live", places, True))
+    header = _line_range(hlo.document, entry.line) if entry is not None else None
+    for peak in peaks:
+        if header is not None:
+            lenses.append(Lens(header, f"peak{_of_space(peak)} {size_text(_total(peak, index))} at {_moment(peak)}"))
+    if header is not None and combined is not None:
+        lenses.append(Lens(header, f"every space counted, as XLA prints its peak: "
+                                   f"{size_text(_total(combined, index))} at {_moment(combined)}"))
+    if header is not None:
+        places = tuple(_instruction_places(hlo, peaks[0].live)) if with_places else ()
+        lenses.append(Lens(header, f"{_buffers(len(peaks[0].live))} live at peak{_of_space(peaks[0])}", places, True))
+    for peak in peaks:
+        line = hlo.line_of(peak.instruction) if peak.instruction else None
+        if line is not None:
+            places = tuple(_instruction_places(hlo, peak.live)) if with_places else ()
+            lenses.append(Lens(_line_range(hlo.document, line), f"peak{_of_space(peak)} here: "
+                               f"{size_text(_total(peak, index))}, {_buffers(len(peak.live))} live", places, True))
     return lenses
 
 
@@ -104,20 +122,26 @@ def _instruction_places(hlo: HloModule, live: tuple[LiveRange, ...]) -> list[Loc
 # ---- buffer-assignment files ----------------------------------------------------------------
 
 
-def _allocation_lenses(document: Document, index: MemoryIndex, peak: ModulePeak, with_places: bool) -> list[Lens]:
-    live_by_key = {(live.name, live.index): live for live in peak.live}
+def _allocation_lenses(document: Document, index: MemoryIndex, peaks: list[ModulePeak],
+                       with_places: bool) -> list[Lens]:
+    """What each allocation holds at the peak (of its memory space, when the module has several)."""
+    by_color = {peak.space.color: peak for peak in peaks if peak.space is not None}
     lenses = []
     for allocation in index.buffers.allocations:
         if allocation.place.source != document.source or allocation.is_thread_local:
             continue
+        peak = by_color.get(allocation.color) if by_color else peaks[0]
+        if peak is None:
+            continue
+        live_by_key = {(live.name, live.index): live for live in peak.live}
         header = _line_range(document, allocation.place.line)
         held = [(value, live_by_key[key]) for value in allocation.values
                 if (key := (value.name, value.index or ())) in live_by_key]
         if not held:
-            lenses.append(Lens(header, f"no buffer live at peak (time {peak.time})"))
+            lenses.append(Lens(header, f"no buffer live at peak{_of_space(peak)} (time {peak.time})"))
             continue
         size = sum(peak.counted_size(live, value) for value, live in held)
-        lenses.append(Lens(header, f"{size_text(size)} at peak (time {peak.time})"))
+        lenses.append(Lens(header, f"{size_text(size)} at peak{_of_space(peak)} (time {peak.time})"))
         places = tuple(Location(value.place.source, value.place.range) for value, _ in held) if with_places else ()
         lenses.append(Lens(header, f"{_buffers(len(held))} live at peak", places, True))
     return lenses
@@ -131,7 +155,7 @@ def _schedule_lenses(document: Document, index: MemoryIndex, peak: ModulePeak, w
     if entry is None:
         return []
     places = tuple(Location(live.place.source, live.place.range) for live in peak.live) if with_places else ()
-    title = f"peak here: {size_text(_total(peak, index))}, {_buffers(len(peak.live))} live"
+    title = f"peak{_of_space(peak)} here: {size_text(_total(peak, index))}, {_buffers(len(peak.live))} live"
     return [Lens(_line_range(document, entry.place.line), title, places, True)]
 
 

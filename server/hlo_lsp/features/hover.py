@@ -14,12 +14,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from hlo_lsp.analysis.memory import framework_op
 from hlo_lsp.features.definition import instructions_with_op_name
 from hlo_lsp.features.hover_memory import (
+    Spaces,
     allocation_text,
     byte_text,
     count_text,
     peak_of,
+    space_peaks,
+    space_text,
     value_facts,
 )
 from hlo_lsp.features.types import HoverInfo, Target
@@ -27,11 +31,12 @@ from hlo_lsp.model.buffer_assignment import BreakdownFrame, BufferAssignment, Bu
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.hlo_module import Computation, HloModule, InstructionSite, StackFrame
+from hlo_lsp.model.memory_spaces import DEFAULT_COLOR, HOST_COLOR, MemorySpaces, unnamed_space
 from hlo_lsp.model.pairing import paired_module
 from hlo_lsp.model.sizes import dense_size, has_tiles, tiled_size
 from hlo_lsp.parsing.hlo_syntax import parse_computation_header, parse_instruction, parse_shape
 from hlo_lsp.parsing.line_scan import Role
-from hlo_lsp.parsing.syntax import ComputationHeader, Instruction, Metadata, ParseError, TupleShape
+from hlo_lsp.parsing.syntax import ArrayShape, ComputationHeader, Instruction, Metadata, ParseError, TupleShape
 
 _MAX_SHAPE = 160  # characters of a shape in a title; huge tuples are cut
 _MAX_VALUES = 16  # values listed for one (tuple-shaped) instruction
@@ -46,6 +51,15 @@ _PARAMETER_NUMBER = re.compile(r"\bparameter\(\s*([0-9]+)\s*\)")
 class _Views:
     hlo: HloModule | None
     buffers: BufferAssignment | None
+    module: ModuleDump | None = None
+
+    @property
+    def spaces(self) -> Spaces | None:
+        """The module's memory spaces and the peak of each, when it uses more than the default one."""
+        if self.module is None or self.buffers is None or not self.buffers.colors - {DEFAULT_COLOR}:
+            return None
+        spaces = self.module.memory_spaces
+        return Spaces(spaces, space_peaks(self.hlo, self.buffers, spaces))
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +71,7 @@ class _Defined:
     op_name: str | None
     source: str | None  # Markdown: `file:line` in `function`
     stack: tuple[str, ...] = ()  # Markdown, every frame of the Python stack, innermost first
+    op_type: str | None = None  # the framework's operation (TensorFlow, PyTorch/XLA)
 
 
 def hover(module: ModuleDump, target: Target) -> HoverInfo | None:
@@ -82,6 +97,8 @@ def prepare_hovers(module: ModuleDump) -> None:
         buffers.live_range_of("")
         buffers.allocation(-1)
         peak_of(module.hlo, buffers)
+        if buffers.colors - {DEFAULT_COLOR}:
+            space_peaks(module.hlo, buffers, module.memory_spaces)
 
 
 def _views(module: ModuleDump, target: Target) -> _Views:
@@ -92,7 +109,7 @@ def _views(module: ModuleDump, target: Target) -> _Views:
             buffers = None
         else:
             hlo = None
-    return _Views(hlo, buffers)
+    return _Views(hlo, buffers, module)
 
 
 # ---- instructions and values -----------------------------------------------------------
@@ -114,24 +131,69 @@ def _instruction_markdown(views: _Views, name: str, near_line: int | None = None
         return None
     title = f"**{name}**" + (f" = `{_clip(defined.shape)}` {defined.opcode}".rstrip() if defined else "")
     origin = _origin_lines(defined) if defined else []
-    memory = _memory_sections(views.hlo, views.buffers, values) if views.buffers is not None else []
+    memory = _memory_sections(views, name, defined, values) if views.buffers is not None else []
     return "\n\n".join([title, *memory, *(["\n".join(origin)] if origin else [])])
 
 
-def _memory_sections(hlo: HloModule | None, buffers: BufferAssignment, values: list[BufferValue]) -> list[str]:
-    """One Markdown block per buffer value of the instruction (a tuple has one per `{index}`)."""
+def _memory_sections(views: _Views, name: str, defined: _Defined | None, values: list[BufferValue]) -> list[str]:
+    """One Markdown block per buffer value of the instruction (a tuple has one per `{index}`); for the
+    `*-done` of an asynchronous pair, the values of its `*-start` it is a position of."""
+    buffers = views.buffers
+    assert buffers is not None
     if not buffers.has_allocations_section:
         return []
+    held = []
+    if not values and defined is not None and defined.opcode.endswith("-done"):
+        held = buffers.values_at_position(name)
+        values = held
     if not values:
         return ["no buffer of its own in the buffer assignment"]
-    peak = peak_of(hlo, buffers)
-    sections = []
+    peak, spaces = peak_of(views.hlo, buffers), views.spaces
+    sections = [_holds_text(held)] if held else []
     for value in sorted(values, key=lambda value: value.value_id)[:_MAX_VALUES]:
         heading = f"`{value.short_string}`" + (f" `{_clip(value.shape_text)}`" if value.index else "")
-        sections.append("\n".join([heading, *value_facts(buffers, value, peak)]))
+        sections.append("\n".join([heading, *value_facts(buffers, value, peak, spaces)]))
     if len(values) > _MAX_VALUES:
         sections.append(f"… and {len(values) - _MAX_VALUES} more values")
-    return sections
+    moved = _copy_text(views, name, defined)
+    return sections + ([moved] if moved else [])
+
+
+def _holds_text(held: list[BufferValue]) -> str:
+    names = sorted({f"`{value.name}`" for value in held})
+    return f"no buffer of its own: it holds the value{'s' if len(held) > 1 else ''} of {', '.join(names)}"
+
+
+def _copy_text(views: _Views, name: str, defined: _Defined | None) -> str | None:
+    """What an asynchronous copy moves, from which memory space to which (its start's shape is
+    `(destination, source, context)`): `copies 512.0KiB from default to vmem`."""
+    if defined is None or defined.opcode not in ("copy-start", "copy-done") or views.hlo is None:
+        return None
+    start = name if defined.opcode == "copy-start" else _operand_start(views.hlo, name)
+    shape = views.hlo.shape_of(start) if start is not None else None
+    if not isinstance(shape, TupleShape) or len(shape.elements) < 2:
+        return None
+    destination, source = shape.elements[0], shape.elements[1]
+    size = dense_size(destination)
+    if not isinstance(destination, ArrayShape) or not isinstance(source, ArrayShape) or size is None:
+        return None
+    spaces = views.module.memory_spaces if views.module is not None else None
+    return (f"copies {byte_text(size)} from {_space_name(spaces, source)} to {_space_name(spaces, destination)}"
+            + (f" (started by `{start}`)" if start != name else ""))
+
+
+def _operand_start(hlo: HloModule, name: str) -> str | None:
+    site = hlo.site(name)
+    parsed = hlo.parse(site.line) if site is not None else None
+    operands = parsed.operands if isinstance(parsed, Instruction) else ()
+    return operands[0].name if operands else None
+
+
+def _space_name(spaces: MemorySpaces | None, shape: ArrayShape) -> str:
+    color = shape.layout.memory_space if shape.layout is not None and shape.layout.memory_space else DEFAULT_COLOR
+    if spaces is not None:
+        return space_text(spaces[color])
+    return "host memory" if color == HOST_COLOR else space_text(unnamed_space(color))
 
 
 def _defined_in_hlo(hlo: HloModule, site: InstructionSite) -> _Defined:
@@ -143,7 +205,8 @@ def _defined_in_hlo(hlo: HloModule, site: InstructionSite) -> _Defined:
     location = hlo.source_location(site.line) if metadata is not None else None
     source = _source_text(location.file_name, location.line, location.function_name) if location else None
     stack = tuple(_frame_text(frame) for frame in location.stack) if location and len(location.stack) > 1 else ()
-    return _Defined(shape, site.opcode, metadata.op_name if metadata else None, source, stack)
+    return _Defined(shape, site.opcode, metadata.op_name if metadata else None, source, stack,
+                    metadata.op_type if metadata else None)
 
 
 def _defined_in_buffers(buffers: BufferAssignment, name: str) -> _Defined | None:
@@ -157,7 +220,8 @@ def _defined_in_buffers(buffers: BufferAssignment, name: str) -> _Defined | None
         return _Defined(used.instruction_shape, "", None, None) if used.instruction_shape else None
     shape = text[parsed.shape_span[0] : parsed.shape_span[1]]
     metadata = parsed.metadata
-    return _Defined(shape, parsed.opcode, metadata.op_name if metadata else None, _metadata_source(metadata))
+    return _Defined(shape, parsed.opcode, metadata.op_name if metadata else None, _metadata_source(metadata), (),
+                    metadata.op_type if metadata else None)
 
 
 def _metadata_source(metadata: Metadata | None) -> str | None:
@@ -167,7 +231,8 @@ def _metadata_source(metadata: Metadata | None) -> str | None:
 
 
 def _origin_lines(defined: _Defined) -> list[str]:
-    lines = [f"- op_name `{defined.op_name}`"] if defined.op_name else []
+    lines = [f"- framework op `{framework_op(defined.op_type, None)}`"] if defined.op_type else []
+    lines += [f"- op_name `{defined.op_name}`"] if defined.op_name else []
     if defined.source:
         lines.append(f"- source {defined.source}")
     if defined.stack:
@@ -184,7 +249,7 @@ def _hover_value(views: _Views, target: Target) -> str | None:
     if value is None:
         return None
     title = f"**value {value.value_id}** `{value.short_string}` `{_clip(value.shape_text)}`"
-    return "\n\n".join([title, "\n".join(value_facts(buffers, value, peak_of(views.hlo, buffers)))])
+    return "\n\n".join([title, "\n".join(value_facts(buffers, value, peak_of(views.hlo, buffers), views.spaces))])
 
 
 # ---- allocations ----------------------------------------------------------------------
@@ -197,6 +262,8 @@ def _hover_allocation(views: _Views, target: Target) -> str | None:
         return None
     count = len(allocation.values)
     title = f"**{allocation_text(allocation)}**: {byte_text(allocation.size)}, {count} value{'' if count == 1 else 's'}"
+    if allocation.color and views.module is not None:
+        title += f", in {space_text(views.module.memory_spaces[allocation.color])}"
     details = []
     if allocation.parameter_shape is not None:
         details.append(f"- parameter {allocation.parameter_number}: `{_clip(allocation.parameter_shape)}`"

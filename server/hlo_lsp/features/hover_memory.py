@@ -8,11 +8,12 @@ value counted with its whole instruction's size; new format: with its own size).
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from hlo_lsp.analysis.memory import memory_summary
+from hlo_lsp.analysis.memory import MemorySummary, memory_by_space, memory_summary
 from hlo_lsp.model.buffer_assignment import (
     Allocation,
     BufferAssignment,
@@ -21,7 +22,10 @@ from hlo_lsp.model.buffer_assignment import (
     LiveRangeSection,
 )
 from hlo_lsp.model.hlo_module import HloModule
-from hlo_lsp.model.sizes import human_bytes
+from hlo_lsp.model.memory_spaces import MemorySpace, MemorySpaces
+from hlo_lsp.model.sizes import dense_size, human_bytes
+from hlo_lsp.parsing.hlo_syntax import parse_shape
+from hlo_lsp.parsing.syntax import ArrayShape
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +35,8 @@ class Peak:
     total: int | None  # bytes live at the peak, as XLA counts them
     counted: dict[str, int]  # bytes each live value adds, by range label (old format: by name)
     by_name: bool
+    space: str | None = None  # the memory space it is the peak of (None: every space, as XLA prints it)
+    whole_tuples: bool = False  # counts a live tuple element with its whole tuple's size (older XLA)
 
 
 def count_text(count: int) -> str:
@@ -78,28 +84,75 @@ def _printed_peak(section: LiveRangeSection, time: int) -> Peak:
     for entry in section.peak:
         counted[entry.name if entry.index is None else entry.label] = entry.size
     total = sum(entry.size for entry in section.peak) if section.peak else section.breakdown_total
-    return Peak(time, _scheduled_at(section, time), total, counted, section.peak_format == "old")
+    old = section.peak_format == "old"
+    return Peak(time, _scheduled_at(section, time), total, counted, old, None, old)
 
 
 def _recomputed_peak(hlo: HloModule | None, buffers: BufferAssignment) -> Peak | None:
     if buffers.live_range is None or not buffers.live_range.ranges:
         return None
-    summary = memory_summary(hlo, buffers)
+    return _summary_peak(memory_summary(hlo, buffers))
+
+
+def _summary_peak(summary: MemorySummary, space: str | None = None) -> Peak | None:
     if summary.peak_time is None:
         return None
-    counted = {buffer.label: buffer.size for buffer in summary.buffers_at_peak}
-    return Peak(summary.peak_time, summary.peak_instruction, summary.peak_bytes, counted, False)
+    counted = {buffer.label: buffer.counted for buffer in summary.buffers_at_peak}
+    return Peak(summary.peak_time, summary.peak_instruction, summary.peak_bytes, counted, False, space,
+                summary.whole_instruction_sizes)
+
+
+def space_peaks(hlo: HloModule | None, buffers: BufferAssignment, spaces: MemorySpaces) -> dict[int, Peak]:
+    """The peak of each memory space by XLA's accounting, by color (computed once per live-range
+    section: it reads the shapes of every live value); empty for a module of one space."""
+    section = buffers.live_range
+    if section is None or not spaces.several:
+        return {}
+    with _space_peaks_lock:
+        cached = _space_peaks.get(id(section))
+        if cached is not None and cached[0]() is section:
+            return cached[1]
+    peaks = {memory.space.color: peak for memory in memory_by_space(hlo, buffers, spaces)
+             if (peak := _summary_peak(memory.summary, space_text(memory.space))) is not None}
+    with _space_peaks_lock:
+        if len(_space_peaks) >= 8:
+            _space_peaks.pop(next(iter(_space_peaks)))
+        _space_peaks[id(section)] = (weakref.ref(section), peaks)
+    return peaks
+
+
+_space_peaks: dict[int, tuple[weakref.ref[LiveRangeSection], dict[int, Peak]]] = {}
+_space_peaks_lock = threading.Lock()
 
 
 def _scheduled_at(section: LiveRangeSection, time: int) -> str | None:
     return next((entry.name for entry in section.schedule if entry.time == time), None)
 
 
-def value_facts(buffers: BufferAssignment, value: BufferValue, peak: Peak | None) -> list[str]:
-    """Markdown list items: size, allocation and offset; live range; whether it is live at the peak."""
+def space_text(space: MemorySpace) -> str:
+    """`vmem`; `the default space` (HBM on an accelerator, RAM on a CPU)."""
+    return "the default space" if space.is_default else space.name
+
+
+@dataclass(frozen=True, slots=True)
+class Spaces:
+    """The memory spaces of a module of several (names, and the peak of each by color)."""
+
+    spaces: MemorySpaces
+    peaks: dict[int, Peak]
+
+
+def value_facts(buffers: BufferAssignment, value: BufferValue, peak: Peak | None,
+                spaces: Spaces | None = None) -> list[str]:
+    """Markdown list items: size, memory space, allocation and offset; padding; live range; whether it is
+    live at the peak (of its memory space, when the module has several)."""
     allocation = buffers.allocation(value.allocation)
     where = allocation_text(allocation) if allocation else f"allocation {value.allocation}"
-    facts = [f"- {byte_text(value.size)} in {where}, offset {value.offset:,}"]
+    if spaces is not None and allocation is not None:
+        space = spaces.spaces[allocation.color]
+        where = f"{space_text(space)}, {where}" if space.is_default or space.reported_total is not None else where
+        peak = spaces.peaks.get(allocation.color)
+    facts = [f"- {byte_text(value.size)} in {where}, offset {value.offset:,}", *_padding_facts(value)]
     section = buffers.live_range
     if allocation is not None and allocation.is_thread_local:
         facts.append("- no live range: thread-local (it lives only while its computation runs)")
@@ -130,19 +183,31 @@ def live_range_text(section: LiveRangeSection, live: LiveRange, markdown: bool =
     return f"{span}: from {first} to {last}"
 
 
+def _padding_facts(value: BufferValue) -> list[str]:
+    """How much of the value's allocated bytes is padding (a TPU tile around fewer elements)."""
+    shape = parse_shape(value.shape_text)
+    dense = dense_size(shape) if isinstance(shape, ArrayShape) else None
+    if dense is None or dense >= value.size:
+        return []
+    padding = value.size - dense
+    return [f"- unpadded {byte_text(dense)}: {count_text(padding)} bytes ({100 * padding / value.size:.1f}%) "
+            "are padding"]
+
+
 def _peak_text(peak: Peak, live: LiveRange, value: BufferValue) -> str:
     moment = f"time {peak.time}" + (f", `{peak.instruction}`" if peak.instruction else "")
+    the_peak = f"the peak of {peak.space}" if peak.space else "the peak"
     if not live.start <= peak.time <= live.end:
         holding = f", which holds {byte_text(peak.total)}" if peak.total is not None else ""
-        return f"not live at the peak ({moment}){holding}"
+        return f"not live at {the_peak} ({moment}){holding}"
     counted = peak.counted.get(value.name if peak.by_name else live.label)
     if counted is None:
-        return f"live at the peak ({moment})"
+        return f"live at {the_peak} ({moment})"
     of_total = f" of {byte_text(peak.total)}" if peak.total is not None else " bytes"
     counted_text = f"counted as {counted:,}{of_total}"
-    if peak.by_name and value.index:
+    if peak.whole_tuples and value.index:
         counted_text += "; this XLA counts a live tuple element with its whole tuple's size"
-    return f"live at the peak ({moment}): {counted_text}"
+    return f"live at {the_peak} ({moment}): {counted_text}"
 
 
 def _code(text: str | None) -> str | None:

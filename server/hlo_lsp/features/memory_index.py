@@ -13,10 +13,11 @@ import weakref
 from dataclasses import dataclass
 
 from hlo_lsp.analysis.memory import peak_moment
-from hlo_lsp.features.hover_memory import Peak, peak_of
+from hlo_lsp.features.hover_memory import Peak, peak_of, space_peaks
 from hlo_lsp.model.buffer_assignment import BufferAssignment, BufferValue, LiveRange, LiveRangeSection
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.model.memory_spaces import DEFAULT_COLOR, MemorySpace, MemorySpaces
 from hlo_lsp.model.pairing import paired_module
 from hlo_lsp.model.sizes import human_bytes
 
@@ -33,6 +34,7 @@ class ModulePeak:
     live: tuple[LiveRange, ...]  # the BufferLiveRange entries with start <= time <= end
     counted: dict[str, int]  # bytes each live buffer adds at the peak, by label (old format: by name)
     by_name: bool
+    space: MemorySpace | None = None  # the memory space it is the peak of (None: every space, as XLA prints it)
 
     def counted_size(self, live: LiveRange, value: BufferValue | None) -> int:
         size = self.counted.get(live.name if self.by_name else live.label)
@@ -79,14 +81,26 @@ class MemoryIndex:
         return self._peak[0]
 
     def _read_peak(self, hlo: HloModule | None) -> ModulePeak | None:
-        section = self.section
-        if section is None:
-            return None
         peak: Peak | None = peak_of(hlo, self.buffers)
-        if peak is None:
-            return None
-        live = tuple(entry for entry in section.ranges if entry.start <= peak.time <= entry.end)
-        return ModulePeak(peak.time, peak.instruction, peak.total, live, peak.counted, peak.by_name)
+        return self._module_peak(peak, None) if peak is not None and self.section is not None else None
+
+    def space_peaks(self, hlo: HloModule | None, spaces: MemorySpaces) -> list[ModulePeak]:
+        """The peak of each memory space (default first), when the module uses more than one."""
+        if self.section is None or not spaces.several:
+            return []
+        peaks = space_peaks(hlo if self.pairs_with(hlo) else None, self.buffers, spaces)
+        return [self._module_peak(peaks[space.color], space) for space in spaces if space.color in peaks]
+
+    def _module_peak(self, peak: Peak, space: MemorySpace | None) -> ModulePeak:
+        assert self.section is not None
+        colors = {allocation.index: allocation.color for allocation in self.buffers.allocations}
+        live = tuple(entry for entry in self.section.ranges if entry.start <= peak.time <= entry.end
+                     and (space is None or self._color(entry, colors) == space.color))
+        return ModulePeak(peak.time, peak.instruction, peak.total, live, peak.counted, peak.by_name, space)
+
+    def _color(self, live: LiveRange, colors: dict[int, int]) -> int:
+        value = self.value(live.name, live.index)
+        return colors.get(value.allocation, DEFAULT_COLOR) if value is not None else DEFAULT_COLOR
 
     def allocation_peak(self, index: int) -> tuple[int, int] | None:
         """(time, bytes) of an allocation's own peak, by XLA's peak algorithm over its values."""

@@ -20,13 +20,19 @@ from hlo_lsp.analysis.memory import (
     PARAMETER,
     TEMPORARY,
     UNALLOCATED,
+    MemorySummary,
     Origin,
     PeakBuffer,
+    SpaceMemory,
     instruction_origins,
+    memory_by_space,
+    memory_summary,
+    sized_module,
 )
 from hlo_lsp.analysis.timeline import AllocationUse, Timeline, TimelineBuffer, memory_timeline
 from hlo_lsp.features.types import Location
 from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.model.memory_spaces import DEFAULT_COLOR, MemorySpace
 from hlo_lsp.model.sizes import human_bytes
 
 DRAWN_BUFFERS = 20  # the largest buffers drawn as bars
@@ -40,9 +46,16 @@ Locate = Callable[[Location], dict[str, object] | None]
 @dataclass(frozen=True, slots=True)
 class MemoryReport:
     name: str  # the module's file name without its suffix
-    timeline: Timeline
+    timeline: Timeline  # of the memory space `space`
     drawn: tuple[TimelineBuffer, ...]  # the largest buffers, largest first
     origins: dict[str, Origin]  # by instruction name: the peak's, the drawn and the live-at-peak ones
+    space: MemorySpace
+    spaces: tuple[SpaceMemory, ...] = ()  # every space's allocations and peak, the default space first
+    combined: MemorySummary | None = None  # the peak XLA prints, every space counted (when there are several)
+
+    @property
+    def several_spaces(self) -> bool:
+        return self.combined is not None
 
     def origin(self, name: str | None) -> Origin:
         return self.origins.get(name or "", NO_ORIGIN)
@@ -52,17 +65,27 @@ class MemoryReport:
         return self.timeline.summary.buffers_at_peak
 
 
-def memory_report(module: ModuleDump, drawn: int = DRAWN_BUFFERS) -> MemoryReport | None:
-    """None when the module has no buffer assignment, no live ranges, or a scheduled shape is unknown."""
+def memory_report(module: ModuleDump, drawn: int = DRAWN_BUFFERS, color: int | None = None) -> MemoryReport | None:
+    """The report of the memory space `color` (default: the default space); None when the module has no
+    buffer assignment, no live ranges, or a scheduled shape is unknown. A module that uses one space
+    is reported as XLA prints its peak."""
     buffers = module.buffer_assignment
-    timeline = memory_timeline(module.hlo, buffers) if buffers is not None else None
+    if buffers is None:
+        return None
+    spaces = module.memory_spaces
+    sized = sized_module(module.hlo, buffers)
+    shown = spaces[color if color is not None else DEFAULT_COLOR]
+    timeline = memory_timeline(module.hlo, buffers, shown.color if spaces.several else None, sized)
     if timeline is None:
         return None
     largest = timeline.buffers[:drawn]
     names = {timeline.summary.peak_instruction or "", *(b.live_range.name for b in largest),
              *(b.live_range.name for b in timeline.summary.buffers_at_peak)}
     origins = instruction_origins(module.hlo, buffers, sorted(name for name in names if name))
-    return MemoryReport(os.path.basename(module.stem), timeline, largest, origins)
+    combined = memory_summary(module.hlo, buffers, sized) if spaces.several else None
+    by_space = memory_by_space(module.hlo, buffers, spaces, sized) if spaces.several else (
+        SpaceMemory(shown, timeline.summary),)
+    return MemoryReport(os.path.basename(module.stem), timeline, largest, origins, shown, by_space, combined)
 
 
 def report_json(report: MemoryReport, locate: Locate, svg: str | None = None) -> dict[str, object]:
@@ -72,6 +95,8 @@ def report_json(report: MemoryReport, locate: Locate, svg: str | None = None) ->
         "module": report.name,
         "maxTime": timeline.max_time,
         "allocated": {"bytes": summary.total_bytes, "allocations": summary.allocation_count},
+        "space": _space_json(report.space),
+        "spaces": [_space_memory_json(memory) for memory in report.spaces],
         "peak": _peak_json(report, locate),
         "highest": {"time": highest_time, "instruction": timeline.instruction_at(highest_time),
                     "bytes": highest_bytes},
@@ -81,9 +106,30 @@ def report_json(report: MemoryReport, locate: Locate, svg: str | None = None) ->
         "largest": [_timeline_buffer_json(report, buffer, locate) for buffer in report.drawn],
         "allocations": [_allocation_json(use) for use in timeline.allocations],
     }
+    if report.combined is not None:
+        answer["combinedPeak"] = {**_summary_peak_json(report.combined),
+                                  "note": "every memory space counted, as XLA prints its peak"}
     if svg is not None:
         answer["svg"] = svg
     return answer
+
+
+def _space_json(space: MemorySpace) -> dict[str, object]:
+    return {"name": space.name, "color": space.color}
+
+
+def _space_memory_json(memory: SpaceMemory) -> dict[str, object]:
+    summary = memory.summary
+    return {**_space_json(memory.space),
+            "allocated": {"bytes": summary.total_bytes, "allocations": summary.allocation_count},
+            "reportedBytes": memory.space.reported_total,
+            "peak": _summary_peak_json(summary) if summary.peak_time is not None else None}
+
+
+def _summary_peak_json(summary: MemorySummary) -> dict[str, object]:
+    peak_bytes = summary.peak_bytes or 0
+    return {"time": summary.peak_time, "instruction": summary.peak_instruction, "bytes": peak_bytes,
+            "human": human_bytes(peak_bytes), "buffers": len(summary.buffers_at_peak), "padding": summary.padding}
 
 
 def _peak_json(report: MemoryReport, locate: Locate) -> dict[str, object]:
@@ -99,6 +145,7 @@ def _peak_json(report: MemoryReport, locate: Locate) -> dict[str, object]:
         "valueBytes": summary.value_bytes,
         "byKind": summary.bytes_by_kind(),
         "buffers": len(summary.buffers_at_peak),
+        "padding": summary.padding,
         **_located(origin, locate),
     }
 
@@ -127,8 +174,8 @@ def _timeline_buffer_json(report: MemoryReport, buffer: TimelineBuffer, locate: 
 
 
 def _origin_json(origin: Origin, locate: Locate) -> dict[str, object]:
-    return {"opName": origin.op_name, "source": origin.source, "function": origin.function,
-            **_located(origin, locate)}
+    return {"frameworkOp": origin.framework_op, "opType": origin.op_type, "opName": origin.op_name,
+            "source": origin.source, "function": origin.function, **_located(origin, locate)}
 
 
 def _located(origin: Origin, locate: Locate) -> dict[str, object]:

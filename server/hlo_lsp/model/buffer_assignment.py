@@ -339,9 +339,22 @@ class BufferAssignment:
     def values_named(self, name: str) -> list[BufferValue]:
         return list(self._values_by_name.get(name, ()))
 
+    def values_at_position(self, name: str) -> list[BufferValue]:
+        """The allocated values of other instructions that `name` is a position of (`positions:` in
+        Used values): a `copy-done` holds its `copy-start`'s value. Reads the values file."""
+        by_id = self.value_by_id()
+        found = [by_id[used.value_id] for used in self.used_values if used.name != name and used.value_id in by_id
+                 and any(position.name == name for position in used.positions)]
+        return sorted(found, key=lambda value: value.value_id)
+
     def live_range_of(self, name: str, index: tuple[int, ...] | None = None) -> LiveRange | None:
         """The BufferLiveRange entry of a value (which always prints an index, `{}` at the top)."""
         return self._ranges_by_value.get((name, index or ()))
+
+    @lazy
+    def colors(self) -> frozenset[int]:
+        """The memory spaces (colors) of its allocations."""
+        return frozenset(allocation.color for allocation in self.allocations)
 
     @lazy
     def _allocations_by_index(self) -> dict[int, Allocation]:

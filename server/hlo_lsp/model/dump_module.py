@@ -17,6 +17,7 @@ from hlo_lsp.model.buffer_assignment import BufferAssignment, read_buffer_assign
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.model.lazy import lazy
+from hlo_lsp.model.memory_spaces import MemorySpaces, memory_spaces
 from hlo_lsp.parsing.file_kinds import COMPANION_SUFFIXES, FileKind, dump_name
 
 
@@ -75,6 +76,14 @@ class ModuleDump:
     def buffer_assignment(self) -> BufferAssignment | None:
         documents = self.buffer_assignment_documents
         return read_buffer_assignment(documents) if documents else None
+
+    @lazy
+    def memory_spaces(self) -> MemorySpaces:
+        """The memory spaces its allocations use, named by the memory-usage report (read when first
+        asked: hovers ask only when an allocation is outside the default space)."""
+        buffers = self.buffer_assignment
+        colors = buffers.colors if buffers is not None else frozenset()
+        return memory_spaces(self.documents.get(FileKind.MEMORY_USAGE_REPORT), colors)
 
     def all_documents(self) -> list[Document]:
         return list(self.documents.values())

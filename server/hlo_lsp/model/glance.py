@@ -541,8 +541,8 @@ class ModuleGlance:
             file = self._file_of(line_document.source)
             header = line_document.scan(line)
             if not isinstance(file, _BuffersText) or header.kind != "allocation" or \
-                    not file.numbers_one_allocation(header.data[0]):
-                raise _Declined
+                    not file.numbers_one_allocation(header.data[0]) or header.data[2]:
+                raise _Declined  # (outside the default space: the memory report names its space)
             picks = _Picks(file)
             for number, text, state, scan in file.scan_run(line, "alloc", line + _RESYNC_LINES):
                 if number > line and scan.kind in _AFTER_ALLOCATION:
@@ -589,6 +589,8 @@ class ModuleGlance:
         self._hlo.pick_instruction(hlo, name)
         picked = {FileKind.HLO_MODULE: hlo}
         if memory:
+            if self._several_spaces or self._is_async_done(hlo, name):
+                raise _Declined  # the peak of each space, the values it holds: the whole module says
             for scheduled in self._pick_memory(picked, name):
                 self._hlo.pick_instruction(hlo, scheduled)
         module = ModuleDump(self.stem, {kind: picks.document() for kind, picks in picked.items()})
@@ -648,6 +650,19 @@ class ModuleGlance:
             header = picks.pick(file.line_at(allocation + 1), "alloc", _ALLOCATION)
             if not file.numbers_one_allocation(header.data[0]):
                 raise _Declined
+
+    @lazy
+    def _several_spaces(self) -> bool:
+        """Whether an allocation is outside the default memory space (`allocation 8: size 786432, color 1`)."""
+        allocations = self._files.get(FileKind.BUFFER_ASSIGNMENT)
+        return isinstance(allocations, _BuffersText) and next(allocations.occurrences(", color "), None) is not None
+
+    @staticmethod
+    def _is_async_done(picks: _Picks, name: str) -> bool:
+        """Whether `name` is the `*-done` of an asynchronous pair (the values it holds are its start's)."""
+        scan = next(scan for _, _, scan in picks.lines.values() if scan.kind == "instruction" and scan.refs
+                    and scan.refs[0].name == name)
+        return str(scan.data[3]).endswith("-done")
 
     @lazy
     def _live_range(self) -> _LiveRangeSection | None:

@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hlo_lsp.analysis.syntax import side_file_problem
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, companion_paths, compilation_key, module_stem
 from hlo_lsp.parsing.decode import decode_dump
@@ -99,7 +100,8 @@ def _add_file(path: str, by_stem: dict[str, ModuleDump], loaded: LoadedDump, rep
         return
     if not document.kind.is_dump:
         if report_unknown and not problems:
-            loaded.problems.append(_side_file(path) if document.kind is FileKind.SIDE_FILE else _not_a_dump(path))
+            side_file = document.kind is FileKind.SIDE_FILE
+            loaded.problems.append(side_file_problem(path) if side_file else _not_a_dump(path))
         return
     stem = module_stem(path)
     module = by_stem.setdefault(stem, ModuleDump(stem))
@@ -168,11 +170,6 @@ def _same_module_id(stem: str) -> str | None:
     candidates = [n for n in names if n.startswith(module_id + ".") and "after_optimizations" in n
                   and n.endswith(".txt") and kind_from_name(n) is FileKind.HLO_MODULE]
     return os.path.join(folder, candidates[0]) if len(candidates) == 1 else None
-
-
-def _side_file(path: str) -> Problem:
-    return Problem(path, Range(Position(0, 0), Position(0, 0)), Severity.INFO, "side-file",
-                   "written by XLA beside the dump, but not a dump (flags or protobuf text): nothing to check")
 
 
 def _not_a_dump(path: str) -> Problem:
