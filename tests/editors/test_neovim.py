@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 import hlo_lsp
-from conftest import SPLIT_MLP, copy_module, plant_in_copy
+from conftest import DATA, PRODUCERS, SPLIT_MLP, copy_module, plant_in_copy
+from hlo_lsp.parsing.file_kinds import detect_kind
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "editors" / "neovim"
@@ -92,11 +93,17 @@ def mentions(folder: Path, name: str) -> list[list[str | int]]:
 # ---- filetypes, syntax, health --------------------------------------------------------------------
 
 STEM = "module_0001.jit_f.cpu_after_optimizations"
+TPU = "module_0000.jit_mm.cl_933746096"  # JAX on TPU: the compilation's `.cl_N` is in every name
 FILETYPES = {
     f"{STEM}.txt": HLO,
     "module_0001.jit_f.before_optimizations.txt": HLO,
     "module_0001.jit_f.after_optimizations.txt": HLO,
     "module_0003.jit_step.sm_8.0_gpu_after_optimizations.txt": HLO,
+    "module_0004.SyncTensorsGraph.66.cpu_after_optimizations.txt": HLO,
+    f"{TPU}.after_optimizations_before_buffer_assignment.txt": HLO,
+    f"{TPU}.after_optimizations_after_buffer_assignment.txt": HLO,
+    f"{TPU}.after_codegen.txt": HLO,
+    "module_0000.jit_f.0007.simplification.after_algsimp.before_dce.txt": HLO,  # --xla_dump_hlo_pass_re
     "while_and_constants.hlo": HLO,
     "attention.hlo.txt": HLO,
     f"{STEM}-buffer-assignment.txt": BUFFERS,
@@ -104,7 +111,12 @@ FILETYPES = {
     f"{STEM}-live-range.txt": BUFFERS,
     f"{STEM}-memory-usage-report.txt": BUFFERS,
     "module_0003.jit_step.sm_8.0_gpu_after_optimizations-buffer-assignment.txt": BUFFERS,
+    f"{TPU}.after_optimizations-memory-usage-report.txt": BUFFERS,
     "torchxla-gpu-decode.buffer-assignment.txt": BUFFERS,
+    # Side files: XLA's flags and protobuf text beside a TPU dump, no dump (even in a module named like a stage).
+    f"{TPU}.tpu_comp_env.txt": "text",
+    f"{TPU}.hlo_module_config.txt": "text",
+    "module_0001.jit_after_optimizations.cl_7.execution_options.txt": "text",
     "notes.txt": "text",
     "README.md": "markdown",
 }
@@ -159,6 +171,51 @@ def test_filetypes_syntax_and_health(tmp_path: Path) -> None:
         "cmd": SERVER_COMMAND,
         "version": hlo_lsp.__version__,
     }, tmp_path)
+
+
+# ---- every bundled file --------------------------------------------------------------------------------
+
+SHARED = [folder for folder in (ROOT.parent / "shared" / "producers", ROOT.parent / "shared" / "corpus")
+          if folder.is_dir()]
+FILETYPE_OF_KIND = {  # the kinds of a MANIFEST and of the server (FileKind values) that are one of ours
+    "hlo-module": HLO,
+    "buffer-assignment": BUFFERS,
+    "buffer-assignment-values": BUFFERS,
+    "live-range": BUFFERS,
+    "memory-usage-report": BUFFERS,
+}
+
+
+def expected_filetypes(root: Path) -> dict[Path, tuple[str, str]]:
+    """(filetype, kind) of every file under `root`: the kind its case folder's MANIFEST.txt gives it (`hlo-*`
+    is an HLO module, `txt:*` a side file), else the server's detect_kind; "" for neither of our filetypes."""
+    listed: dict[Path, str] = {}
+    for manifest in root.rglob("MANIFEST.txt"):
+        for line in manifest.read_text().splitlines():
+            fields = line.split("\t")
+            if len(fields) == 5 and fields[0] == "KEEP":
+                listed[manifest.parent / fields[4]] = fields[3]
+    expected = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            text = path.read_bytes()[:65536].decode("utf-8", "replace")
+            kind = listed.get(path) or detect_kind(path.name, text).value
+            expected[path] = (HLO if kind.startswith("hlo-") else FILETYPE_OF_KIND.get(kind, ""), kind)
+    return expected
+
+
+def test_filetype_of_every_bundled_file(tmp_path: Path) -> None:
+    """Every file of tests/data (and of ../shared/producers and ../shared/corpus when they are there), opened
+    and by its name alone, is hlo or hlo_buffers as its MANIFEST says; side files and other files are neither."""
+    expected = {path: value for root in (DATA, *SHARED) for path, value in expected_filetypes(root).items()}
+    kinds = {kind for _, kind in expected.values()}
+    assert {"hlo-after-codegen", "hlo-after-optimizations-before-buffer-assignment", "txt:tpu_comp_env",
+            "live-range", "memory-usage-report"} <= kinds, kinds
+    result = run_nvim("every_file.lua", {
+        "files": [{"path": str(path), "filetype": filetype, "kind": kind}
+                  for path, (filetype, kind) in expected.items()],
+    }, tmp_path)
+    assert f"files checked: {len(expected)}" in result.stdout
 
 
 # ---- the language server through Neovim's UI --------------------------------------------------------
@@ -239,6 +296,27 @@ def test_hover_definition_references_and_diagnostics(tmp_path: Path, mode: str,
         ]},
     }, tmp_path, init)
 
+
+# The TPU module after codegen: the hover on %fusion shows the memory space and the size its buffer has in
+# the compilation's buffer assignment (written for the module after optimizations, whose names it keeps).
+TPU_CASE = PRODUCERS / "jax-0.10.2-tpu" / "sharded_matmul_2x2"
+TPU_DEFINITION = "  %fusion = f32[128,512]{1,0:T(8,128)S(1)} fusion("
+TPU_HOVER_SHOWS = ["**fusion**", "vmem", "262,144 bytes"]
+
+
+def test_tpu_hover_after_codegen(tmp_path: Path) -> None:
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    stem = copy_module(TPU_CASE / TPU, dump)  # every file of the compilation
+    module = Path(f"{stem}.after_codegen.txt")
+    line = line_of(module, TPU_DEFINITION)
+    run_nvim("hover.lua", {
+        "cmd": SERVER_COMMAND,
+        "file": str(module),
+        "filetype": HLO,
+        "cursor": [line, column_of(module, line, "%fusion") + 2],
+        "contains": TPU_HOVER_SHOWS,
+    }, tmp_path)
 
 
 # ---- :HloMemoryTimeline ------------------------------------------------------------------------------

@@ -1,17 +1,25 @@
 #!/usr/bin/env node
 // End-to-end test of the extension in a real VS Code: installs the .vsix into code-server,
 // opens a copy of a real dump folder in headless Chromium (driven by playwright-core), and checks
-//   1. the language VS Code gives each file of the module (status bar),
+//   1. the language VS Code gives each file of the module, and of one file of each stage and naming of
+//      the other producers (JAX on TPU with its `.cl_N` names and side files, TensorFlow, PyTorch/XLA, hand-
+//      collected names) copied beside it (the status bar and the editor's language id),
 //   2. the hover on an instruction name (the text comes from the hlo-lsp server),
 //   3. go to definition (F12) from a use of that instruction (cursor line in the status bar),
 //   4. HLO: Show Memory Timeline: the webview panel, its SVG with the peak's label and its summary; a
 //      click on a row of its table and on a bar of its SVG moves the cursor to that buffer's instruction,
 //   5. the code lens "9 buffers live at peak" on the ENTRY line opens the references peek with 9 places;
 //      the timeline of a module without live ranges (before optimizations) says why there is none,
-//   6. a server path that does not exist: the error notification, its Open Settings button, and
-//      HLO: Show Server Output.
-// Screenshots go to <out>/vscode-hover.png, <out>/vscode-memory-timeline.png, <out>/vscode-peak-buffers.png
-// and <out>/vscode-server-missing.png (and <out>/vscode-failure.png with the logs when a check fails).
+//   6. the hover on an instruction of a TPU module after codegen: the memory space and size the
+//      compilation's buffer assignment gives it,
+//   7. a server path that does not exist: the error notification, its Open Settings button, and
+//      HLO: Show Server Output,
+//   8. the language VS Code gives every file of tests/data (and of ../shared/producers and ../shared/corpus
+//      when they are there) is the one the server's detect_kind says, and that of a few made-up names:
+//      a test helper extension (language-probe/) opens each with workspace.openTextDocument.
+// Screenshots go to <out>/vscode-hover.png, <out>/vscode-tpu-hover.png, <out>/vscode-memory-timeline.png,
+// <out>/vscode-peak-buffers.png and <out>/vscode-server-missing.png (and <out>/vscode-failure.png with the
+// logs when a check fails).
 // Exit status 0 = passed.
 // Set E2E_DEBUG=1 for more output.
 //
@@ -29,16 +37,69 @@ const WAIT = 60_000; // the longest any single wait may take
 const started = Date.now();
 const log = (...parts) => console.log(`[e2e ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s]`, ...parts);
 
+// The repository's bundled dumps, and the shared corpus beside the repository (when it is there).
+const ROOT = path.resolve(__dirname, "../../../..");
+const DATA = path.join(ROOT, "tests", "data");
+const SHARED = ["producers", "corpus"].map((name) => path.join(ROOT, "..", "shared", name)).filter(fs.existsSync);
+// Folders of tests/data copied into the opened folder, beside the dump: other producers' naming.
+const PRODUCER_FOLDERS = ["producers/jax-0.10.2-tpu/sharded_matmul_2x2", "producers/tf-2.21.0/keras_mlp_train",
+  "producers/torch-xla-2.9.0/mlp_train", "seeds", "handwritten"];
+
 // What the test expects, from the dump it opens (tests/data/jax-0.10.2/mlp3).
 const MODULE = "module_0000.jit_mlp.cpu_after_optimizations";
 const HLO_FILE = `${MODULE}.txt`;
+const TPU = "module_0000.jit_mm.cl_933746096"; // JAX on TPU: the compilation's `.cl_N` is in every name
+const TF = "module_0002.a_inference_eval_step_505__XlaMustCompile_true_config_proto_13561319589895757934_executor_type_" +
+  "11160318154034397263_.3";
+const TORCH = "module_0004.SyncTensorsGraph.66";
+// The language id each file opens with, and the name the status bar shows for it.
+const LANGUAGE_NAMES = { "hlo": "XLA HLO", "hlo-buffers": "XLA Buffer Assignment", "plaintext": "Plain Text" };
 const LANGUAGES = [
-  [HLO_FILE, "XLA HLO"],
-  [`${MODULE}-buffer-assignment.txt`, "XLA Buffer Assignment"],
-  [`${MODULE}-buffer-assignment-values.txt`, "XLA Buffer Assignment"],
-  [`${MODULE}-live-range.txt`, "XLA Buffer Assignment"],
-  [`${MODULE}-memory-usage-report.txt`, "XLA Buffer Assignment"],
-  ["module_0000.jit_mlp.before_optimizations.txt", "XLA HLO"],
+  [HLO_FILE, "hlo"],
+  [`${MODULE}-buffer-assignment.txt`, "hlo-buffers"],
+  [`${MODULE}-buffer-assignment-values.txt`, "hlo-buffers"],
+  [`${MODULE}-live-range.txt`, "hlo-buffers"],
+  [`${MODULE}-memory-usage-report.txt`, "hlo-buffers"],
+  ["module_0000.jit_mlp.before_optimizations.txt", "hlo"],
+  [`${TPU}.before_optimizations.txt`, "hlo"],
+  [`${TPU}.after_optimizations_before_buffer_assignment.txt`, "hlo"],
+  [`${TPU}.after_optimizations_after_buffer_assignment.txt`, "hlo"],
+  [`${TPU}.after_optimizations.txt`, "hlo"],
+  [`${TPU}.after_codegen.txt`, "hlo"],
+  [`${TPU}.after_optimizations-buffer-assignment.txt`, "hlo-buffers"],
+  [`${TPU}.after_optimizations-live-range.txt`, "hlo-buffers"],
+  [`${TPU}.tpu_comp_env.txt`, "plaintext"], // side files: XLA's flags and protobuf text, no dump
+  [`${TPU}.hlo_module_config.txt`, "plaintext"],
+  [`${TF}.cpu_after_optimizations.txt`, "hlo"],
+  [`${TF}.cpu_after_optimizations-buffer-assignment.txt`, "hlo-buffers"],
+  [`${TORCH}.cpu_after_optimizations.txt`, "hlo"],
+  [`${TORCH}.cpu_after_optimizations-memory-usage-report.txt`, "hlo-buffers"],
+  ["torchxla-gpu-decode-batch32.after_optimizations.txt", "hlo"],
+  ["tpu-allreduce-mlp.buffer-assignment.txt", "hlo-buffers"],
+  ["while_and_constants.hlo", "hlo"],
+];
+// The language id of every file VS Code opens is the one the server's kind of it says
+// (hlo_lsp.parsing.file_kinds.detect_kind); side files and other files are neither.
+const LANGUAGE_OF_KIND = {
+  "hlo-module": "hlo",
+  "buffer-assignment": "hlo-buffers",
+  "buffer-assignment-values": "hlo-buffers",
+  "live-range": "hlo-buffers",
+  "memory-usage-report": "hlo-buffers",
+};
+// Made-up names, with the language VS Code must give them: pass dumps (--xla_dump_hlo_pass_re), a side
+// file whose module is named like a stage, files without an extension known by their first line. A `.txt`
+// no pattern names is Plain Text whatever its first line: `.txt` is Plain Text's extension, and VS Code
+// reads the first line only for a file that no name or extension associates.
+const MADE_UP = [
+  ["module_0000.jit_f.0007.simplification.after_algsimp.before_dce.txt", "HloModule jit_f\n", "hlo"],
+  ["1700000000000000.module_0012.jit_g.cl_5.0042.spmd-partitioning.after_pipeline-start.before_sharding-propagation.txt",
+    "HloModule jit_g\n", "hlo"],
+  ["module_0001.jit_after_optimizations.cl_7.tpu_comp_env.txt", "xla_tpu_flag: true\n", "plaintext"],
+  ["module_0001.jit_after_optimizations.cl_7.hlo_module_config.txt", "debug_options {\n}\n", "plaintext"],
+  ["hlo-module-without-extension", "HloModule jit_f, is_scheduled=true\n", "hlo"],
+  ["live-range-without-extension", "HloLiveRange (max 3):\n", "hlo-buffers"],
+  ["renamed-module.txt", "HloModule jit_f, is_scheduled=true\n", "plaintext"],
 ];
 const NAME = "ynn_fusion.1";
 const DEFINITION = `  %${NAME} = f32[32,256]{1,0} fusion(`; // the line that defines it
@@ -48,6 +109,13 @@ const HOVER_TEXTS = [
   `<62 ${NAME} @0>`,
   "32,768 bytes (32.0KiB) in allocation 14 (preallocated-temp), offset 0",
 ];
+// The TPU module after codegen: the hover on %fusion shows the memory space (vmem) and the size its
+// buffer has in the compilation's buffer assignment (...after_optimizations-buffer-assignment.txt), under
+// the title **fusion** (bold).
+const TPU_FILE = `${TPU}.after_codegen.txt`;
+const TPU_NAME = "fusion";
+const TPU_DEFINITION = `  %${TPU_NAME} = f32[128,512]{1,0:T(8,128)S(1)} fusion(`;
+const TPU_HOVER_TEXTS = ["vmem", "262,144 bytes"];
 
 // HLO: Show Memory Timeline, from the server's hlo.memoryTimeline answer for this module.
 const TIMELINE_TAB = `Memory: ${MODULE}`; // the webview panel's title
@@ -78,6 +146,12 @@ async function main() {
     fs.mkdirSync(env[name], { recursive: true });
   }
   fs.cpSync(args.dump, folder, { recursive: true });
+  for (const relative of PRODUCER_FOLDERS) {
+    fs.cpSync(path.join(DATA, relative), path.join(folder, relative), { recursive: true });
+  }
+  // The files whose language step 8 checks: what the helper extension reads from $HLO_E2E_PROBE.
+  const probe = path.join(work, "language-probe.json");
+  env.HLO_E2E_PROBE = probe;
   fs.mkdirSync(path.join(userData, "User"), { recursive: true });
   fs.writeFileSync(path.join(userData, "User", "settings.json"), JSON.stringify(settings(), null, 2));
 
@@ -87,15 +161,20 @@ async function main() {
   const entryLine = lineOf(hloText, "ENTRY ");
   const rowLine = lineOf(hloText, `  %${ROW_BUFFER} = `);
   const barLine = lineOf(hloText, `  %${BAR_BUFFER} = `);
+  const tpuFile = path.join(folder, PRODUCER_FOLDERS[0], TPU_FILE);
+  const tpuLine = lineOf(fs.readFileSync(tpuFile, "utf8").split("\n"), TPU_DEFINITION, TPU_FILE);
 
-  log(`installing ${path.basename(args.vsix)} into code-server`);
-  const installed = childProcess.spawnSync(
-    args.codeServer,
-    [...config, "--user-data-dir", userData, "--extensions-dir", extensions, "--install-extension", args.vsix, "--force"],
-    { encoding: "utf8", timeout: WAIT, env },
-  );
-  if (installed.status !== 0 || !/was successfully installed/.test(installed.stdout)) {
-    throw new Failure(`code-server --install-extension failed (status ${installed.status}):\n${installed.stdout}${installed.stderr}`);
+  const probeVsix = packageProbe(work);
+  for (const vsix of [args.vsix, probeVsix]) {
+    log(`installing ${path.basename(vsix)} into code-server`);
+    const installed = childProcess.spawnSync(
+      args.codeServer,
+      [...config, "--user-data-dir", userData, "--extensions-dir", extensions, "--install-extension", vsix, "--force"],
+      { encoding: "utf8", timeout: WAIT, env },
+    );
+    if (installed.status !== 0 || !/was successfully installed/.test(installed.stdout)) {
+      throw new Failure(`code-server --install-extension failed (status ${installed.status}):\n${installed.stdout}${installed.stderr}`);
+    }
   }
 
   const port = await freePort();
@@ -128,48 +207,25 @@ async function main() {
     await page.locator(".monaco-workbench").waitFor({ timeout: WAIT });
     log("workbench loaded");
 
-    // 1. The language of each file of the module.
+    // 1. The language of each file of the module, and of the other producers' files: the status bar
+    //    shows its name, the code editor's DOM node its id (the model's languageId).
+    const editorLanguage = () => page.locator(".editor-group-container.active .editor-instance[data-mode-id]")
+      .first().getAttribute("data-mode-id", { timeout: 2000 }).catch(() => "");
     for (const [file, language] of LANGUAGES) {
       await openFile(page, file);
+      const name = LANGUAGE_NAMES[language];
       const shown = await until(`the status bar language of ${file}`, async () => {
         const text = await statusText(page, "status.editor.mode");
-        return text === language ? text : undefined;
+        return text === name && (await editorLanguage()) === language ? text : undefined;
       }, 15_000).catch(async () => {
-        throw new Failure(`${file} opened as "${await statusText(page, "status.editor.mode")}", expected "${language}"`);
+        throw new Failure(`${file} opened as "${await statusText(page, "status.editor.mode")}" ` +
+          `(language id ${await editorLanguage()}), expected "${name}" (${language})`);
       });
-      log(`language of ${file}: ${shown}`);
+      log(`language of ${file}: ${shown} (${language})`);
     }
 
     // 2. Hover on the instruction name where it is defined.
-    await openFile(page, HLO_FILE);
-    await goToLine(page, definitionLine + 1);
-    const name = await nameOnLine(page, DEFINITION, NAME);
-    const hover = page.locator(".monaco-hover:not(.hidden)");
-    const text = await until(`a hover on ${NAME} that shows ${JSON.stringify(HOVER_TEXTS)}`, async () => {
-      // (Re)hover: the first hover can come before the server has read the dump.
-      await page.mouse.move(5, 5);
-      await name.hover({ position: { x: 10, y: 5 }, timeout: 5000 });
-      try {
-        await hover.filter({ hasText: HOVER_TEXTS[0] }).first().waitFor({ timeout: 4000 });
-      } catch {
-        return undefined;
-      }
-      const shown = normalize(await hover.first().innerText());
-      return HOVER_TEXTS.every((expected) => shown.includes(expected)) ? shown : undefined;
-    }, WAIT).catch(async (error) => {
-      const shown = await hover.first().innerText({ timeout: 1000 }).catch(() => "(no hover)");
-      throw new Failure(`${error.message}\nthe hover shows: ${JSON.stringify(normalize(shown))}`);
-    });
-    log("hover text:\n    " + text.split("\n").join("\n    "));
-    // Let the hover's fade-in animation finish before the screenshot.
-    await page.waitForFunction(() => {
-      const shown = document.querySelector(".monaco-hover:not(.hidden)");
-      return shown && shown.getAnimations({ subtree: true }).every((animation) => animation.playState !== "running");
-    }, null, { timeout: 5000 }).catch(() => undefined);
-    await page.waitForTimeout(500);
-    const screenshot = path.join(args.out, "vscode-hover.png");
-    await page.screenshot({ path: screenshot });
-    log(`screenshot: ${screenshot}`);
+    await hoverOn(page, HLO_FILE, definitionLine, DEFINITION, NAME, HOVER_TEXTS, "vscode-hover.png");
 
     // 3. Go to definition (F12) from the use of the name on the next line.
     await page.keyboard.press("Escape");
@@ -275,7 +331,14 @@ async function main() {
     });
     log(`memory timeline of ${NO_TIMELINE_FILE}: ${normalize(await why.innerText()).slice(0, 80)}…`);
 
-    // 6. A server that cannot start: set hlo.server.path to a missing file in the Settings editor (Remote
+    // 6. Hover on an instruction of the TPU module after codegen: its memory, from the compilation's
+    //    buffer assignment (written for the module after optimizations, whose names it keeps). In one editor
+    //    group again (the timeline panels opened beside), for the screenshot.
+    await runCommand(page, "View: Close All Editor Groups");
+    await hoverOn(page, TPU_FILE, tpuLine, TPU_DEFINITION, TPU_NAME, TPU_HOVER_TEXTS, "vscode-tpu-hover.png",
+      `**${TPU_NAME}**`);
+
+    // 7. A server that cannot start: set hlo.server.path to a missing file in the Settings editor (Remote
     //    tab: code-server is a remote window, where machine-overridable settings live); the change
     //    restarts the server, and the error says why and how to install it. Its Open Settings button
     //    shows the hlo.server settings; HLO: Show Server Output shows the client's log.
@@ -327,6 +390,10 @@ async function main() {
         throw new Failure("HLO: Show Server Output did not show the client's log");
       });
     log("HLO: Show Server Output shows the log");
+
+    // 8. The language of every bundled file, and of the made-up names, through the helper extension (with
+    //    the server stopped by step 7: it would read every module opened).
+    await languageOfEveryFile(page, work, probe);
     log("PASS");
     if (process.env.E2E_DEBUG) {
       copyLogs(userData);
@@ -363,6 +430,7 @@ function settings() {
     "git.enabled": false,
     "editor.hover.delay": 200,
     "editor.minimap.enabled": false,
+    "explorer.autoReveal": false, // the explorer keeps the copied producers' folders closed
     "window.restoreWindows": "none",
     ...(process.env.E2E_DEBUG ? { "hlo.trace.server": "messages" } : {}),
   };
@@ -402,6 +470,117 @@ async function openFile(page, file) {
     return true;
   }, WAIT);
   await page.locator(".editor-instance .monaco-editor .view-lines").first().waitFor({ timeout: WAIT });
+}
+
+/** Opens `file` at `line` (0-based) and hovers the name `name` on it (the line starts like `lineText`) until
+ * the hover shows each of `texts`, and `title` (Markdown `**name**`) in bold when given; then a screenshot
+ * to <out>/`screenshot`. */
+async function hoverOn(page, file, line, lineText, name, texts, screenshot, title) {
+  await openFile(page, file);
+  await goToLine(page, line + 1);
+  const token = await nameOnLine(page, lineText, name);
+  const hover = page.locator(".monaco-hover:not(.hidden)");
+  const bold = title && title.replace(/^\*\*(.*)\*\*$/, "$1"); // what VS Code renders in <strong>
+  const wanted = JSON.stringify(title ? [title, ...texts] : texts);
+  const text = await until(`a hover on ${name} that shows ${wanted}`, async () => {
+    // (Re)hover: the first hover can come before the server has read the dump.
+    await page.mouse.move(5, 5);
+    await token.hover({ position: { x: 10, y: 5 }, timeout: 5000 });
+    try {
+      await hover.filter({ hasText: texts[0] }).first().waitFor({ timeout: 4000 });
+    } catch {
+      return undefined;
+    }
+    const shown = normalize(await hover.first().innerText());
+    const titled = !title || (await hover.first().locator("strong").allInnerTexts()).map(normalize).includes(bold);
+    return titled && texts.every((expected) => shown.includes(expected)) ? shown : undefined;
+  }, WAIT).catch(async (error) => {
+    const shown = await hover.first().innerText({ timeout: 1000 }).catch(() => "(no hover)");
+    throw new Failure(`${error.message}\nthe hover shows: ${JSON.stringify(normalize(shown))}`);
+  });
+  log(`hover on ${name} in ${file}:\n    ` + text.split("\n").join("\n    "));
+  // Let the hover's fade-in animation finish before the screenshot.
+  await page.waitForFunction(() => {
+    const shown = document.querySelector(".monaco-hover:not(.hidden)");
+    return shown && shown.getAnimations({ subtree: true }).every((animation) => animation.playState !== "running");
+  }, null, { timeout: 5000 }).catch(() => undefined);
+  await page.waitForTimeout(500);
+  const shot = path.join(args.out, screenshot);
+  await page.screenshot({ path: shot });
+  log(`screenshot: ${shot}`);
+}
+
+/** Step 8: the language VS Code gives every file of tests/data (and ../shared/producers, ../shared/corpus),
+ * against the kind the server's detect_kind gives it, and that of the made-up names. The helper extension's
+ * command opens each file with workspace.openTextDocument (VS Code picks the language as for an editor:
+ * settings, then the registered file names, patterns and extensions, then first lines) and writes the
+ * language ids to <probe>.out. */
+async function languageOfEveryFile(page, work, probe) {
+  const files = [DATA, ...SHARED].flatMap((root) => [...walk(root)]).sort();
+  const kinds = serverKinds(files);
+  const madeUp = path.join(work, "made-up");
+  fs.mkdirSync(madeUp);
+  for (const [name, text] of MADE_UP) {
+    fs.writeFileSync(path.join(madeUp, name), text);
+  }
+  const expected = new Map([
+    ...files.map((file) => [file, LANGUAGE_OF_KIND[kinds[file]] || `neither (${kinds[file]})`]),
+    ...MADE_UP.map(([name, , language]) => [path.join(madeUp, name), language]),
+  ]);
+  fs.writeFileSync(probe, JSON.stringify([...expected.keys()]));
+  await runCommand(page, "HLO e2e: Language of Each File");
+  const languages = await until(`the helper extension to write ${probe}.out`, async () =>
+    fs.existsSync(`${probe}.out`) && JSON.parse(fs.readFileSync(`${probe}.out`, "utf8")), 120_000);
+  const wrong = [];
+  const counts = {};
+  for (const [file, want] of expected) {
+    const got = languages[file];
+    const ok = want.startsWith("neither") ? got !== "hlo" && got !== "hlo-buffers" : got === want;
+    if (!ok) {
+      wrong.push(`${file.startsWith(madeUp) ? `(made up) ${path.basename(file)}` : path.relative(ROOT, file)}: ${got}, expected ${want}`);
+    }
+    counts[got] = (counts[got] || 0) + 1;
+  }
+  if (wrong.length) {
+    throw new Failure(`${wrong.length} of ${expected.size} files open with the wrong language:\n  ${wrong.join("\n  ")}`);
+  }
+  const byKind = {};
+  for (const kind of Object.values(kinds)) {
+    byKind[kind] = (byKind[kind] || 0) + 1;
+  }
+  log(`language of every file of ${[DATA, ...SHARED].map((root) => path.relative(ROOT, root)).join(", ")} ` +
+    `(${files.length}: ${JSON.stringify(byKind)}) and of ${MADE_UP.length} made-up names as the server's kinds say: ` +
+    JSON.stringify(counts));
+}
+
+/** The kind the server's detect_kind gives each file, with the Python of the --server command's environment. */
+function serverKinds(files) {
+  const python = path.join(path.dirname(args.server), "python");
+  const script = `import json, sys
+from pathlib import Path
+from hlo_lsp.parsing.file_kinds import detect_kind
+paths = json.load(sys.stdin)
+print(json.dumps({p: detect_kind(Path(p).name, Path(p).read_bytes()[:65536].decode("utf-8", "replace")).value
+                  for p in paths}))`;
+  const result = childProcess.spawnSync(python, ["-c", script], { input: JSON.stringify(files), encoding: "utf8",
+    timeout: WAIT, maxBuffer: 64 << 20 });
+  if (result.status !== 0) {
+    throw new Failure(`${python} could not read the files' kinds (status ${result.status}):\n${result.stderr}`);
+  }
+  return JSON.parse(result.stdout);
+}
+
+/** Packages the helper extension language-probe/ into a .vsix in `work`, with the extension's own vsce. */
+function packageProbe(work) {
+  const vsix = path.join(work, "language-probe.vsix");
+  const vsce = path.join(__dirname, "..", "..", "node_modules", ".bin", "vsce");
+  const packaged = childProcess.spawnSync(vsce,
+    ["package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "--out", vsix],
+    { cwd: path.join(__dirname, "language-probe"), encoding: "utf8", timeout: WAIT });
+  if (packaged.status !== 0 || !fs.existsSync(vsix)) {
+    throw new Failure(`vsce package of language-probe failed (status ${packaged.status}):\n${packaged.stdout}${packaged.stderr}`);
+  }
+  return vsix;
 }
 
 /** Runs a command from the Command Palette (F1), by its title. */
@@ -573,10 +752,10 @@ function* walk(dir) {
   }
 }
 
-function lineOf(lines, prefix) {
+function lineOf(lines, prefix, file = HLO_FILE) {
   const index = lines.findIndex((line) => line.startsWith(prefix));
   if (index < 0) {
-    throw new Failure(`no line starting with ${JSON.stringify(prefix)} in ${HLO_FILE}`);
+    throw new Failure(`no line starting with ${JSON.stringify(prefix)} in ${file}`);
   }
   return index;
 }
