@@ -6,7 +6,7 @@ import re
 import shutil
 from pathlib import Path
 
-from conftest import COMBINED_MLP, GPU_HLO_SEED, GPU_SEED, SPLIT_MLP, TPU_SEED, module_of
+from conftest import COMBINED_MLP, DATA, GPU_HLO_SEED, GPU_SEED, HANDWRITTEN, PRODUCERS, SPLIT_MLP, TPU_SEED, module_of
 from hlo_lsp.features.hover import hover, module_free_hover
 from hlo_lsp.features.targets import target_at
 from hlo_lsp.features.types import Target
@@ -399,3 +399,43 @@ def test_every_name_in_the_bundled_dumps_hovers_without_error() -> None:
                 target = target_at(document, Position(line, ref.start))
                 if target is not None:
                     hover(module, target)
+
+
+# ---- other producers: element types, host offload, framework ops ------------------------------------
+
+LOWP_OUTPUTS = DATA / "jax-0.10.2" / "lowp_outputs" / "module_0004.jit_quantize.cpu_after_optimizations"
+TORCH_DEBUG = (PRODUCERS / "torch-xla-2.9.0" / "mlp_hlo_debug"
+               / "module_0003.SyncTensorsGraph.175.cpu_after_optimizations")
+
+
+def test_values_of_new_element_types_have_the_sizes_xla_allocated() -> None:
+    """f8e4m3fn, f8e5m2, f8e4m3b11fnuz take a byte an element; s4/u4 and s2/u2 pack with E(4) and E(2)."""
+    allocations = Path(f"{LOWP_OUTPUTS}-buffer-assignment.txt").read_text()
+    printed = re.findall(r"^ value: <\d+ ([\w.]+) @0> \(size=(\d+),offset=0\): ((?:f8|[su][24])\w*\[64,128\]\S*)$",
+                         allocations, re.MULTILINE)
+    assert {shape.split("[")[0] for _, _, shape in printed} == {
+        "f8e4m3fn", "f8e5m2", "f8e4m3b11fnuz", "s4", "u4", "s2", "u2"}
+    module = module_of(Path(f"{LOWP_OUTPUTS}.txt"))
+    for name, size, shape in printed:
+        markdown = hover_text(Path(f"{LOWP_OUTPUTS}.txt"), f"%{name} = ", 1, module)
+        assert markdown is not None and markdown.startswith(f"**{name}** = `{shape}`")
+        assert f"- {sizes(int(size)) if int(size) >= 1024 else size + ' bytes'} in allocation" in markdown
+        assert hover_text(Path(f"{LOWP_OUTPUTS}.txt"), f"%{name} = {shape}", len(name) + 5, module).split(
+            "\n")[1] == f"- dense: {sizes(int(size))}"  # the shape's own hover: the same bytes
+
+
+def test_a_copy_to_host_memory_and_back() -> None:
+    path = HANDWRITTEN.parent / "host_offload.hlo"
+    assert hover_text(path, "%offloaded =", 1) == (
+        "**offloaded** = `f32[1024,256]{1,0:S(5)}` copy-done\n\n"
+        "copies 1,048,576 bytes (1.00MiB) from the default space to host memory (started by `to-host`)")
+    assert hover_text(path, "%reloaded =", 1) == (
+        "**reloaded** = `f32[1024,256]{1,0}` copy-done\n\n"
+        "copies 1,048,576 bytes (1.00MiB) from host memory to the default space (started by `to-device`)")
+
+
+def test_pytorch_xla_op_type_is_the_framework_op() -> None:
+    hlo = Path(f"{TORCH_DEBUG}.txt")
+    assert 'metadata={op_type="aten__mm" op_name="aten__mm"}' in hlo.read_text()
+    markdown = hover_text(hlo, "%dot.150 =", 1)
+    assert markdown is not None and markdown.endswith("- framework op `aten::mm`\n- op_name `aten__mm`")

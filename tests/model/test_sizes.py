@@ -37,6 +37,7 @@ def is_tpu(module: ModuleDump) -> bool:
 def test_every_bundled_buffer_assignment_is_measured():
     assert sorted(name_of(module) for module in MODULES) == [
         "jax-0.10.2/control_flow/module_0000.jit_f.cpu_after_optimizations",
+        "jax-0.10.2/lowp_outputs/module_0004.jit_quantize.cpu_after_optimizations",
         "jax-0.10.2/mlp3/module_0000.jit_mlp.cpu_after_optimizations",
         "jax-0.10.2/tiny_add/module_0000.jit__lambda.cpu_after_optimizations",
         "jax-0.10.2/tiny_add/module_0002.jit__lambda.cpu_after_optimizations",

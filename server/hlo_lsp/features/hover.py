@@ -132,7 +132,8 @@ def _instruction_markdown(views: _Views, name: str, near_line: int | None = None
     title = f"**{name}**" + (f" = `{_clip(defined.shape)}` {defined.opcode}".rstrip() if defined else "")
     origin = _origin_lines(defined) if defined else []
     memory = _memory_sections(views, name, defined, values) if views.buffers is not None else []
-    return "\n\n".join([title, *memory, *(["\n".join(origin)] if origin else [])])
+    moved = _copy_text(views, name, defined)
+    return "\n\n".join([title, *memory, *([moved] if moved else []), *(["\n".join(origin)] if origin else [])])
 
 
 def _memory_sections(views: _Views, name: str, defined: _Defined | None, values: list[BufferValue]) -> list[str]:
@@ -155,8 +156,7 @@ def _memory_sections(views: _Views, name: str, defined: _Defined | None, values:
         sections.append("\n".join([heading, *value_facts(buffers, value, peak, spaces)]))
     if len(values) > _MAX_VALUES:
         sections.append(f"… and {len(values) - _MAX_VALUES} more values")
-    moved = _copy_text(views, name, defined)
-    return sections + ([moved] if moved else [])
+    return sections
 
 
 def _holds_text(held: list[BufferValue]) -> str:
@@ -190,10 +190,14 @@ def _operand_start(hlo: HloModule, name: str) -> str | None:
 
 
 def _space_name(spaces: MemorySpaces | None, shape: ArrayShape) -> str:
-    color = shape.layout.memory_space if shape.layout is not None and shape.layout.memory_space else DEFAULT_COLOR
-    if spaces is not None:
-        return space_text(spaces[color])
-    return "host memory" if color == HOST_COLOR else space_text(unnamed_space(color))
+    """The space a layout's `S(n)` names; an `S(5)` no report names is host memory (where XLA offloads
+    to the host on GPU; TPU, whose layouts are tiled, has its cmem there)."""
+    layout = shape.layout
+    color = layout.memory_space if layout is not None and layout.memory_space else DEFAULT_COLOR
+    space = spaces[color] if spaces is not None else unnamed_space(color)
+    if space.place is None and color == HOST_COLOR and not has_tiles(shape):
+        return "host memory"
+    return space_text(space)
 
 
 def _defined_in_hlo(hlo: HloModule, site: InstructionSite) -> _Defined:
