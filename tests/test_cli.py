@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -320,3 +321,30 @@ def test_the_demo_script_runs_through_on_a_tpu_dump_folder() -> None:
     assert [line for line in result.stdout.splitlines() if not line.startswith(" ")] == [
         "module_0000.jit_mm.cl_933746096.after_optimizations", "",
         "module_0005.jit_step.cl_933746096.after_optimizations", ""]
+
+
+def test_memory_json_of_a_tpu_module_names_every_space_with_the_reports_totals(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, _ = run(capsys, "memory", f"{TPU_MATMUL}.txt", "--format", "json")
+    (answer,) = json.loads("\n".join(lines))
+    report = Path(f"{TPU_MATMUL}-memory-usage-report.txt").read_text()
+    printed = [(name, int(color), int(total)) for name, color, total in
+               re.findall(r"^Memory Space: (\S+) \(color=(\d+)\)\nTotal bytes: (\d+) ", report, re.MULTILINE)]
+    assert code == 0 and printed == [("default", 0, 919_552), ("vmem", 1, 786_432), ("smem", 2, 4)]
+    assert [(space["name"], space["color"], space["allocated"]["bytes"]) for space in answer["spaces"]] == printed
+    assert [space["reportedBytes"] for space in answer["spaces"]] == [total for _, _, total in printed]
+    assert [(space["peak"]["time"], space["peak"]["bytes"]) for space in answer["spaces"]] == [
+        (5, 917_504), (4, 786_432), (1, 4)]
+    assert answer["space"] == {"name": "default", "color": 0} and answer["peak"]["bytes"] == 917_504
+    breakdown = Path(f"{TPU_MATMUL}-live-range.txt").read_text()
+    assert "Stack trace breakdown for peak usage: 1 179 648 bytes" in breakdown
+    assert (answer["combinedPeak"]["time"], answer["combinedPeak"]["bytes"]) == (5, 1_179_648)
+
+
+def test_memory_of_another_space(capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, _ = run(capsys, "memory", f"{TPU_MATMUL}.txt", "--space", "vmem", "--top", "2")
+    assert code == 0
+    assert "  peak (memory space vmem): 786,432 bytes (768.0KiB) live at schedule step 4 (fusion), 2 buffers" in lines
+    code, lines, err = run(capsys, "memory", f"{TPU_MATMUL}.txt", "--space", "hbm")
+    assert code == 1 and lines == []
+    assert err == f"{TPU_MATMUL.name}: no memory space 'hbm' (it has default, vmem, smem)\n"

@@ -27,7 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             return _check(args.paths, args.format)
         if args.command == "memory":
-            return _memory(args.paths, args.top, args.svg, args.format)
+            return _memory(args.paths, args.top, args.svg, args.format, args.space)
         return _serve(args.tcp)
     except KeyboardInterrupt:
         return 130
@@ -48,6 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     memory.add_argument("--svg", metavar="OUT.svg",
                         help="write the memory timeline picture (several modules: OUT.<module>.svg)")
     memory.add_argument("--format", choices=("text", "json"), default="text")
+    memory.add_argument("--space", metavar="NAME",
+                        help="the memory space to report (as the memory-usage report names it: vmem, smem, ...; "
+                             "default: the default space)")
     serve = commands.add_parser("serve", help="run the language server over stdio (the default)")
     for command_parser in (parser, serve):
         command_parser.add_argument("--tcp", metavar="HOST:PORT", help="serve over TCP instead of stdio (debugging)")
@@ -109,7 +112,7 @@ def _problem_json(problem: Problem) -> dict[str, object]:
     }
 
 
-def _memory(paths: list[str], top: int, svg: str | None, output: str) -> int:
+def _memory(paths: list[str], top: int, svg: str | None, output: str, space: str | None = None) -> int:
     loaded = load(paths)
     for problem in loaded.problems:
         if problem.severity is not Severity.INFO:  # a side file named among the dump's files is no news here
@@ -120,7 +123,13 @@ def _memory(paths: list[str], top: int, svg: str | None, output: str) -> int:
         return 1
     answers, failed = [], False
     for module in modules:
-        report = memory_report(module)
+        color = _space_color(module, space)
+        if color is None:
+            names = ", ".join(known.name for known in module.memory_spaces)
+            print(f"{os.path.basename(module.stem)}: no memory space {space!r} (it has {names})", file=sys.stderr)
+            failed = True
+            continue
+        report = memory_report(module, color=color)
         picture = None
         if svg and report is None:
             print(f"{os.path.basename(module.stem)}: no timeline (no live-range section, or shapes missing)",
@@ -136,6 +145,13 @@ def _memory(paths: list[str], top: int, svg: str | None, output: str) -> int:
         json.dump(answers, sys.stdout, indent=1)
         sys.stdout.write("\n")
     return 1 if failed else 0
+
+
+def _space_color(module: ModuleDump, name: str | None) -> int | None:
+    """The color of the memory space `name` (None: the default space's, 0), or None when it has none."""
+    if name is None:
+        return 0
+    return next((space.color for space in module.memory_spaces if name in (space.name, str(space.color))), None)
 
 
 def _write_svg(report: MemoryReport, svg: str, modules: int) -> str | None:
@@ -216,8 +232,9 @@ def _print_spaces(report: MemoryReport) -> None:
         summary = memory.summary
         peak = (f"peak {byte_text(summary.peak_bytes or 0)} at schedule step {summary.peak_time} "
                 f"({summary.peak_instruction or '?'})" if summary.peak_time is not None else "no live range")
+        padding = f", padding {byte_text(summary.padding)}" if summary.padding else ""
         print(f"    {memory.space.name} (color {memory.space.color}): {byte_text(summary.total_bytes or 0)} in "
-              f"{summary.allocation_count} allocations, {peak}")
+              f"{summary.allocation_count} allocations, {peak}{padding}")
     combined = report.combined
     if combined is not None and combined.peak_bytes is not None:
         print(f"  every space counted, as XLA prints its peak: {byte_text(combined.peak_bytes)} at schedule step "

@@ -17,7 +17,7 @@ from lsp_helpers import column_of, negotiated_encoding, open_file
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from conftest import CLIENTS, SERVER, SPLIT_MLP, TPU_SEED, copy_module
+from conftest import CLIENTS, SERVER, SPLIT_MLP, TPU_MATMUL, TPU_SEED, copy_module
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -136,3 +136,13 @@ async def test_no_live_ranges_no_timeline(client: LanguageClient, tmp_path_facto
 async def test_a_call_without_a_uri_is_an_error(client: LanguageClient) -> None:
     with pytest.raises(Exception, match="URI"):
         await memory_timeline(client, 42)
+
+
+async def test_the_timeline_of_another_memory_space(client: LanguageClient) -> None:
+    uri = open_file(client, Path(f"{TPU_MATMUL}.txt"))
+    answer = await memory_timeline(client, {"uri": uri, "space": "vmem"})
+    assert answer["space"] == {"name": "vmem", "color": 1}
+    assert (answer["peak"]["time"], answer["peak"]["bytes"]) == (4, 786_432)
+    assert [buffer["label"] for buffer in answer["buffers"]] == ["copy-start{0}", "fusion{}"]
+    assert "memory space vmem" in answer["svg"]
+    assert await memory_timeline(client, {"uri": uri, "space": "hbm"}) is None

@@ -111,15 +111,29 @@ class _Chart:
     def heading(self) -> list[str]:
         summary = self.timeline.summary
         peak = summary.peak_bytes or 0
-        lines = [_text(8, 22, f"Memory over program order: {self.report.name}", font_size="15",
+        space = f", memory space {self.report.space.name}" if self.report.several_spaces else ""
+        lines = [_text(8, 22, f"Memory over program order: {self.report.name}{space}", font_size="15",
                        font_weight="bold", fill=INK),
                  _text(8, 40, f"peak {human_bytes(peak)} ({peak:,} bytes) at t={summary.peak_time}"
                        + (f" ({summary.peak_instruction})" if summary.peak_instruction else "")
                        + f" in {len(summary.buffers_at_peak)} buffers" + self._allocated_text(), fill=INK)]
+        notes = self._other_spaces()
         if summary.whole_instruction_sizes:
-            lines.append(_text(8, 56, "sizes as this XLA's peak list counts them: a live tuple element counts "
-                                      "as its whole tuple instruction", fill=HIGHEST_COLOUR))
+            notes.append("sizes as this XLA's peak list counts them: a live tuple element counts as its whole "
+                         "tuple instruction")
+        lines += [_text(8, 56 + 14 * number, note, fill=HIGHEST_COLOUR) for number, note in enumerate(notes[:2])]
         return lines + self._peak_split()
+
+    def _other_spaces(self) -> list[str]:
+        """The peaks of the module's other memory spaces, and the one XLA prints of them all."""
+        report = self.report
+        if report.combined is None:
+            return []
+        others = [f"{memory.space.name} {human_bytes(memory.summary.peak_bytes or 0)} at t={memory.summary.peak_time}"
+                  for memory in report.spaces if memory.space != report.space and memory.summary.peak_time is not None]
+        combined = report.combined
+        return [f"peaks of the other spaces: {', '.join(others) or 'none'}; every space counted, as XLA prints its "
+                f"peak: {human_bytes(combined.peak_bytes or 0)} at t={combined.peak_time}"]
 
     def _allocated_text(self) -> str:
         summary = self.timeline.summary

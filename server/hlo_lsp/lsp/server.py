@@ -605,16 +605,23 @@ MEMORY_TIMELINE = "hlo.memoryTimeline"
 
 @server.command(MEMORY_TIMELINE)
 async def memory_timeline(ls: HloLanguageServer, *arguments: Any) -> dict[str, object] | None:
-    """Argument: the URI of any file of a module (or `{"uri": ...}`). Answer: the peak, the buffers
-    live at it with the URI and range of their instruction, usage over the schedule, fragmentation
-    and the SVG picture (features/memory_timeline.py); null when the module has no live ranges."""
+    """Argument: the URI of any file of a module (or `{"uri": ..., "space": "vmem"}`: a memory space by
+    name or color, default the default space). Answer: the peak, the buffers live at it with the URI and
+    range of their instruction, usage over the schedule, fragmentation, every space's figures and the SVG
+    picture (features/memory_timeline.py); null when the module has no live ranges or no such space."""
     first = arguments[0] if arguments else None
     uri = first.get("uri") if isinstance(first, dict) else first
+    space = first.get("space") if isinstance(first, dict) else None
     if not isinstance(uri, str):
         raise JsonRpcInvalidParams(f"{MEMORY_TIMELINE} takes the URI of a dump file, not {first!r}")
 
     def answer(module: ModuleDump, document: Document) -> dict[str, object] | None:
-        report = memory_report(module)
+        color = next((known.color for known in module.memory_spaces if space in (known.name, known.color)),
+                     None) if space is not None else None
+        if space is not None and color is None:
+            log.info("%s: no memory space %r in the module of %s", MEMORY_TIMELINE, space, uri)
+            return None
+        report = memory_report(module, color=color)
         if report is None:
             log.info("%s: no live ranges (or an unknown shape) in the module of %s", MEMORY_TIMELINE, uri)
             return None
