@@ -18,18 +18,12 @@ from hlo_lsp.model.document import Document
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.model.memory_spaces import MemorySpaces, memory_spaces
-from hlo_lsp.parsing.file_kinds import COMPANION_SUFFIXES, FileKind, dump_name
+from hlo_lsp.parsing.file_kinds import COMPANION_SUFFIXES, FileKind, dump_name, without_suffix
 
 
 def module_stem(path: str) -> str:
     """The path with its companion suffix (or `.txt` / `.hlo`) removed."""
-    for suffix, _ in COMPANION_SUFFIXES:
-        if path.endswith(suffix):
-            return path[: -len(suffix)]
-    for suffix in (".hlo.txt", ".txt", ".hlo"):
-        if path.endswith(suffix):
-            return path[: -len(suffix)]
-    return path
+    return without_suffix(path)
 
 
 def compilation_key(path: str) -> str:

@@ -89,7 +89,7 @@ class DumpName:
 
 def dump_name(file_name: str) -> DumpName | None:
     """`file_name` (a base name) read as XLA names dump files; None when it is not named so."""
-    stem = _without_suffix(file_name)
+    stem = without_suffix(file_name)
     prefix = _MODULE_PREFIX.match(stem)
     if prefix is None or (prefix.end() < len(stem) and stem[prefix.end()] != "."):
         return None
@@ -106,7 +106,8 @@ def _component_starts(rest: str) -> list[int]:
     return [index + 1 for index, char in enumerate(rest) if char == "."]
 
 
-def _without_suffix(file_name: str) -> str:
+def without_suffix(file_name: str) -> str:
+    """The name (or path) without its companion suffix, `.txt` or `.hlo`: the stem its module's files share."""
     for suffix, _ in COMPANION_SUFFIXES:
         if file_name.endswith(suffix):
             return file_name[: -len(suffix)]

@@ -59,6 +59,17 @@ function M.run(body)
   end
 end
 
+--- The floating windows open now (a hover shows in one).
+function M.floats()
+  local found = {}
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(win).relative ~= '' then
+      found[#found + 1] = win
+    end
+  end
+  return found
+end
+
 --- Loads the plugin as a user's Neovim would with it on 'runtimepath' (-u NONE loads nothing).
 function M.load_plugin()
   vim.cmd('filetype plugin on') -- reads ftdetect/ from 'runtimepath'

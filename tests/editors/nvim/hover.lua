@@ -19,15 +19,7 @@ t.run(function()
     return client ~= nil and client.initialized
   end, 20000)
 
-  local function floats()
-    local found = {}
-    for _, win in ipairs(vim.api.nvim_list_wins()) do
-      if vim.api.nvim_win_get_config(win).relative ~= '' then
-        found[#found + 1] = win
-      end
-    end
-    return found
-  end
+  local floats = t.floats
   vim.api.nvim_win_set_cursor(0, spec.cursor)
   vim.lsp.buf.hover()
   wait_for('the hover float', function() return #floats() > 0 end)

@@ -20,15 +20,7 @@ local function open(path, filetype)
   return bufnr
 end
 
-local function floats()
-  local found = {}
-  for _, win in ipairs(vim.api.nvim_list_wins()) do
-    if vim.api.nvim_win_get_config(win).relative ~= '' then
-      found[#found + 1] = win
-    end
-  end
-  return found
-end
+local floats = t.floats
 
 local function basename(path)
   return vim.fn.fnamemodify(path, ':t')
