@@ -6,11 +6,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from lsp_helpers import edit_and_check, open_and_check, position_of
+from lsp_helpers import all_diagnostics, close_file, edit_and_check, open_and_check, open_file, position_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from conftest import DATA, SPLIT_MLP
+from conftest import DATA, SPLIT_CONTROL_FLOW, SPLIT_MLP, copy_module
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -69,3 +69,30 @@ async def test_no_diagnostics_on_untouched_real_dumps(client: LanguageClient, mo
 async def test_no_diagnostics_on_the_seeds(client: LanguageClient) -> None:
     for path in sorted((DATA / "seeds").glob("*.txt")):
         assert await open_and_check(client, path) == [], path.name
+
+
+async def test_a_module_that_stops_pairing_keeps_its_problems_when_its_buffer_assignment_opens(
+        client: LanguageClient, tmp_path: Path) -> None:
+    """An HLO file whose names are no longer those its buffer assignment names (here: another module's
+    text, with a mis-typed `}`) does not pair with it: each side is checked on its own, and the HLO
+    file's problems stay published (they vanished when the buffer assignment was opened)."""
+    stem = copy_module(SPLIT, tmp_path)
+    hlo = Path(f"{stem}.txt")
+    lines = Path(f"{SPLIT_CONTROL_FLOW}.txt").read_text().split("\n")
+    closing = next(number for number, text in enumerate(lines) if text == "}")
+    lines[closing] = "]"
+    hlo.write_text("\n".join(lines[1:]))  # and the HloModule line deleted
+    alone = await open_and_check(client, hlo)
+    assert alone and all(d.severity == types.DiagnosticSeverity.Error for d in alone)
+    ba = Path(f"{stem}-buffer-assignment.txt")
+    client.diagnostics.pop(hlo.as_uri(), None)
+    open_file(client, ba)
+    both = await all_diagnostics(client, [hlo.as_uri(), ba.as_uri()])
+    assert sorted(key(d) for d in both[hlo.as_uri()]) == sorted(key(d) for d in alone)
+    assert [d.code for d in both[ba.as_uri()]] == []  # its names are its own module's: nothing to say
+    close_file(client, hlo)
+    close_file(client, ba)
+
+
+def key(diagnostic: types.Diagnostic) -> tuple[int, int, str, str]:
+    return diagnostic.range.start.line, diagnostic.range.start.character, str(diagnostic.code), diagnostic.message

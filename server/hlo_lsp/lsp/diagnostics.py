@@ -78,28 +78,39 @@ class DiagnosticsPublisher:
         if checked is None:
             progress.end("closed")
             return
-        module, problems = checked
+        modules, problems = checked
         progress.end(f"{len(problems)} problem(s)")
-        if await self._server.in_worker(self._server.store.module_of, source) is not module:
+        if await self._server.in_worker(self._server.store.checked_modules, source) != modules:
             return  # an edit made this module stale; its own check is scheduled
-        self._publish(module, problems)
+        self._publish(modules, problems)
 
-    def _check(self, source: str, report: Callable[[float], None]) -> tuple[ModuleDump, list[Problem]] | None:
-        """In a worker thread: the module (built here when it is new: seconds at 40 MB) and its problems."""
-        module = self._server.store.module_of(source)
-        return (module, check_module(module.checked_part(), report)) if module is not None else None
+    def _check(self, source: str, report: Callable[[float], None]
+               ) -> tuple[tuple[ModuleDump, ...], list[Problem]] | None:
+        """In a worker thread: the module (built here when it is new: seconds at 40 MB), or its two sides
+        when its files come from two compilations, and their problems."""
+        modules = self._server.store.checked_modules(source)
+        if not modules:
+            return None
+        problems: list[Problem] = []
+        for number, module in enumerate(modules):
+            def part(done: float, number: int = number) -> None:
+                report((number + done) / len(modules))
 
-    def _publish(self, module: ModuleDump, problems: list[Problem]) -> None:
+            problems.extend(check_module(module.checked_part(), part))
+        return modules, problems
+
+    def _publish(self, modules: tuple[ModuleDump, ...], problems: list[Problem]) -> None:
         by_source: dict[str, list[Problem]] = defaultdict(list)
-        sources = {document.source for document in module.own_documents()}
+        sources = {document.source for module in modules for document in module.own_documents()}
         fallback = next((s for s in sources if self._server.store.is_open(s)), None)
         for problem in problems:
             by_source[problem.source if problem.source in sources else fallback or problem.source].append(problem)
-        targets = sources | self._published[module.stem]
-        self._published[module.stem] = sources
+        stem = modules[0].stem
+        targets = sources | self._published[stem]
+        self._published[stem] = sources
         for source in targets:
             self._send(source, by_source.get(source, []))
-        log.info("%s: %d problem(s) in %d file(s)", module.stem, len(problems), len(sources))
+        log.info("%s: %d problem(s) in %d file(s)", stem, len(problems), len(sources))
 
     def _send(self, source: str, problems: list[Problem]) -> None:
         server = self._server

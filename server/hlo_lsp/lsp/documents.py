@@ -149,9 +149,23 @@ class DocumentStore:
 
     def module_with(self, document: Document) -> ModuleDump:
         """The module of `document` (the version a request was made against), with its companions."""
+        return self._built(document)[0 if document.kind is FileKind.HLO_MODULE else 1]
+
+    def checked_modules(self, source: str) -> tuple[ModuleDump, ...]:
+        """What a check of the module of `source` covers: the module, or, when its HLO file and its
+        buffer assignment come from two compilations, each side on its own (each file's problems
+        are published whatever the pairing decides)."""
+        document = self.document(source)
+        if document is None:
+            return ()
+        hlo_side, buffers_side = self._built(document)
+        return (hlo_side,) if hlo_side is buffers_side else (hlo_side, buffers_side)
+
+    def _built(self, document: Document) -> tuple[ModuleDump, ModuleDump]:
+        """The module of `document` as seen from its HLO file and from its buffer-assignment files."""
         stem = module_stem(document.source)
         with self._building.setdefault(stem, threading.Lock()):
-            return self._module(stem, self._companions(document), document.kind)
+            return self._module(stem, self._companions(document))
 
     def glance(self, document: Document) -> ModuleGlance | None:
         """A glance at the module of `document` while the module is not built yet (None once it is,
@@ -181,7 +195,7 @@ class DocumentStore:
                         documents[kind] = companion
         return documents
 
-    def _module(self, stem: str, documents: dict[FileKind, Document], anchor: FileKind) -> ModuleDump:
+    def _module(self, stem: str, documents: dict[FileKind, Document]) -> tuple[ModuleDump, ModuleDump]:
         key = tuple(id(documents[kind]) for kind in sorted(documents, key=lambda k: k.value))
         cached = self._modules.get(stem)
         if cached is None or cached[0] != key:
@@ -195,8 +209,7 @@ class DocumentStore:
                 self._modules[stem] = built
                 self._glances.pop(stem, None)
             cached = built
-        hlo_side, buffers_side = cached[2]
-        return hlo_side if anchor is FileKind.HLO_MODULE else buffers_side
+        return cached[2]
 
     def _worth_keeping(self, documents: dict[FileKind, Document]) -> bool:
         """Whether a module just built is kept for the next request: not when it was asked for an
