@@ -2,10 +2,11 @@
 
     .venv/bin/python benchmarks/fuzz_long.py --mutants 100000 [--workers 2] [--seed N]
 
-Mutates the dumps of tests/data and the small and medium files of ../shared/corpus
-(when present) with tests/fuzz/mutations.py and runs each mutant through
-tests/fuzz/harness.py: loading, every check, every IDE feature at random
-positions, an incremental edit, and (every 10th mutant) the CLI. Mutant number n
+Mutates the dumps of tests/data and the small and medium files of ../shared/corpus and
+../shared/producers (when present; TPU, TensorFlow, PyTorch/XLA and flax) with
+tests/fuzz/mutations.py and runs each mutant through tests/fuzz/harness.py: loading, every
+check, every IDE feature at random positions, a TPU stage with the companions it borrows, an
+incremental edit, and (every 10th mutant) the CLI. Mutant number n
 is seeded by (seed, n), so `--start n --mutants 1` replays one.
 """
 
@@ -37,8 +38,9 @@ _groups: list[tuple[str, dict[str, bytes]]] = []
 
 def sources() -> list[tuple[str, dict[str, bytes]]]:
     found = module_groups(DATA, MEDIUM)
-    if CORPUS.is_dir():
-        found += module_groups(CORPUS, MEDIUM)
+    for shared in (CORPUS, CORPUS.parent / "producers"):
+        if shared.is_dir():
+            found += module_groups(shared, MEDIUM)
     return found
 
 

@@ -328,6 +328,31 @@ def _exercise(runner: _Runner, folder: Path, rng: random.Random, positions: int,
     if _wanted(operations, "glance"):
         for module in modules:
             _check_glance(runner, module, rng, positions)
+    if _wanted(operations, "stage_view"):
+        for module in modules:
+            _check_stage_view(runner, module, rng, positions)
+
+
+def _check_stage_view(runner: _Runner, module: ModuleDump, rng: random.Random, positions: int) -> None:
+    """An HLO stage written after buffer assignment (TPU's after_codegen) with the companions it borrows,
+    as the server builds it: checked (its own file only), hovered, hinted and lensed."""
+    hlo = module.hlo_document
+    if hlo is None or module.buffer_assignment_documents or not hlo.source:
+        return
+    documents = {kind: document for kind, path in module_files(hlo.source).items() if kind is not hlo.kind
+                 if (document := read_document(path, kind)[0]) is not None}
+    if not documents:
+        return
+    view = ModuleDump(module.stem, {hlo.kind: hlo, **documents}, frozenset(documents))
+    ok, problems = runner.call("stage_view check_module", check_module, view.checked_part())
+    if ok and any(problem.source != hlo.source for problem in problems):
+        runner.fail("invalid", "stage_view check_module", "a problem outside the stage's own file")
+    for position in random_positions(rng, hlo, positions):
+        ok, target = runner.call("stage_view target_at", target_at, hlo, position)
+        if ok and target is not None:
+            runner.call("stage_view hover", hover, view, target)
+    runner.call("stage_view inlay_hints", inlay_hints, view, hlo, Range(Position(0, 0), Position(hlo.line_count, 0)))
+    runner.call("stage_view code_lenses", code_lenses, view, hlo)
 
 
 def _check_glance(runner: _Runner, module: ModuleDump, rng: random.Random, positions: int) -> None:

@@ -310,9 +310,10 @@ def mutate(rng: random.Random, files: dict[str, bytes], origin: str = "", long_m
 
 
 def module_groups(folder: Path, max_bytes: int) -> list[tuple[str, dict[str, bytes]]]:
-    """The dump files under `folder` grouped by module stem (files larger than `max_bytes` left out);
-    every file also on its own, so that a file without companions gets fuzzed too."""
-    from hlo_lsp.model.dump_module import module_stem
+    """The dump files under `folder` grouped by compilation (a TPU compilation's five HLO stages, its
+    companions and its side files together; files larger than `max_bytes` left out); every file also on
+    its own, so that a file without companions gets fuzzed too."""
+    from hlo_lsp.model.dump_module import compilation_key
 
     groups: dict[str, dict[str, bytes]] = {}
     singles = []
@@ -320,7 +321,7 @@ def module_groups(folder: Path, max_bytes: int) -> list[tuple[str, dict[str, byt
         if not path.is_file() or not path.name.endswith((".txt", ".hlo")) or path.stat().st_size > max_bytes:
             continue
         data = path.read_bytes()
-        stem = module_stem(str(path))
+        stem = compilation_key(str(path))
         groups.setdefault(stem, {})[path.name] = data
         singles.append((stem, str(path), {path.name: data}))
     found = list(groups.items())

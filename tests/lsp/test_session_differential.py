@@ -1,0 +1,51 @@
+"""An edited session ends where a fresh open would: random editor sessions over stdio (edits, requests,
+cancels, companions opened and closed) give the diagnostics, hovers and definitions that a fresh server
+gives for the same final texts. HLO_LSP_SESSIONS=N runs N sessions (the long mode); the default runs a
+few, seeded, and the regressions the long mode found, each minimized to the steps it needs."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from editor_sessions import Session, differences, drawn_session, minimized
+
+from conftest import COMBINED_MLP, DATA, SPLIT_MLP, TPU_MATMUL
+
+STEMS = [SPLIT_MLP, COMBINED_MLP, TPU_MATMUL,
+         DATA / "jax-0.10.2" / "tiny_add" / "module_0000.jit__lambda.cpu_after_optimizations"]
+SESSIONS = int(os.environ.get("HLO_LSP_SESSIONS", "6"))
+FIRST_SEED = int(os.environ.get("HLO_LSP_SESSIONS_START", "0"))
+STEPS = int(os.environ.get("HLO_LSP_SESSION_STEPS", "14"))
+
+
+async def fails(session: Session) -> bool:
+    return bool(differences(*await session.run()))
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("seed", range(FIRST_SEED, FIRST_SEED + SESSIONS))
+async def test_an_edited_session_ends_as_a_fresh_server_opens_its_texts(seed: int) -> None:
+    session = drawn_session(seed, STEMS, STEPS)
+    found = differences(*await session.run())
+    if found and os.environ.get("HLO_LSP_MINIMIZE"):
+        session = await minimized(session, fails)
+    assert found == [], (f"seed {seed}, {session.stem.name}, steps:\n" + "\n".join(map(str, session.steps)))
+
+
+# ---- minimized sessions of what the long mode found ----------------------------------------------------------
+
+REGRESSIONS: list[tuple[str, Session]] = []
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("session", [session for _, session in REGRESSIONS], ids=[name for name, _ in REGRESSIONS])
+async def test_a_session_the_long_mode_found(session: Session) -> None:
+    assert differences(*await session.run()) == []
+
+
+def test_the_steps_are_replayable() -> None:
+    """A session's steps are data drawn from its seed: the same seed, the same module and steps."""
+    first, again = drawn_session(3, STEMS, STEPS), drawn_session(3, STEMS, STEPS)
+    assert first.steps == again.steps and first.stem == again.stem
+    assert len({step.action for seed in range(20) for step in drawn_session(seed, STEMS, STEPS).steps}) == 11
