@@ -267,3 +267,15 @@ def test_a_glance_at_a_value_line_naming_its_instruction_thousands_of_times_is_f
     whole = load([str(tmp_path)]).modules[0]
     target = target_at(whole.hlo_document, Position(whole.hlo.line_of("ynn_fusion.1"), 5))
     assert glanced is not None and target is not None and hover(glanced, target) == hover(whole, target)
+
+
+def test_a_companion_whose_first_line_reads_like_a_module_stays_a_companion(tmp_path: Path) -> None:
+    """Fuzzer mutant #3488 (a values file whose text was replaced by `HloModule`s): read by its first line,
+    it became the module's HLO file in the loader (sorted before the real one) but not in a glance,
+    whose hovers then differed. XLA's naming tells a companion's kind whatever its first line says."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    values = Path(f"{stem}-buffer-assignment-values.txt")
+    values.write_text("HloModule" + values.read_text())
+    (module,) = load([str(tmp_path)]).modules
+    assert module.hlo_document is not None and module.hlo_document.source == f"{stem}.txt"
+    assert module.documents[FileKind.BUFFER_ASSIGNMENT_VALUES].source == str(values)

@@ -95,9 +95,17 @@ def test_names_xla_did_not_write_are_not_read_as_dump_names() -> None:
     assert dump_name("tpu-allreduce-mlp.buffer-assignment.txt") is None
 
 
-def test_the_first_line_wins_over_the_name() -> None:
-    assert detect_kind("module_0000.jit_f.tpu_comp_env.txt", "HloModule m\n") is FileKind.HLO_MODULE
+def test_the_first_line_decides_where_the_name_does_not() -> None:
     assert detect_kind("notes.txt", "BufferAssignment:\nallocation 0: size 4:\n") is FileKind.BUFFER_ASSIGNMENT
+    assert detect_kind("module_0000.jit_f.renamed.txt", "HloModule m\n") is FileKind.HLO_MODULE
+    assert detect_kind("module_0000.jit_f.renamed.txt", "HloLiveRange (max 3):\n") is FileKind.LIVE_RANGE
+
+
+def test_xla_naming_wins_over_the_first_line() -> None:
+    """One module's files keep their kinds whatever is typed at their top (two HLO files would be one too many)."""
+    values = f"{SPLIT_MLP.name}-buffer-assignment-values.txt"
+    assert detect_kind(values, "HloModule m\n") is FileKind.BUFFER_ASSIGNMENT_VALUES
+    assert detect_kind("module_0000.jit_f.tpu_comp_env.txt", "HloModule m\n") is FileKind.SIDE_FILE
 
 
 def test_the_name_decides_when_the_first_line_is_broken() -> None:

@@ -1,4 +1,4 @@
-"""Which kind of dump a file is: from its first lines, with XLA's file naming as the hint.
+"""Which kind of dump a file is: from XLA's file naming, else from its first lines.
 
 XLA names every file of a compilation `[<timestamp>.]module_<NNNN>[.<name>][.cl_<N>].<stage>…`
 (xla/service/dump.cc). The stage says what the file holds: an HLO module at some point of the
@@ -165,15 +165,15 @@ def kind_from_text(text: str) -> FileKind:
 
 
 def detect_kind(file_name: str, text: str) -> FileKind:
-    """The kind the first lines announce; where they announce none (a file being written, or
-    broken at its top), the kind XLA's naming gives. A file named like a module but holding
-    protobuf text or flags is a side file."""
-    by_text = kind_from_text(text)
-    if by_text.is_dump:
-        return by_text
+    """The kind XLA's naming gives (a companion's suffix, an HLO stage, a side file: a file being
+    written, or broken at its top, keeps its kind); else the kind its first lines announce. A file
+    named like a module's but holding protobuf text or flags is a side file."""
     by_name = kind_from_name(file_name)
     if by_name is not FileKind.UNKNOWN:
         return by_name
+    by_text = kind_from_text(text)
+    if by_text.is_dump:
+        return by_text
     if by_text is FileKind.SIDE_FILE and dump_name(file_name) is not None:
         return FileKind.SIDE_FILE
     return FileKind.HLO_MODULE if file_name.startswith("module_") and not text.strip() else FileKind.UNKNOWN
