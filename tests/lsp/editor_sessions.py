@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import shutil
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -29,9 +30,17 @@ from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
 
 from hlo_lsp.model.dump_module import companion_paths, module_stem
 
+DATA = Path(__file__).resolve().parents[1] / "data"
+# The modules sessions edit: small ones of each print style and producer (a session is drawn from its seed).
+STEMS = [
+    DATA / "jax-0.10.2" / "mlp3" / "module_0000.jit_mlp.cpu_after_optimizations",
+    DATA / "jax-0.4.38" / "mlp3" / "module_0001.jit_mlp.cpu_after_optimizations",
+    DATA / "producers/jax-0.10.2-tpu/sharded_matmul_2x2/module_0000.jit_mm.cl_933746096.after_optimizations",
+    DATA / "jax-0.10.2" / "tiny_add" / "module_0000.jit__lambda.cpu_after_optimizations",
+]
 DEBOUNCE_SECONDS = 0.3  # the server's (lsp/diagnostics.py)
 _NAME = re.compile(r"[%\w][\w.\-]*")
-SILENCE_SECONDS = 0.8  # no diagnostics for this long after the last change: the checks are done
+SILENCE_SECONDS = 0.5  # no diagnostics for this long after the last change: the checks are done
 SETTLE_TIMEOUT = 60.0
 PIECES = ["x", "(", ")", "{", "}", ",", "%a.1", " ", "=", "\n", "é", "λ", "😀", "\u00a0", "// note",
           ' op_name="', "ROOT ", "f32[4]{0}", "\n}\n", "\n  %c.1 = f32[] constant(0)\n", "allocation 0: size 4:\n",
@@ -240,6 +249,12 @@ class Editor:
             self.client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=request_id))
         return future
 
+    async def close_all(self) -> None:
+        """Closes every open file (what the server then clears is of files no later session reads)."""
+        for path in list(self.texts):
+            self.close(path)
+        self.published.clear()
+
     async def settled(self) -> None:
         """Waits until the checks of every change are published (a silence after the debounce)."""
         deadline = time.monotonic() + SETTLE_TIMEOUT
@@ -279,29 +294,43 @@ class Session:
         return module_files(self.stem)
 
     async def run(self) -> tuple[Outcome, Outcome]:
-        """(what the edited session ends with, what a fresh server says of the same final texts)."""
-        files, originals = self.files, {path: path.read_text() for path in self.files}
+        """(what the edited session ends with, what a fresh server says of the same final texts), each
+        server started for it."""
         session = await Editor.start(self.stem.parent)
         try:
-            session.open(files[0])
-            opened = [files[0]]
-            pending: list[asyncio.Future[Any]] = []
-            for step in self.steps:
-                await self._play(session, step, files, originals, opened, pending)
-            await _answered(pending)
-            await session.settled()
-            texts = {path: session.texts[path] for path in opened if path in session.texts}
-            edited = await self._outcome(session, texts)
+            texts, edited = await self.edit(session)
         finally:
             await session.stop()
         fresh = await Editor.start(self.stem.parent)
         try:
-            for path, text in texts.items():
-                fresh.open(path, text)
-            await fresh.settled()
-            return edited, await self._outcome(fresh, texts)
+            return edited, await self.reopen(fresh, texts)
         finally:
             await fresh.stop()
+
+    async def edit(self, session: Editor) -> tuple[dict[Path, str], Outcome]:
+        """Plays the steps in `session`; the final texts of the files left open, and what it says of them.
+        Closes what it opened."""
+        files, originals = self.files, {path: path.read_text() for path in self.files}
+        session.open(files[0])
+        opened = [files[0]]
+        pending: list[asyncio.Future[Any]] = []
+        for step in self.steps:
+            await self._play(session, step, files, originals, opened, pending)
+        await _answered(pending)
+        await session.settled()
+        texts = {path: session.texts[path] for path in opened if path in session.texts}
+        outcome = await self._outcome(session, texts)
+        await session.close_all()
+        return texts, outcome
+
+    async def reopen(self, fresh: Editor, texts: dict[Path, str]) -> Outcome:
+        """What `fresh`, which never saw these files, says of the final texts opened in order."""
+        for path, text in texts.items():
+            fresh.open(path, text)
+        await fresh.settled()
+        outcome = await self._outcome(fresh, texts)
+        await fresh.close_all()
+        return outcome
 
     async def _play(self, editor: Editor, step: Step, files: list[Path], originals: dict[Path, str],
                     opened: list[Path], pending: list[asyncio.Future[Any]]) -> None:
@@ -338,7 +367,8 @@ class Session:
                 for method in (types.TEXT_DOCUMENT_HOVER, types.TEXT_DOCUMENT_DEFINITION):
                     answer = await editor.request(method, path, offset, False)
                     answers.append((f"{method} {path.name} {position(texts[path], offset)}", _plain(answer)))
-        diagnostics = {uri: sorted(diagnostics_key(d) for d in found) for uri, found in editor.published.items()}
+        diagnostics = {uri: sorted(diagnostics_key(d) for d in found) for uri, found in editor.published.items()
+                       if module_stem(uri.rsplit("/", 1)[-1]) == self.stem.name}
         return Outcome(diagnostics, answers)
 
 
@@ -373,10 +403,19 @@ def differences(edited: Outcome, fresh: Outcome) -> list[str]:
     return found
 
 
-def drawn_session(seed: int, stems: list[Path], steps: int) -> Session:
+def drawn_session(seed: int, steps: int, stems: list[Path] = STEMS) -> Session:
     rng = random.Random(seed)
     stem = rng.choice(stems)
     return Session(stem, draw_steps(rng, len(module_files(stem)), steps), seed=seed)
+
+
+def in_folder(session: Session, folder: Path) -> Session:
+    """The session on copies of its module's files in `folder` (a server that lives on across sessions
+    sees each session's files for the first time)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in session.files:
+        shutil.copyfile(path, folder / path.name)
+    return Session(folder / session.stem.name, session.steps, session.samples, session.seed)
 
 
 async def minimized(session: Session, fails: Callable[[Session], Awaitable[bool]]) -> Session:

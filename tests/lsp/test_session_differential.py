@@ -10,10 +10,6 @@ import os
 import pytest
 from editor_sessions import Session, differences, drawn_session, minimized
 
-from conftest import COMBINED_MLP, DATA, SPLIT_MLP, TPU_MATMUL
-
-STEMS = [SPLIT_MLP, COMBINED_MLP, TPU_MATMUL,
-         DATA / "jax-0.10.2" / "tiny_add" / "module_0000.jit__lambda.cpu_after_optimizations"]
 SESSIONS = int(os.environ.get("HLO_LSP_SESSIONS", "6"))
 FIRST_SEED = int(os.environ.get("HLO_LSP_SESSIONS_START", "0"))
 STEPS = int(os.environ.get("HLO_LSP_SESSION_STEPS", "14"))
@@ -26,7 +22,7 @@ async def fails(session: Session) -> bool:
 @pytest.mark.asyncio
 @pytest.mark.parametrize("seed", range(FIRST_SEED, FIRST_SEED + SESSIONS))
 async def test_an_edited_session_ends_as_a_fresh_server_opens_its_texts(seed: int) -> None:
-    session = drawn_session(seed, STEMS, STEPS)
+    session = drawn_session(seed, STEPS)
     found = differences(*await session.run())
     if found and os.environ.get("HLO_LSP_MINIMIZE"):
         session = await minimized(session, fails)
@@ -46,6 +42,6 @@ async def test_a_session_the_long_mode_found(session: Session) -> None:
 
 def test_the_steps_are_replayable() -> None:
     """A session's steps are data drawn from its seed: the same seed, the same module and steps."""
-    first, again = drawn_session(3, STEMS, STEPS), drawn_session(3, STEMS, STEPS)
+    first, again = drawn_session(3, STEPS), drawn_session(3, STEPS)
     assert first.steps == again.steps and first.stem == again.stem
-    assert len({step.action for seed in range(20) for step in drawn_session(seed, STEMS, STEPS).steps}) == 11
+    assert len({step.action for seed in range(20) for step in drawn_session(seed, STEPS).steps}) == 11
