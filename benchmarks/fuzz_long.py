@@ -78,7 +78,11 @@ def main() -> int:
     with multiprocessing.get_context("fork").Pool(args.workers, initializer=_init, maxtasksperchild=20) as pool:
         for count, result in pool.imap_unordered(run_batch, jobs):
             done += count
+            known = {str(failure) for failure in distinct(total.failures)}
             total.merge(result)
+            for failure in distinct(total.failures):  # a new kind of failure is told at once
+                if str(failure) not in known:
+                    print(f"  new failure after {done} mutants: {str(failure)[:2000]}", flush=True)
             if done % 5000 < BATCH:
                 print(f"  {done} mutants, {len(total.crashes)} crashes, {len(total.slow)} slow, "
                       f"{time.monotonic() - started:.0f} s", flush=True)

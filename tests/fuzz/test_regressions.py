@@ -279,3 +279,11 @@ def test_a_companion_whose_first_line_reads_like_a_module_stays_a_companion(tmp_
     (module,) = load([str(tmp_path)]).modules
     assert module.hlo_document is not None and module.hlo_document.source == f"{stem}.txt"
     assert module.documents[FileKind.BUFFER_ASSIGNMENT_VALUES].source == str(values)
+
+
+def test_a_huge_sub_byte_shape_has_an_exact_size() -> None:
+    """Fuzzer mutant #18911: `u2[10^37...]{...:E(2)}` took a float division of its element count (OverflowError)."""
+    from hlo_lsp.model.sizes import dense_size
+
+    shape = hlo_syntax.parse_shape("u2[" + "1" + "0" * 40 + "]{0:E(2)}")
+    assert dense_size(shape) == 10 ** 40 // 4  # type: ignore[arg-type]

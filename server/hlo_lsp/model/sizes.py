@@ -39,8 +39,8 @@ def _bytes_for(elements: int, shape: ArrayShape) -> int | None:
         return None
     layout_bits = shape.layout.element_bits if shape.layout else None
     if layout_bits:
-        return math.ceil(elements * layout_bits / 8)
-    return elements * math.ceil(bits / 8)
+        return -(-elements * layout_bits // 8)  # integer ceiling: a garbled shape's count exceeds any float
+    return elements * -(-bits // 8)
 
 
 def dense_size(shape: Shape) -> int | None:
