@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import COMBINED_MLP, HANDWRITTEN, SPLIT_MLP, copy_module, plant_in_copy, problems_of, where
+from conftest import (
+    COMBINED_MLP,
+    HANDWRITTEN,
+    SPLIT_MLP,
+    copy_module,
+    lines_of,
+    module_of,
+    plant_in_copy,
+    problems_of,
+    where,
+)
 from hlo_lsp.problems import Problem, Severity
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
@@ -66,13 +76,11 @@ def test_stack_frame_id_that_is_not_in_the_table(tmp_path: Path) -> None:
     assert problems[0].message == "stack frame 55 is not defined in this module"
 
 
-def test_computation_without_root(tmp_path: Path) -> None:
+def test_computation_without_root_has_its_last_instruction_as_root(tmp_path: Path) -> None:
+    """XLA's parser takes the last instruction of a computation without ROOT as its root."""
     hlo, line = planted(SPLIT_MLP, tmp_path, FUSED, FUSED.replace("ROOT ", ""))
-    problems = problems_of(tmp_path)
-    header = line_of(hlo, "%fused_computation (")
-    assert where(problems) == [(hlo.name, header, ERROR, "root-count")]
-    assert problems[0].message == "computation fused_computation has no ROOT instructions; it needs exactly one"
-    assert underlined(problems[0], hlo) == "fused_computation"
+    assert problems_of(tmp_path) == []
+    assert lines_of(hlo)[line].lstrip().startswith("%dot_general.0 = ")
 
 
 def test_computation_with_two_roots(tmp_path: Path) -> None:
@@ -80,7 +88,8 @@ def test_computation_with_two_roots(tmp_path: Path) -> None:
                         "  ROOT %param_1 = f32[256,10]{1,0} parameter(1)")
     problems = problems_of(tmp_path)
     assert where(problems) == [(hlo.name, line_of(hlo, "%fused_computation ("), ERROR, "root-count")]
-    assert problems[0].message == "computation fused_computation has 2 ROOT instructions; it needs exactly one"
+    assert problems[0].message == ("computation fused_computation has 2 ROOT instructions; it may have one "
+                                   "(without, its last instruction is its root)")
 
 
 def test_module_with_two_entry_computations(tmp_path: Path) -> None:
@@ -93,11 +102,46 @@ def test_module_with_two_entry_computations(tmp_path: Path) -> None:
     assert line < line_of(hlo, "ENTRY %main.5")
 
 
-def test_module_without_entry_computation(tmp_path: Path) -> None:
-    hlo, line = planted(SPLIT_MLP, tmp_path, "ENTRY %main.5 (", "%main.5 (")
-    problems = problems_of(tmp_path)
-    assert where(problems) == [(hlo.name, 0, ERROR, "no-entry")]
-    assert problems[0].message == "the module has no ENTRY computation"
+def test_module_without_entry_computation_has_its_last_computation_as_entry(tmp_path: Path) -> None:
+    """XLA's parser takes the last computation of a module without ENTRY as its entry."""
+    hlo, _ = planted(SPLIT_MLP, tmp_path, "ENTRY %main.5 (", "%main.5 (")
+    assert problems_of(tmp_path) == []
+    module = module_of(hlo)
+    assert module.hlo is not None and module.hlo.entry is not None and module.hlo.entry.name == "main.5"
+
+
+def test_module_without_computation(tmp_path: Path) -> None:
+    path = tmp_path / "m.hlo"
+    path.write_text("HloModule m\n")
+    problems = problems_of(path)
+    assert where(problems) == [("m.hlo", 0, ERROR, "empty-module")]
+    assert problems[0].message == "the module has no computation"
+
+
+def test_computation_without_instruction(tmp_path: Path) -> None:
+    path = tmp_path / "m.hlo"
+    path.write_text("HloModule m\nENTRY e {\n}\n")
+    problems = problems_of(path)
+    assert where(problems) == [("m.hlo", 1, ERROR, "empty-computation")]
+    assert problems[0].message == "computation e has no instruction"
+
+
+def test_an_operand_defined_below_its_use(tmp_path: Path) -> None:
+    """XLA's parser takes a name only once it is defined ("instruction does not exist")."""
+    path = tmp_path / "m.hlo"
+    path.write_text("HloModule m\nENTRY e {\n  ROOT v = f32[4] abs(p)\n  p = f32[4] parameter(0)\n}\n")
+    problems = problems_of(path)
+    assert where(problems) == [("m.hlo", 2, ERROR, "undefined-instruction")]
+    assert problems[0].message == "instruction p is used before it is defined (on line 4)"
+
+
+def test_a_computation_called_above_its_definition(tmp_path: Path) -> None:
+    path = tmp_path / "m.hlo"
+    path.write_text("HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=f\n}\n"
+                    "f {\n  a = f32[] parameter(0)\n  ROOT n = f32[] negate(a)\n}\n")
+    problems = problems_of(path)
+    assert where(problems) == [("m.hlo", 3, ERROR, "undefined-computation")]
+    assert problems[0].message == "computation f is used before it is defined (on line 6)"
 
 
 def test_instruction_defined_twice_in_one_computation(tmp_path: Path) -> None:

@@ -149,7 +149,7 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
         if len(text) > MAX_PARSED_CHARS:
             yield _too_long(document, start + local, len(text))
             continue
-        error = parse(text[offset:])
+        error = parse(_as_one_line(text[offset:]) if "\n" in text else text[offset:])
         if error is not None:
             yield _located(document, start + local, text, offset + error.start, offset + error.end, error.message)
 
@@ -176,6 +176,27 @@ def _item_text(document: Document, line: int) -> str:
         text += "\n" + document.line(following).rstrip("\r")
         following += 1
     return text
+
+
+def _as_one_line(text: str) -> str:
+    """An item written over several lines as one line of the same length (its offsets kept): XLA reads
+    line ends, and `//` comments to them, as whitespace between any two tokens."""
+    out, index, length, in_string = [], 0, len(text), False
+    while index < length:
+        char = text[index]
+        if in_string:
+            in_string = char != '"' or text[index - 1] == "\\"
+        elif char == '"':
+            in_string = True
+        elif char == "/" and text.startswith("//", index):
+            end = text.find("\n", index)
+            end = length if end < 0 else end
+            out.append(" " * (end - index))
+            index = end
+            continue
+        out.append(" " if char in "\r\n" and not in_string else char)
+        index += 1
+    return "".join(out)
 
 
 def _located(document: Document, line: int, text: str, start: int, end: int, message: str) -> Problem:

@@ -161,8 +161,11 @@ class HloModule:
 
     @property
     def entry(self) -> Computation | None:
+        """The ENTRY computation; without one, the last computation (XLA's parser takes that)."""
         entries = [c for c in self._computation_order if c.is_entry]
-        return entries[0] if entries else None
+        if entries:
+            return entries[0]
+        return self._computation_order[-1] if self._computation_order else None
 
     def computation_at(self, line: int) -> Computation | None:
         index = bisect.bisect_right(self._computation_starts, line) - 1
@@ -192,8 +195,9 @@ class HloModule:
         """Whether every instruction is defined once, inside a computation (as XLA prints them)."""
         return not self._irregular
 
-    def defines(self, computation: Computation, name: str) -> bool:
-        """Whether `computation` defines instruction `name` (the scope of its operands).
+    def defines(self, computation: Computation, name: str, before: int | None = None) -> bool:
+        """Whether `computation` defines instruction `name` (the scope of its operands), before line
+        `before` when given (XLA's parser takes a name only once it is defined).
 
         Computations do not interleave, so a definition between a computation's first and last
         instruction lines is one of its own: a name in scope is a lookup, not a set per computation
@@ -202,7 +206,7 @@ class HloModule:
         line = self._first_definition.get(name)
         if line is None or not lines:
             return False
-        first, last = lines[0], lines[-1]
+        first, last = lines[0], (lines[-1] if before is None else min(lines[-1], before - 1))
         if first <= line <= last:
             return True
         return any(first <= later <= last for later in self._later_definitions.get(name, ()))

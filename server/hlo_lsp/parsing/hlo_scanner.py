@@ -5,8 +5,12 @@ tree, so a 40 MB module is indexed in about a second. The lark grammar
 (grammar/hlo.lark) parses a line only when its structure is asked for.
 
 States: "top" (between computations), ("table", name) inside a stack-frame
-table, "comp" inside a computation body, and ("cont", depth, state, owner) on
-the lines of an instruction or header whose brackets are still open.
+table, "comp" inside a computation body, ("cont", depth, state, owner) on the
+lines of an instruction or header whose brackets are still open (depth 0: its
+line ended with a comma, its attributes go on), ("string", depth, state, owner)
+inside a string that goes on over lines, and ("comment", state) inside a block
+comment. XLA's parser takes whitespace, line ends and comments between any two
+tokens; dumps put one item on a line, and that is the fast path.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from hlo_lsp.parsing.line_scan import (
     bracket_balance,
     line_problem,
     make_ref,
+    open_string_end,
     plain_scan,
 )
 
@@ -34,7 +39,10 @@ _INSTRUCTION_HEAD = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME})[ \t]*=[ \t]*")
 # The common case in one match: `[ROOT] name = shape opcode(`.
 _INSTRUCTION_START = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME})[ \t]*=[ \t]*(.*?)[ \t]([a-z][a-z0-9_\-]*)\(")
 _COMPUTATION_HEAD = re.compile(rf"[ \t]*(ENTRY[ \t]+)?%?({_NAME})[ \t]*(\(|\{{|,)")
-_COMPUTATION_END = re.compile(rf"[ \t]*\}}[ \t]*(//[ \t]*%?({_NAME})?.*)?$")
+# `}`, perhaps `// name`, perhaps the computation's attributes: `}, execution_thread="main_thread"`.
+_COMPUTATION_END = re.compile(rf"[ \t]*\}}[ \t]*(//[ \t]*%?({_NAME})?.*|,[ \t]*[A-Za-z_][A-Za-z0-9_]*=.*)?$")
+# A continued item's attribute: `key=value` (XLA reads a glued `key=` as an attribute, never as a definition).
+_ATTRIBUTE_START = re.compile(r"[ \t]*[A-Za-z_][A-Za-z0-9_.\-]*=")
 _OPCODE = re.compile(r"[ \t]([a-z][a-z0-9_\-]*)\(")
 _SIGIL_NAME = re.compile(rf"%({_NAME})")
 _TRAILING_NAME = re.compile(rf"%?({_NAME})[ \t]*$")
@@ -64,7 +72,7 @@ _TABLE_FIELD_ROLE = {
     "parent_frame_id": Role.FRAME_USE,
 }
 _COMPUTATION_LIST_KEYS = frozenset(("branch_computations", "called_computations", "calls"))
-_KINDS_WITH_USES = frozenset(("instruction", "computation", "table_row"))
+_KINDS_WITH_USES = frozenset(("instruction", "computation", "table_row", "continuation"))
 # Opcodes whose operands are literals, not instruction names.
 _LITERAL_OPCODES = frozenset(("constant", "parameter"))
 
@@ -76,15 +84,72 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
     if state == COMP:
         fast = _INSTRUCTION_START.match(text)
         if fast is not None and fast.group(3).find("=") < 0:
-            return _instruction_scan(text, fast)
-    if isinstance(state, tuple) and state[0] == "cont":
-        return _scan_continuation(state, text)
+            scan = _instruction_scan(text, fast)
+            return scan if "/*" not in text else _after_comments(scan, text)
+    if isinstance(state, tuple) and state[0] in _ITEM_STATES:
+        return _ITEM_STATES[state[0]](state, text)
+    if "/*" in text:
+        return _scan_with_comments(state, text)
+    return _scan_item(state, text)
+
+
+def _scan_item(state: State, text: str) -> LineScan:
     stripped = text.strip()
     if not stripped or stripped.startswith("//"):
         return plain_scan("blank", state)
     if state == COMP:
         return _scan_in_computation(text, stripped)
     return _scan_at_top(state, text, stripped)
+
+
+# ---- block comments: blanked (their columns kept), or a state until `*/` ----------------------------
+
+
+def _scan_with_comments(state: State, text: str) -> LineScan:
+    blanked, unclosed = blank_comments(text)
+    scan = scan_hlo_line(state, blanked) if "/*" not in blanked else _scan_item(state, blanked)
+    return _into_comment(scan) if unclosed else scan
+
+
+def _after_comments(scan: LineScan, text: str) -> LineScan:
+    """An instruction line that holds comments (`/*index=5*/`): in a comment at its end, if one stays open."""
+    return _into_comment(scan) if blank_comments(text)[1] else scan
+
+
+def _into_comment(scan: LineScan) -> LineScan:
+    return LineScan(scan.kind, ("comment", scan.end_state), scan.refs, scan.data, scan.problem)
+
+
+def _scan_in_comment(state: tuple[str, State], text: str) -> LineScan:
+    end = text.find("*/")
+    if end < 0:
+        return plain_scan("comment", state)
+    rest = " " * (end + 2) + text[end + 2 :]
+    scan = scan_hlo_line(state[1], rest)
+    return plain_scan("comment", scan.end_state) if scan.kind == "blank" else scan
+
+
+def blank_comments(text: str) -> tuple[str, bool]:
+    """`text` with its block comments (outside strings) replaced by spaces, and whether the last one
+    stays open at the end of the line (blanked to the end)."""
+    out, index, length, in_string = [], 0, len(text), False
+    while index < length:
+        char = text[index]
+        if in_string:
+            in_string = char != '"' or text[index - 1] == "\\"
+        elif char == '"':
+            in_string = True
+        elif text.startswith("/*", index):
+            end = text.find("*/", index + 2)
+            stop = length if end < 0 else end + 2
+            out.append(" " * (stop - index))
+            index = stop
+            if end < 0:
+                return "".join(out), True
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out), False
 
 
 def _scan_at_top(state: State, text: str, stripped: str) -> LineScan:
@@ -220,6 +285,10 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
     if text.endswith("\r"):
         text = text[:-1]
     refs = RefCollector(text)
+    if kind == "continuation":  # an instruction's attributes go on here: `to_apply=add`
+        if scan.data == ("instruction",):
+            _collect_attribute_refs(text, 0, refs)
+        return tuple(refs.refs)
     if kind == "computation":
         if scan.data[2] >= 0:
             _signature_uses(text, scan.data[2], refs)
@@ -250,36 +319,102 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
     # A few dozen opcodes name a million instructions: one string each.
     data = (name, match.start(3), match.start(4), sys.intern(match.group(4)), match.group(1) is not None)
     count = text.count
-    if count("(") == count(")") and count("{") == count("}") and count("[") == count("]"):
+    if count("(") == count(")") and count("{") == count("}") and count("[") == count("]") and \
+            not count('"') & 1 and not text.endswith(","):
         return LineScan("instruction", COMP, definition, data)
     return _with_continuation(LineScan("instruction", COMP, definition, data), text, COMP)
 
 
 def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
-    """Moves to a continuation state when the line leaves brackets open."""
-    depth = bracket_balance(text)
-    if depth <= 0:
+    """Moves to a continuation state when the line leaves brackets or a string open, or ends with a
+    comma (its attributes go on on the next line)."""
+    depth, in_string = open_string_end(text, False) if '"' in text else (bracket_balance(text), False)
+    if in_string:
+        return LineScan(scan.kind, ("string", max(depth, 0), state, scan.kind), scan.refs, scan.data, scan.problem)
+    if depth <= 0 and not _goes_on(text):
         return scan
-    owner = scan.kind
-    return LineScan(scan.kind, ("cont", depth, state, owner), scan.refs, scan.data, scan.problem)
+    return LineScan(scan.kind, ("cont", max(depth, 0), state, scan.kind), scan.refs, scan.data, scan.problem)
+
+
+def _goes_on(text: str) -> bool:
+    """Whether a line ends with a comma: the item's next attribute is on the next line."""
+    return text.rstrip().endswith(",")
 
 
 def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineScan:
     _, depth, base, owner = state
     stripped = text.strip()
-    if _INSTRUCTION_HEAD.match(text) or (base == COMP and _COMPUTATION_END.match(text)) or (
-            stripped.endswith("{") and _COMPUTATION_HEAD.match(text) and "=" not in stripped):
-        # A new item starts while brackets are still open: the previous one was
-        # cut short. Scan this line fresh so the rest of the file stays indexed.
+    if not stripped or stripped.startswith("//"):
+        return plain_scan("continuation", state)
+    if _starts_new_item(text, stripped, base, depth):
+        # A new item starts while the previous one is still open: it was cut short. Scan this line
+        # fresh so the rest of the file stays indexed.
+        scan = scan_hlo_line(base, text)
+        if scan.problem is not None:
+            return scan
+        left = f"leaves {depth} bracket(s) open" if depth else "ends with a comma"
+        problem = line_problem(text, 0, len(text.rstrip()), "unbalanced-brackets",
+                               f"the {owner.replace('_', ' ')} above {left}")
+        return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
+    return _continued(depth, base, owner, text)
+
+
+def _starts_new_item(text: str, stripped: str, base: State, depth: int) -> bool:
+    if depth == 0 and _ATTRIBUTE_START.match(text):
+        return False  # `key=value`: the attributes of the item above go on
+    return bool(_INSTRUCTION_HEAD.match(text) or (base == COMP and _COMPUTATION_END.match(text)) or (
+        stripped.endswith("{") and _COMPUTATION_HEAD.match(text) and "=" not in stripped))
+
+
+def _continued(depth: int, base: State, owner: str, text: str, in_string: bool = False) -> LineScan:
+    """A continuation line, and the state after it."""
+    balance, in_string = open_string_end(text, in_string) if in_string or '"' in text else (
+        bracket_balance(text), False)
+    depth = max(depth + balance, 0)
+    if in_string:
+        return _continuation(("string", depth, base, owner), owner)
+    if depth > 0 or _goes_on(text):
+        return _continuation(("cont", depth, base, owner), owner)
+    return _continuation(base, owner)
+
+
+_CONTINUATIONS: dict[tuple[State, str], LineScan] = {}
+
+
+def _continuation(next_state: State, owner: str) -> LineScan:
+    """A continuation line of an item of kind `owner` (its attributes may name computations): one shared
+    scan per state."""
+    scan = _CONTINUATIONS.get((next_state, owner))
+    if scan is None:
+        scan = LineScan("continuation", next_state, data=(owner,))
+        if len(_CONTINUATIONS) < 4096:
+            _CONTINUATIONS[next_state, owner] = scan
+    return scan
+
+
+def _scan_in_string(state: tuple[str, int, State, str], text: str) -> LineScan:
+    _, depth, base, owner = state
+    if _resumes_after_string(text):
+        # A string left open (a quote typed or deleted) would swallow the rest of the file: an item
+        # starting here ends it, so the rest of the file stays indexed.
         scan = scan_hlo_line(base, text)
         if scan.problem is not None:
             return scan
         problem = line_problem(text, 0, len(text.rstrip()), "unbalanced-brackets",
-                               f"the {owner.replace('_', ' ')} above leaves {depth} bracket(s) open")
+                               f"the {owner.replace('_', ' ')} above leaves a string open")
         return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
-    depth += bracket_balance(text)
-    next_state = base if depth <= 0 else ("cont", depth, base, owner)
-    return plain_scan("continuation", next_state)
+    return _continued(depth, base, owner, text, in_string=True)
+
+
+def _resumes_after_string(text: str) -> bool:
+    """Whether a line is surely an item of its own, not more of a string: a whole instruction, a lone `}`,
+    or a computation header as XLA prints it (unindented, ending with `{`)."""
+    if _INSTRUCTION_START.match(text) or text.strip() == "}":
+        return True
+    return text[:1] not in (" ", "\t") and text.rstrip().endswith("{") and bool(_COMPUTATION_HEAD.match(text))
+
+
+_ITEM_STATES = {"cont": _scan_continuation, "string": _scan_in_string, "comment": _scan_in_comment}
 
 
 def matching_paren(text: str, open_index: int) -> int:

@@ -163,9 +163,12 @@ class HloTransformer(Transformer[Token, Any]):
     def instruction(self, children: list[Any]) -> Instruction:
         is_root = isinstance(children[0], Token) and children[0].type == "ROOT"
         rest = children[1:] if is_root else children
-        name, shape, opcode = rest[0], rest[1], rest[2]
-        operands = tuple(c for c in rest[3:] if isinstance(c, Operand))
-        attributes = tuple(c for c in rest[3:] if isinstance(c, Attribute))
+        name = rest[0]
+        shape = None if isinstance(rest[1], Token) else rest[1]  # no shape written: XLA infers it
+        rest = rest[1:] if shape is None else rest[2:]
+        opcode = rest[0]
+        operands = tuple(c for c in rest[1:] if isinstance(c, Operand))
+        attributes = tuple(c for c in rest[1:] if isinstance(c, Attribute))
         return Instruction(_name(name), _name_span(name), is_root, shape, (name.end_pos, opcode.start_pos),
                            str(opcode), (opcode.start_pos, opcode.end_pos), operands, attributes)
 
@@ -186,7 +189,9 @@ class HloTransformer(Transformer[Token, Any]):
 
     def module_header(self, children: list[Any]) -> ModuleHeader:
         name = children[0]
-        return ModuleHeader(_name(name), _name_span(name), tuple(children[1:]))
+        start, end = _name_span(name)
+        glued = name.endswith(":")  # `HloModule m:`
+        return ModuleHeader(_name(name).rstrip(":"), (start, end - glued), tuple(children[1:]))
 
     # A whole module (the baseline parse) becomes plain tuples, never lark trees.
     def module(self, children: list[Any]) -> tuple[Any, ...]:
@@ -320,7 +325,7 @@ def parse_module(text: str) -> object:
 
 
 _READABLE = {
-    "NAME": "a name", "INT": "an integer", "NUMBER": "a number", "STRING": "a string",
+    "NAME": "a name", "MODULE_NAME": "a name", "INT": "an integer", "NUMBER": "a number", "STRING": "a string",
     "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`", "RBRACE": "`}`",
     "COMMA": "`,`", "EQUAL": "`=`", "COLON": "`:`", "BODY_OPEN": "`{`", "_NL": "end of line",
     "$END": "end of text", "ROOT": "ROOT", "ENTRY": "ENTRY", "ELLIPSIS": "`...`", "PUNCT": "a symbol",

@@ -135,6 +135,27 @@ def bracket_balance(text: str) -> int:
     return count("(") + count("[") + count("{") - count(")") - count("]") - count("}")
 
 
+def open_string_end(text: str, in_string: bool) -> tuple[int, bool]:
+    """(bracket balance, whether a string is still open at the end) of a line of an item that may
+    hold multi-line strings (XLA's parser takes raw newlines inside quotes), starting inside one or not."""
+    balance, index, length = 0, 0, len(text)
+    while index < length:
+        char = text[index]
+        if in_string:
+            if char == "\\":
+                index += 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "([{":
+            balance += 1
+        elif char in ")]}":
+            balance -= 1
+        index += 1
+    return balance, in_string
+
+
 def strip_strings(text: str) -> str:
     """`text` with the contents of double-quoted strings removed (quotes kept)."""
     out: list[str] = []

@@ -122,7 +122,7 @@ class Instruction:
     name: str
     name_span: Span
     is_root: bool
-    shape: Shape
+    shape: Shape | None  # None: not written (XLA infers it)
     shape_span: Span
     opcode: str
     opcode_span: Span

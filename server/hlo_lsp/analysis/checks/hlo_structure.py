@@ -60,11 +60,13 @@ def _problem(hlo: HloModule, where: Range, severity: Severity, code: str, messag
 
 
 def _check_computations(hlo: HloModule) -> Iterator[Problem]:
+    """As XLA's parser: a module without ENTRY takes its last computation, a computation without ROOT
+    its last instruction; a module needs a computation, a computation an instruction."""
     entries = [c for c in hlo.all_computations() if c.is_entry]
-    if not entries and hlo.all_computations():
-        line = hlo.header_line or 0
+    if not hlo.all_computations() and hlo.header_line is not None:
+        line = hlo.header_line
         yield _problem(hlo, Range.on_line(line, 0, len(hlo.document.line(line))), Severity.ERROR,
-                       "no-entry", "the module has no ENTRY computation")
+                       "empty-module", "the module has no computation")
     for extra in entries[1:]:
         yield _problem(hlo, extra.name_range, Severity.ERROR, "duplicate-entry",
                        f"second ENTRY computation {extra.name} (the first is {entries[0].name})")
@@ -78,11 +80,13 @@ def _check_computations(hlo: HloModule) -> Iterator[Problem]:
         if computation.end_line is None:
             yield _problem(hlo, computation.name_range, Severity.ERROR, "unclosed-computation",
                            f"computation {computation.name} has no closing `}}`")
-        if len(computation.root_lines) != 1 and computation.instruction_lines:
-            count = len(computation.root_lines)
+        if len(computation.root_lines) > 1:
             yield _problem(hlo, computation.name_range, Severity.ERROR, "root-count",
-                           f"computation {computation.name} has {count or 'no'} ROOT instruction"
-                           + ("s" if count != 1 else "") + "; it needs exactly one")
+                           f"computation {computation.name} has {len(computation.root_lines)} ROOT instructions; "
+                           "it may have one (without, its last instruction is its root)")
+        if not computation.instruction_lines and computation.end_line is not None:
+            yield _problem(hlo, computation.name_range, Severity.ERROR, "empty-computation",
+                           f"computation {computation.name} has no instruction")
     yield from _check_duplicate_instructions(hlo)
 
 
@@ -148,9 +152,14 @@ def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, frozenset[str]], 
     instructions = defined.get(Role.INSTRUCTION_DEF, frozenset())
     scopes = _Scopes(hlo, instructions)
     for local, refs in enumerate(chunk.uses()):
+        if refs and chunk.scans[local].kind == "computation":
+            continue  # a signature's names: XLA's parser reads the signature and throws it away
         for ref in refs:
             if ref.role is Role.INSTRUCTION_USE:
                 if scopes.has(ref.name, start + local):
+                    continue
+            elif ref.role is Role.COMPUTATION_USE:
+                if _computation_before(hlo, ref.name, start + local, defined):
                     continue
             else:
                 definition = _DEFINES.get(ref.role)
@@ -180,14 +189,38 @@ class _Scopes:
             self._computation = computation
         if self._computation is None:
             return name in self._outside
-        return self._hlo.defines(self._computation, name)
+        return self._hlo.defines(self._computation, name, before=line)
+
+
+def _computation_before(hlo: HloModule, name: str, line: int, defined: dict[Role, frozenset[str]]) -> bool:
+    """Whether computation `name` is defined above `line` (XLA's parser takes a computation once defined)."""
+    if name not in defined.get(Role.COMPUTATION_DEF, ()):
+        return False
+    computation = hlo.computations.get(name)
+    return computation is not None and computation.line < line
 
 
 def _undefined(hlo: HloModule, line: int, ref: Ref, instructions: frozenset[str]) -> Problem:
     role, what = _DEFINES[ref.role]
     elsewhere = ref.role is Role.INSTRUCTION_USE and ref.name in instructions
-    message = (f"instruction {ref.name} is defined in another computation, not in this one" if elsewhere
+    later = _defined_later(hlo, ref, line)
+    message = (f"{what} {ref.name} is used before it is defined (on line {later + 1})" if later is not None
+               else f"instruction {ref.name} is defined in another computation, not in this one" if elsewhere
                else f"{what} {ref.name} is not defined in this module")
     severity = Severity.ERROR if role in (Role.INSTRUCTION_DEF, Role.COMPUTATION_DEF) else Severity.WARNING
     return _problem(hlo, Range.on_line(line, ref.start, ref.end), severity, f"undefined-{what.replace(' ', '-')}",
                     message)
+
+
+def _defined_later(hlo: HloModule, ref: Ref, line: int) -> int | None:
+    """The line below `line` that defines what `ref` names in its scope, if it is defined only there."""
+    if ref.role is Role.COMPUTATION_USE:
+        computation = hlo.computations.get(ref.name)
+        return computation.line if computation is not None and computation.line > line else None
+    if ref.role is not Role.INSTRUCTION_USE:
+        return None
+    computation = hlo.computation_at(line)
+    if computation is None or not hlo.defines(computation, ref.name):
+        return None
+    return next((found for found in hlo.definition_lines(ref.name)
+                 if found > line and hlo.computation_at(found) is computation), None)

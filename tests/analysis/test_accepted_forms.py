@@ -1,0 +1,116 @@
+"""Forms XLA's HLO parser accepts that its dump printer never writes (hand-written modules: tests, bug
+reports, inputs to hlo-opt): each reads clean, and reads as XLA reads it (its names, opcodes, roots,
+entry and called computations)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import module_of, problems_of
+from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.line_scan import Role
+
+ADD = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+FORMS = {
+    "an instruction without its result shape": (
+        "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT v = abs(p)\n}\n"),
+    "a computation without ROOT": (
+        "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  v = f32[4] abs(p)\n}\n"),
+    "a module name with a trailing colon": (
+        "HloModule m:, is_scheduled=true\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT v = f32[4] abs(p)\n}\n"),
+    "comments between tokens, a commented-out ROOT": (
+        "// a test\n/* of comments */\nHloModule m\nENTRY e {\n  p = f32[4] /* its shape */ parameter(0)\n"
+        "  /* ROOT x = f32[4] abs(p) */\n  // ROOT y = f32[4] abs(p)\n  /* over\n  ROOT z = f32[4] abs(p)\n  lines */\n"
+        "  ROOT v = f32[4] abs(/* an operand */ p) // the root\n}\n"),
+    "attributes continued on the next lines": (
+        f"HloModule m\n{ADD}ENTRY e {{\n  p = f32[4] parameter(0)\n  c = f32[] constant(0)\n"
+        "  ROOT v = f32[] reduce(p, c),\n    dimensions={0},\n    to_apply=add\n}\n"),
+    "an attribute after a computation's closing brace": (
+        "HloModule m\nneg {\n  a = f32[] parameter(0)\n  ROOT n = f32[] negate(a)\n"
+        "}, execution_thread=\"main_thread\"\n"
+        "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT v = f32[] call(p), to_apply=neg\n}\n"),
+    "NaN payloads in a literal": (
+        "HloModule m\nENTRY e {\n  ROOT v = f32[3] constant({-nan(0x7f), nan(0x1), nan})\n}\n"),
+    "a header attribute holding a multi-line string": (
+        "HloModule m, frontend_attributes={note=\"one\n  two {\nthree\"}\nENTRY e {\n  p = f32[] parameter(0)\n"
+        "  ROOT v = f32[] negate(p)\n}\n"),
+    "a module without ENTRY": (
+        "HloModule m\nneg {\n  a = f32[] parameter(0)\n  ROOT n = f32[] negate(a)\n}\n"
+        "main {\n  p = f32[] parameter(0)\n  ROOT v = f32[] call(p), to_apply=neg\n}\n"),
+    "an instruction attribute holding a multi-line string": (
+        "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT v = f32[4] abs(p), backend_config=\"{\n"
+        "  \\\"a\\\": 1 }\"\n}\n"),
+}
+
+
+def read(tmp_path: Path, text: str) -> HloModule:
+    path = tmp_path / "m.hlo"
+    path.write_text(text)
+    assert [f"{p.range.start.line + 1}: {p.code}: {p.message}" for p in problems_of(path)] == []
+    hlo = module_of(path).hlo
+    assert hlo is not None
+    return hlo
+
+
+def instructions(hlo: HloModule) -> list[tuple[str, str, str, bool]]:
+    """(computation, name, opcode, is_root) of every instruction, as read."""
+    found = []
+    for computation in hlo.all_computations():
+        for line in computation.instruction_lines:
+            site = hlo.site_at_line(line)
+            assert site is not None
+            found.append((computation.name, site.name, site.opcode, line in computation.root_lines))
+    return found
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_form_xla_accepts_reads_clean(form: str, tmp_path: Path) -> None:
+    read(tmp_path, FORMS[form])
+
+
+def test_without_result_shape_the_shape_is_unknown(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["an instruction without its result shape"])
+    assert instructions(hlo) == [("e", "p", "parameter", False), ("e", "v", "abs", True)]
+    assert hlo.shape_of("v") is None and str(hlo.shape_of("p")) == "f32[4]"
+    assert [ref.name for _, ref in hlo.document.all_uses() if ref.role is Role.INSTRUCTION_USE] == ["p"]
+
+
+def test_without_root_the_last_instruction_is_the_root(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["a computation without ROOT"])
+    (computation,) = hlo.all_computations()
+    assert computation.root_lines == () and computation.instruction_lines[-1] == 3
+
+
+def test_the_colon_is_not_part_of_the_module_name(tmp_path: Path) -> None:
+    assert read(tmp_path, FORMS["a module name with a trailing colon"]).name == "m"
+
+
+def test_comments_hide_what_they_hold(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["comments between tokens, a commented-out ROOT"])
+    assert instructions(hlo) == [("e", "p", "parameter", False), ("e", "v", "abs", True)]
+    assert str(hlo.shape_of("p")) == "f32[4]"
+
+
+def test_continued_attributes_belong_to_their_instruction(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["attributes continued on the next lines"])
+    assert instructions(hlo)[-1] == ("e", "v", "reduce", True)
+    assert [ref.name for _, ref in hlo.document.all_uses() if ref.role is Role.COMPUTATION_USE] == ["add"]
+
+
+def test_a_computation_closed_with_an_attribute_is_closed(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["an attribute after a computation's closing brace"])
+    assert [(c.name, c.end_line) for c in hlo.all_computations()] == [("neg", 4), ("e", 8)]
+
+
+def test_without_entry_the_last_computation_is_the_entry(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["a module without ENTRY"])
+    assert hlo.entry is not None and hlo.entry.name == "main"
+
+
+def test_a_multi_line_string_keeps_the_computations_below_it(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["a header attribute holding a multi-line string"])
+    assert [c.name for c in hlo.all_computations()] == ["e"]
+    hlo = read(tmp_path, FORMS["an instruction attribute holding a multi-line string"])
+    assert instructions(hlo) == [("e", "p", "parameter", False), ("e", "v", "abs", True)]
