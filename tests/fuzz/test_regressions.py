@@ -287,3 +287,20 @@ def test_a_huge_sub_byte_shape_has_an_exact_size() -> None:
 
     shape = hlo_syntax.parse_shape("u2[" + "1" + "0" * 40 + "]{0:E(2)}")
     assert dense_size(shape) == 10 ** 40 // 4  # type: ignore[arg-type]
+
+
+def test_a_glance_leaves_a_copy_start_to_the_whole_module(tmp_path: Path) -> None:
+    """Fuzzer mutant #34813 (a TPU buffer assignment cut before its allocations of other colors): a glance
+    said a copy-start copies `to color 1`, the whole module, which reads the memory-usage report, `to vmem`.
+    What a copy moves between spaces needs the report: a glance declines a copy-start, as a *-done."""
+    from conftest import TPU_MATMUL
+
+    stem = copy_module(TPU_MATMUL, tmp_path)
+    allocations = Path(f"{stem}-buffer-assignment.txt")
+    lines = allocations.read_text().split("\n")
+    allocations.write_text("\n".join(line for line in lines if ", color " not in line))
+    documents = {kind: document for kind, path in module_files(f"{stem}.txt").items()
+                 if (document := read_document(path, kind)[0]) is not None}
+    glance = ModuleGlance.of(module_stem(f"{stem}.txt"), documents)
+    assert glance is not None and glance.instruction_module("fusion") is not None
+    assert glance.instruction_module("copy-start") is None and glance.instruction_module("copy-done") is None

@@ -589,8 +589,8 @@ class ModuleGlance:
         self._hlo.pick_instruction(hlo, name)
         picked = {FileKind.HLO_MODULE: hlo}
         if memory:
-            if self._several_spaces or self._is_async_done(hlo, name):
-                raise _Declined  # the peak of each space, the values it holds: the whole module says
+            if self._several_spaces or self._is_async(hlo, name):
+                raise _Declined  # the peak of each space, the values it holds, the report's space names
             for scheduled in self._pick_memory(picked, name):
                 self._hlo.pick_instruction(hlo, scheduled)
         module = ModuleDump(self.stem, {kind: picks.document() for kind, picks in picked.items()})
@@ -658,11 +658,13 @@ class ModuleGlance:
         return isinstance(allocations, _BuffersText) and next(allocations.occurrences(", color "), None) is not None
 
     @staticmethod
-    def _is_async_done(picks: _Picks, name: str) -> bool:
-        """Whether `name` is the `*-done` of an asynchronous pair (the values it holds are its start's)."""
+    def _is_async(picks: _Picks, name: str) -> bool:
+        """Whether `name` is the `*-done` of an asynchronous pair (the values it holds are its start's) or a
+        `copy-start` (what it copies, between spaces the memory report names)."""
         scan = next(scan for _, _, scan in picks.lines.values() if scan.kind == "instruction" and scan.refs
                     and scan.refs[0].name == name)
-        return str(scan.data[3]).endswith("-done")
+        opcode = str(scan.data[3])
+        return opcode.endswith("-done") or opcode == "copy-start"
 
     @lazy
     def _live_range(self) -> _LiveRangeSection | None:
