@@ -6,7 +6,18 @@ import re
 import shutil
 from pathlib import Path
 
-from conftest import COMBINED_MLP, DATA, GPU_HLO_SEED, GPU_SEED, HANDWRITTEN, PRODUCERS, SPLIT_MLP, TPU_SEED, module_of
+from conftest import (
+    COMBINED_MLP,
+    DATA,
+    GPU_HLO_SEED,
+    GPU_SEED,
+    HANDWRITTEN,
+    PRODUCERS,
+    SPLIT_MLP,
+    TPU_MATMUL,
+    TPU_SEED,
+    module_of,
+)
 from hlo_lsp.features.hover import hover, module_free_hover
 from hlo_lsp.features.targets import target_at
 from hlo_lsp.features.types import Target
@@ -439,3 +450,26 @@ def test_pytorch_xla_op_type_is_the_framework_op() -> None:
     assert 'metadata={op_type="aten__mm" op_name="aten__mm"}' in hlo.read_text()
     markdown = hover_text(hlo, "%dot.150 =", 1)
     assert markdown is not None and markdown.endswith("- framework op `aten::mm`\n- op_name `aten__mm`")
+
+
+def test_the_peak_of_each_space_follows_the_module_it_is_read_with() -> None:
+    """Found by the differential sessions (seed 1275): the peaks of the spaces were kept per live-range
+    section, so after a hover on an edited HLO file (other shapes: other peaks), the module as it was
+    again still had the edited one's. They are kept per buffer assignment and module structure."""
+    from hlo_lsp.features.hover_memory import space_peaks
+    from hlo_lsp.model.document import Document
+    from hlo_lsp.model.hlo_module import HloModule
+    from hlo_lsp.parsing.file_kinds import FileKind
+
+    hlo_path = Path(f"{TPU_MATMUL}.txt")
+    module = module_of(hlo_path)
+    buffers, spaces = module.buffer_assignment, module.memory_spaces
+    assert buffers is not None and module.hlo is not None
+    text = hlo_path.read_text()
+    edited = text.replace("  %fusion = f32[128,512]", "  %fusion = f32[128,128]")
+    assert edited != text
+    smaller = space_peaks(HloModule(Document(edited, FileKind.HLO_MODULE, str(hlo_path))), buffers, spaces)
+    assert smaller[1].total == 589_824  # vmem: the copy's 524,288 bytes and the fusion's 65,536
+    peaks = space_peaks(module.hlo, buffers, spaces)
+    assert {color: (peak.time, peak.total) for color, peak in peaks.items()} == {
+        0: (5, 917_504), 1: (4, 786_432), 2: (1, 4)}

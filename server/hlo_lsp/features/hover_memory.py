@@ -103,25 +103,29 @@ def _summary_peak(summary: MemorySummary, space: str | None = None) -> Peak | No
 
 
 def space_peaks(hlo: HloModule | None, buffers: BufferAssignment, spaces: MemorySpaces) -> dict[int, Peak]:
-    """The peak of each memory space by XLA's accounting, by color (computed once per live-range
-    section: it reads the shapes of every live value); empty for a module of one space."""
-    section = buffers.live_range
-    if section is None or not spaces.several:
+    """The peak of each memory space by XLA's accounting, by color; empty for a module of one space.
+    Computed once per buffer assignment, module structure (the shapes it reads) and spaces."""
+    if buffers.live_range is None or not spaces.several:
         return {}
+    key = (hlo.structure_id if hlo is not None else None, spaces)
     with _space_peaks_lock:
-        cached = _space_peaks.get(id(section))
-        if cached is not None and cached[0]() is section:
-            return cached[1]
+        cached = _space_peaks.get(id(buffers))
+        if cached is not None and cached[0]() is buffers and key in cached[1]:
+            return cached[1][key]
     peaks = {memory.space.color: peak for memory in memory_by_space(hlo, buffers, spaces)
              if (peak := _summary_peak(memory.summary, space_text(memory.space))) is not None}
     with _space_peaks_lock:
-        if len(_space_peaks) >= 8:
+        if id(buffers) not in _space_peaks and len(_space_peaks) >= 8:
             _space_peaks.pop(next(iter(_space_peaks)))
-        _space_peaks[id(section)] = (weakref.ref(section), peaks)
+        kept = _space_peaks.get(id(buffers))
+        if kept is None or kept[0]() is not buffers:
+            kept = _space_peaks[id(buffers)] = (weakref.ref(buffers), {})
+        kept[1][key] = peaks
     return peaks
 
 
-_space_peaks: dict[int, tuple[weakref.ref[LiveRangeSection], dict[int, Peak]]] = {}
+# Held weakly: a closed module's buffer assignment goes with its peaks.
+_space_peaks: dict[int, tuple[weakref.ref[BufferAssignment], dict[tuple[object, MemorySpaces], dict[int, Peak]]]] = {}
 _space_peaks_lock = threading.Lock()
 
 

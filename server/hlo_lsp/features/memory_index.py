@@ -55,7 +55,7 @@ class MemoryIndex:
         if self.section is not None:
             for scheduled in self.section.schedule:
                 self.scheduled.setdefault(scheduled.time, scheduled.name)
-        self._peak: tuple[ModulePeak | None] | None = None
+        self._peaks: dict[object, ModulePeak | None] = {}  # by the module structure they were read with
 
     def values_of(self, name: str) -> list[BufferValue]:
         """The instruction's values, by index."""
@@ -75,10 +75,13 @@ class MemoryIndex:
         return hlo is None or paired_module(hlo, self.buffers) is not None
 
     def peak(self, hlo: HloModule | None) -> ModulePeak | None:
-        """The module's peak and the buffers live at it (None without live ranges or a peak)."""
-        if self._peak is None:
-            self._peak = (self._read_peak(hlo if self.pairs_with(hlo) else None),)
-        return self._peak[0]
+        """The module's peak and the buffers live at it (None without live ranges or a peak); read once
+        for each structure of the module (without a printed peak, it is recomputed from its shapes)."""
+        paired = hlo if self.pairs_with(hlo) else None
+        key = paired.structure_id if paired is not None else None
+        if key not in self._peaks:
+            self._peaks[key] = self._read_peak(paired)
+        return self._peaks[key]
 
     def _read_peak(self, hlo: HloModule | None) -> ModulePeak | None:
         peak: Peak | None = peak_of(hlo, self.buffers)
