@@ -13,6 +13,7 @@ from typing import Any
 from hlo_lsp.analysis.checks import (
     allocations,
     cross_file,
+    hlo_opcodes,
     hlo_structure,
     live_ranges,
     overlap,
@@ -41,6 +42,7 @@ class CheckCancelled(Exception):
 
 CHECKS: tuple[tuple[str, Check], ...] = (
     ("hlo-structure", hlo_structure.check),
+    ("hlo-opcodes", hlo_opcodes.check),
     ("allocations", allocations.check),
     ("totals", totals.check),
     ("used-values", used_values.check),
@@ -110,8 +112,9 @@ def _same(last: tuple[object, ...], now: tuple[object, ...]) -> bool:
 # The invariant checks' last problems per module: after an edit that changed only text the checks
 # do not read (an op_name, say), the module's problems are the same, and re-checking every
 # allocation of a 40 MB module would take seconds. hlo-structure reports at the columns of uses,
-# which such an edit may move: it runs again, and keeps its own results per chunk.
-RERUN = frozenset(("hlo-structure",))
+# which such an edit may move, and hlo-opcodes reads attribute values and literals, which it may
+# change: they run again, and keep their own results per chunk.
+RERUN = frozenset(("hlo-structure", "hlo-opcodes"))
 RUNS_REMEMBERED = 16
 _last_runs: dict[str, tuple[tuple[object, ...], dict[str, list[Problem]]]] = {}
 _last_runs_lock = threading.Lock()
