@@ -13,9 +13,9 @@ from typing import Any
 from hlo_lsp.analysis.checks import (
     allocations,
     cross_file,
-    hlo_opcodes,
     hlo_structure,
     live_ranges,
+    opcodes,
     overlap,
     peak,
     totals,
@@ -42,7 +42,7 @@ class CheckCancelled(Exception):
 
 CHECKS: tuple[tuple[str, Check], ...] = (
     ("hlo-structure", hlo_structure.check),
-    ("hlo-opcodes", hlo_opcodes.check),
+    ("hlo-opcodes", opcodes.check),
     ("allocations", allocations.check),
     ("totals", totals.check),
     ("used-values", used_values.check),

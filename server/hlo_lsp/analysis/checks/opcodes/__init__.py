@@ -1,0 +1,17 @@
+"""hlo-opcodes: what XLA's HLO text parser checks on each instruction: known opcodes, operand
+counts, the attributes each opcode takes and the syntax of their values, constant literals,
+parameter numbers, async chains, and the inputs on which the parser crashes.
+
+The modules, from the pass down:
+- module_pass: the pass over a module's chunks, with the findings kept per chunk;
+- verdicts, text_keys: each line's text judged once (digits zeroed), and what it still needs;
+- line_rules, opcode_rules, parameters: the rules of an instruction's own line;
+- cross_line, async_chains, channels (with other_lines): the rules that read other lines;
+- reader, findings: an instruction's parts, and what the rules report;
+- tables, values, structured_values, literals: what XLA's parser requires of each opcode, each
+  attribute value and each constant literal.
+"""
+
+from hlo_lsp.analysis.checks.opcodes.module_pass import check
+
+__all__ = ["check"]

@@ -1,0 +1,179 @@
+"""The rules of an instruction that read the lines its operands and attributes name, run where its
+line's verdict asks for them: reshapes' element counts, broadcasts of non-scalars, dynamic slices'
+start indices, conditionals' selectors, tuple indices, custom-calls' layout constraints, scans'
+parameters and control predecessors defined too late.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from hlo_lsp.analysis.checks.opcodes import tables
+from hlo_lsp.analysis.checks.opcodes.findings import Finding, Judgement
+from hlo_lsp.analysis.checks.opcodes.line_rules import check_attributes
+from hlo_lsp.analysis.checks.opcodes.other_lines import definition, operand_shape, shape_text
+from hlo_lsp.analysis.checks.opcodes.reader import ARRAY_SHAPE, InstructionParts, parsed_shape
+from hlo_lsp.analysis.checks.opcodes.text_keys import CACHE_LIMIT
+from hlo_lsp.analysis.checks.opcodes.values import int64_value, split_top_level
+from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.syntax import ArrayShape, Shape, TupleShape
+
+CrossRule = Callable[[HloModule, int, InstructionParts, Judgement], None]
+
+_ELEMENTS: dict[str, int | None] = {}  # a shape's text -> its element count
+
+
+def _element_count(shape: str) -> int | None:
+    if shape not in _ELEMENTS:
+        if len(_ELEMENTS) > CACHE_LIMIT:
+            _ELEMENTS.clear()
+        array = ARRAY_SHAPE.fullmatch(re.sub(r"\{[^{}]*\}$", "", shape.strip()))
+        sizes = [size.strip().lstrip("<=").strip() for size in array.group(2).split(",")] if array else None
+        count: int | None = None
+        if sizes is not None and all(size.isdigit() for size in sizes if size.strip()):
+            count = 1
+            for size in filter(None, sizes):
+                count *= int(size)
+        _ELEMENTS[shape] = count
+    return _ELEMENTS[shape]
+
+
+def reshape_problem(hlo: HloModule, line: int, text: str, data: tuple[object, ...]) -> Finding | None:
+    """A reshape to a shape of another element count than its operand's (read without the reader:
+    reshapes are many and their lines simple)."""
+    _, shape_start, opcode_start, opcode, _ = data
+    assert isinstance(shape_start, int) and isinstance(opcode_start, int) and isinstance(opcode, str)
+    open_paren = opcode_start + len(opcode)
+    close = text.find(")", open_paren)
+    item = text[open_paren + 1 : close].strip()
+    found = definition(hlo, line, item)
+    if found is None:
+        return None
+    mine, theirs = text[shape_start:opcode_start].strip(), shape_text(hlo, found)
+    counts = _element_count(mine), _element_count(theirs)
+    if None in counts or counts[0] == counts[1]:
+        return None
+    start = text.index(item, open_paren)
+    return (start, start + len(item), "operand-shape", f"reshape of {theirs} ({counts[1]} elements) to {mine} "
+                                                       f"({counts[0]} elements) (XLA's parser crashes)")
+
+
+def cross_line_findings(hlo: HloModule, line: int, read: InstructionParts) -> list[Finding]:
+    judgement = Judgement()
+    check = _CROSS_RULES.get(read.opcode)
+    if check is not None:
+        check(hlo, line, read, judgement)
+    if read.attribute("control-predecessors") is not None:
+        _control_predecessors(hlo, line, read, judgement)
+    return judgement.findings
+
+
+def _rank_of(shape: Shape | None) -> int | None:
+    return len(shape.dims) if isinstance(shape, ArrayShape) else None
+
+
+def _broadcast(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
+    rank = _rank_of(operand_shape(hlo, line, read, 0))
+    if rank:
+        judgement.add(read.opcode_span, "missing-attribute", "attribute dimensions is expected but not seen "
+                                                             "(the operand of broadcast is not a scalar)")
+
+
+def _dynamic_slice(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
+    fixed = 1 if read.opcode == "dynamic-slice" else 2
+    operand, vector = _rank_of(operand_shape(hlo, line, read, 0)), operand_shape(hlo, line, read, fixed)
+    count = len(read.operands)
+    if operand is None or (count == fixed + 1 and _rank_of(vector) == 1) or count == fixed + operand:
+        return
+    judgement.add(read.operands_span, "operand-count", f"Wrong number of operands: {read.opcode} of a rank-{operand} "
+                                                       f"operand takes {operand} scalar start indices (or one vector)")
+
+
+def _conditional(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
+    selector = operand_shape(hlo, line, read, 0)
+    if not isinstance(selector, ArrayShape):
+        return
+    if selector.dims:
+        judgement.add(read.operands_span, "operand-shape", "The first operand must be a scalar")
+    elif selector.element_type not in ("pred", "s32"):
+        judgement.add(read.operands_span, "operand-shape", "The first operand must be a scalar of PRED or S32")
+    else:
+        keys = ("true_computation", "false_computation") if selector.element_type == "pred" else (
+            "branch_computations",)
+        check_attributes(read, tables.GENERIC | frozenset(keys), frozenset(keys), judgement)
+        kept = [f for f in judgement.findings if f[2] == "unknown-attribute"]  # the other family's keys
+        judgement.findings[:] = kept or [f for f in judgement.findings if f[2] == "missing-attribute"]
+        _branch_count(read, judgement)
+
+
+def _branch_count(read: InstructionParts, judgement: Judgement) -> None:
+    branches = read.attribute("branch_computations")
+    expected = 2 if branches is None else len(split_top_level(branches.strip()[1:-1]))
+    if branches is None and read.attribute("true_computation") is None:
+        return
+    if expected == 0 or len(read.operands) != expected + 1:
+        judgement.add(read.operands_span, "operand-count", f"conditional with {expected} branches takes "
+                                                           f"{expected + 1} operands, but has {len(read.operands)}")
+
+
+def _get_tuple_element(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
+    operand, index = operand_shape(hlo, line, read, 0), int64_value(read.attribute("index") or "")
+    if operand is None or index is None:
+        return
+    size = len(operand.elements) if isinstance(operand, TupleShape) else -1
+    if not 0 <= index < size:
+        judgement.add(read.operands_span, "operand-shape", f"index {index} is out of range for an operand of shape "
+                                                           f"{operand} (XLA's parser crashes inferring the shape)")
+
+
+def _layout_constraints(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
+    constraints = read.attribute("operand_layout_constraints") or "{}"
+    for index, text in enumerate(split_top_level(constraints.strip()[1:-1])):
+        wanted, operand = parsed_shape(text.strip()), operand_shape(hlo, line, read, index)
+        if wanted is not None and operand is not None and not _compatible(wanted, operand):
+            judgement.add(read.value_span("operand_layout_constraints"), "operand-shape",
+                          f"Operand layout constraint shape {text.strip()} for operand {index} is not compatible "
+                          f"with operand shape {operand}")
+
+
+def _compatible(a: Shape, b: Shape) -> bool:
+    """ShapeUtil::Compatible: the same types and sizes, layouts and dynamic flags aside."""
+    if isinstance(a, TupleShape) or isinstance(b, TupleShape):
+        return isinstance(a, TupleShape) and isinstance(b, TupleShape) and len(a.elements) == len(b.elements) and all(
+            _compatible(x, y) for x, y in zip(a.elements, b.elements))
+    return a.element_type == b.element_type and len(a.dims) == len(b.dims) and all(
+        x == y or x < 0 or y < 0 for x, y in zip(a.dims, b.dims))
+
+
+def _scan_parameters(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
+    name = (read.attribute("to_apply") or "").lstrip("%")
+    computation = hlo.computations.get(name)
+    if computation is None:
+        return
+    scans = (hlo.document.scan(body_line) for body_line in computation.instruction_lines)
+    parameters = sum(1 for scan in scans if scan.data[3] == "parameter")
+    if parameters != len(read.operands):
+        judgement.add(read.operands_span, "operand-count", f"expects {len(read.operands)} operands to match the "
+                                                           f"number of parameters of to_apply, but {name} has "
+                                                           f"{parameters} parameters")
+
+
+def _control_predecessors(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
+    start, end = read.value_span("control-predecessors")
+    here = hlo.computation_at(line)
+    for match in re.finditer(r"%?([A-Za-z_][A-Za-z0-9_.\-]*)", read.text[start:end]):
+        name = match.group(1)
+        defined = hlo.line_of(name) if hlo.names_are_unique else None
+        if here is not None and defined is not None and defined >= line and hlo.computation_at(defined) is here:
+            judgement.add((start + match.start(1), start + match.end(1)), "attribute-value",
+                          f"control-predecessors: instruction '{name}' is not defined before this one "
+                          "(XLA's parser reads names in order)")
+
+
+_CROSS_RULES: dict[str, CrossRule] = {
+    "broadcast": _broadcast, "broadcast-start": _broadcast, "dynamic-slice": _dynamic_slice,
+    "dynamic-update-slice": _dynamic_slice,
+    "conditional": _conditional, "get-tuple-element": _get_tuple_element, "custom-call": _layout_constraints,
+    "scan": _scan_parameters,
+}

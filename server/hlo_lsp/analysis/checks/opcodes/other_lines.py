@@ -1,0 +1,42 @@
+"""What the rules of one instruction read of other lines: the line defining an operand, the shape
+written on an instruction's line, and an attribute of another instruction.
+"""
+
+from __future__ import annotations
+
+from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, parsed_shape, read_instruction
+from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.syntax import Shape
+
+
+def definition(hlo: HloModule, line: int, item: str) -> int | None:
+    """The line defining the operand written `item` (`%x`, `f32[2] %x`) in the computation of `line`."""
+    if not item or "(" in item or "/*" in item:
+        return None
+    name = item.split()[-1].lstrip("%")
+    here = hlo.computation_at(line)
+    if here is None:
+        return None
+    found = hlo.line_of(name) if hlo.names_are_unique else (site.line if (site := hlo.site(name, line)) else None)
+    return found if found is not None and hlo.computation_at(found) is here else None
+
+
+def shape_text(hlo: HloModule, line: int) -> str:
+    """The result shape written on the instruction's line `line`, "" where there is none."""
+    scan = hlo.document.scan(line)
+    if scan.kind != "instruction" or len(scan.data) < 5:
+        return ""
+    return hlo.document.line(line)[scan.data[1] : scan.data[2]].strip()
+
+
+def operand_shape(hlo: HloModule, line: int, read: InstructionParts, index: int) -> Shape | None:
+    """The shape of operand `index` of the instruction on `line`, where it is defined beside it."""
+    if index >= len(read.operands):
+        return None
+    found = definition(hlo, line, read.item(read.operands[index]))
+    return parsed_shape(shape_text(hlo, found)) if found is not None else None
+
+
+def attribute_of_line(hlo: HloModule, line: int, key: str) -> str | None:
+    read = read_instruction(hlo.instruction_text(line), hlo.document.scan(line).data)
+    return read.attribute(key) if read is not None else None

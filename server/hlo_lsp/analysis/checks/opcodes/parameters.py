@@ -1,0 +1,96 @@
+"""Parameter numbers: on its line, a parameter takes one integer, not negative, and as many leaves
+in `parameter_replication` as its shape has; in its computation, each number once and none beyond
+their count (XLA's parser crashes on a gap).
+"""
+
+from __future__ import annotations
+
+import re
+
+from hlo_lsp.analysis.checks.opcodes import tables
+from hlo_lsp.analysis.checks.opcodes.findings import Judgement, problems
+from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, parsed_shape, read_instruction
+from hlo_lsp.analysis.checks.opcodes.values import int64_value
+from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.syntax import Shape, TupleShape
+from hlo_lsp.problems import Problem
+
+# The parameter numbers of computations that number them 0, 1, 2... in order (the common case).
+ORDERED = {count: [str(number) for number in range(count)] for count in range(1, 64)}
+_NUMBER_SETS = {count: frozenset(numbers) for count, numbers in ORDERED.items()}
+
+
+def parameter_line(read: InstructionParts, judgement: Judgement) -> None:
+    """The rule of a parameter's own line; its number is checked with its computation's."""
+    span = read.operands[0] if len(read.operands) == 1 else read.operands_span
+    number = int64_value(read.item(span)) if len(read.operands) == 1 else None
+    if number is None:
+        judgement.add(span, "parameter-number", "parameter expects one integer, its number: parameter(0)")
+    elif number < 0:
+        judgement.add(span, "parameter-number", "parameter number must be >= 0")
+    judgement.actions.add("parameter")
+    replication = read.attribute("parameter_replication")
+    shape = parsed_shape(read.shape) if replication is not None else None
+    if replication is None or shape is None or tables.VALIDATORS["parameter_replication"](replication):
+        return
+    given, leaves = len(re.findall(r"true|false", replication)), _leaf_count(shape)
+    if given != leaves:
+        judgement.add(read.value_span("parameter_replication"), "attribute-value",
+                      f"parameter has {leaves} leaf buffers, but parameter_replication has {given} elements")
+
+
+def _leaf_count(shape: Shape) -> int:
+    return sum(_leaf_count(e) for e in shape.elements) if isinstance(shape, TupleShape) else 1
+
+
+def numbered_in_order(numbers: list[str]) -> bool:
+    """Whether the numbers are 0 to n-1 as XLA prints them, in any order (without converting one)."""
+    expected = _NUMBER_SETS.get(len(numbers)) or frozenset(str(number) for number in range(len(numbers)))
+    return len(set(numbers)) == len(numbers) and expected.issuperset(numbers)
+
+
+def number_span(text: str, data: tuple[object, ...]) -> tuple[int, int]:
+    """Where the number of `parameter(N)` is in its line."""
+    start = data[2] + len("parameter(")  # type: ignore[operator]
+    return start, text.find(")", start)
+
+
+def numbering_problems(hlo: HloModule, header: int) -> list[Problem]:
+    """The parameters of the computation whose header is on `header`, read again: each number once,
+    and none beyond their count (XLA's parser crashes on a gap)."""
+    parameters = _numbered_parameters(hlo, header)
+    found, first = [], {}
+    for line, text, start, end, number in parameters:
+        if number is None or number < 0:
+            continue
+        if number in first:
+            message = f"Duplicate parameter number {number} (first on line {first[number] + 1})"
+        elif number >= len(parameters):
+            message = (f"parameter number {number} leaves a gap: the computation has {len(parameters)} "
+                       "parameters, numbered from 0 (XLA's parser crashes)")
+        else:
+            first[number] = line
+            continue
+        found.extend(problems(hlo, line, text, [(start, end, "parameter-number", message)]))
+    return found
+
+
+def _numbered_parameters(hlo: HloModule, header: int) -> list[tuple[int, str, int, int, int | None]]:
+    """(line, text, number start, number end, number) of each parameter of the computation, or none
+    where a parameter's number is not known for sure."""
+    computation = hlo.computation_at(header)
+    if computation is None:
+        return []
+    parameters = []
+    for line in computation.instruction_lines:
+        scan = hlo.document.scan(line)
+        if scan.data[3] == "parameter":
+            text = hlo.instruction_text(line)
+            if read_instruction(text, scan.data) is None:
+                return []  # a parameter the grammar cannot read
+            start, end = number_span(text, scan.data)
+            parameters.append((line, text, start, end, int64_value(text[start:end].strip())))
+    written = sum(hlo.document.line(line).count(" parameter(") for line in computation.instruction_lines)
+    if written > len(parameters):
+        return []  # a parameter on the line of another instruction: the grammar's problem first
+    return parameters

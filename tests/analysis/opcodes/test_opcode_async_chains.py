@@ -1,0 +1,54 @@
+"""hlo-opcodes on async chains: each -update and -done takes one async op of its chain and agrees with its
+start (see opcode_cases.py for what was run through XLA's parser)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from opcode_cases import NEGATE, module, one, opcode_problems
+
+from conftest import problems_of
+
+# ---- async chains ----------------------------------------------------------------------------------------------
+START = "s = ((f32[4]), f32[4], s32[]) async-start(p), calls=w"
+
+
+@pytest.mark.parametrize(("body", "message", "underlined"), [
+    (("ROOT d = f32[4] async-done(p)",), "AsyncUpdate and AsyncDone expect a single async op as their operand", "(p)"),
+    ((START, "d = f32[4] async-done(s)", "ROOT e = f32[4] async-done(d)"),
+     "AsyncUpdate and AsyncDone expect a single async op as their operand", "(d)"),
+    ((START, "u = ((f32[4]), f32[4], u32[]) async-update(s)", "ROOT d = f32[4] async-done(u)"),
+     "AsyncUpdate expects the op shape to be the same as the operand shape", "async-update"),
+    ((START + ', async_execution_thread="a"', 'ROOT d = f32[4] async-done(s), async_execution_thread="b"'),
+     "Expect async_execution_thread to be a, but got b", '"b"'),
+    ((START, "ROOT d = f32[4] async-done(s), calls=v"), "Expect async_wrapped_computation to be w, but got v", "v"),
+    (("s = ((f32[4]), f32[4], s32[]) negate-start(p)", "ROOT d = f32[4] abs-done(s)"),
+     "Expect async wrapped opcode to be negate, but got abs", "abs-done"),
+    ((START, "d = f32[4] async-done(s)", START.replace("s =", "t ="), "ROOT e = f32[4] async-done(t)"),
+     "Computation w is called by more than one async op (first on line 15)", "w"),
+    (("s = (f32[4], f32[4]) async-start(p), calls=w", "ROOT d = f32[4] async-done(s)"),
+     "AsyncStart expects the op shape to be in the form of ((async-operands), async-outputs, state)", "async-start"),
+])
+def test_async_chains(tmp_path: Path, body: tuple[str, ...], message: str, underlined: str) -> None:
+    found = one(tmp_path, module(*body, before=NEGATE + NEGATE.replace("w {", "v {")))
+    assert found[1:] == ("async-chain", message, underlined)
+
+
+def test_async_chains_xla_accepts(tmp_path: Path) -> None:
+    text = module(START, "u = ((f32[4]{0}), f32[4], s32[]) async-update(s)", "d = f32[4] async-done(u), calls=w",
+                  "n = ((f32[4]), f32[4], s32[]) negate-start(p)", "e = f32[4] negate-done(n)",
+                  "t = ((f32[4]), f32[4], s32[]) async-start(p), calls=v", "f = f32[4] negate-done(t)",
+                  "c = (f32[4], f32[4], u32[]) copy-start(p)", "ROOT g = f32[4] copy-done(c)",
+                  before=NEGATE + NEGATE.replace("w {", "v {"))
+    assert opcode_problems(tmp_path, text) == []
+
+
+def test_two_async_starts_without_calls_are_not_the_same_callers(tmp_path: Path) -> None:
+    """Two `async-start`s that name no computation: the check looked for the value of `calls` they lack
+    (StopIteration: an internal error)."""
+    text = module("a = ((f32[4]), f32[4], u32[]) async-start(p)", "b = ((f32[4]), f32[4], u32[]) async-start(p)",
+                  "ROOT t = (((f32[4]), f32[4], u32[]), ((f32[4]), f32[4], u32[])) tuple(a, b)")
+    path = tmp_path / "m.hlo"
+    path.write_text(text)
+    assert [p.message for p in problems_of(path) if p.code == "internal-error"] == []
