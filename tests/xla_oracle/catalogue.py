@@ -1,0 +1,254 @@
+"""Hand-written HLO forms, each with what XLA's parser (jaxlib 0.10.2) says of it: the forms real dumps
+rarely show, at the edges of the parser's rules. `tests/conformance/test_xla_parser.py` checks each
+verdict against XLA's and each form against hlo-lsp; `tests/hlo_forms.py` mutates them.
+
+    CATALOGUE: tuple[Entry, ...]   # Entry(name, accepted, text)
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Entry(NamedTuple):
+    name: str
+    accepted: bool  # XLA's verdict
+    text: str
+
+
+P = "p = f32[4] parameter(0)"
+ADD = "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n\n"
+
+
+def entry(*body: str, head: str = "HloModule m", before: str = "", params: tuple[str, ...] = (P,),
+          opening: str = "ENTRY e {", closing: str = "}") -> str:
+    """A module: `head`, the computations `before`, then ENTRY with `params` and `body` (one line each)."""
+    lines = "".join(f"  {line}\n" for line in (*params, *body))
+    return f"{head}\n\n{before}{opening}\n{lines}{closing}\n"
+
+
+def _s(*body: str, **options: object) -> str:
+    """A module whose one parameter is the scalar `s`."""
+    return entry(*body, params=("s = f32[] parameter(0)",), **options)  # type: ignore[arg-type]
+
+
+ACCEPTED = (
+    Entry("no result shape", True, entry("ROOT v = abs(p)")),
+    Entry("no result shape, binary", True, entry("ROOT v = add(p, p)")),
+    Entry("no ROOT", True, entry("a = f32[4] abs(p)", "b = f32[4] negate(a)")),
+    Entry("ROOT not last", True, entry("ROOT a = f32[4] abs(p)", "b = f32[4] negate(a)")),
+    Entry("module name with a trailing colon", True, entry("ROOT v = f32[4] abs(p)", head="HloModule m:")),
+    Entry("ENTRY name with a trailing colon", True, entry("ROOT v = f32[4] abs(p)", opening="ENTRY e: {")),
+    Entry("block comments between tokens", True, entry("ROOT v = f32[4] /* a */ abs(/* b */ p /* c */)")),
+    Entry("line comment after an instruction", True, entry("ROOT v = f32[4] abs(p) // note")),
+    Entry("commented-out ROOT", True, entry("a = f32[4] abs(p)", "// ROOT b = f32[4] negate(a)",
+                                            "ROOT c = f32[4] negate(a)")),
+    Entry("commented-out ROOT, none left", True, entry("a = f32[4] abs(p)", "// ROOT b = f32[4] negate(a)")),
+    Entry("block-commented ROOT", True, entry("a = f32[4] abs(p)", "/* ROOT b = f32[4] negate(a) */")),
+    Entry("block comment over lines", True, entry("a = f32[4] abs(p)", "/* b = f32[4] negate(a)",
+                                                  "ROOT c = f32[4] negate(a) */", "ROOT d = f32[4] negate(a)")),
+    Entry("comment lines between computations", True,
+          "HloModule m\n\n// a comment\n" + ADD + "/* another */\n" + entry("ROOT v = f32[4] abs(p)", head="")),
+    Entry("attributes on the next line", True, entry(
+        "z = f32[] constant(0)", "ROOT r = f32[] reduce(p, z),", "    dimensions={0}, to_apply=add", before=ADD)),
+    Entry("operands over lines", True, entry("ROOT v = f32[4] add(p,", "    p)")),
+    Entry("shape on its own line", True, entry("ROOT v =", "    f32[4]", "    abs(p)")),
+    Entry("two instructions on a line", True, entry("a = f32[4] abs(p) ROOT b = f32[4] negate(a)")),
+    Entry("computation on one line", True, "HloModule m\n\nENTRY e { p = f32[] parameter(0) ROOT a = f32[] abs(p) }\n"),
+    Entry("closing brace then the next computation", True,
+          "HloModule m\n\nc {\n  x = f32[] parameter(0)\n  ROOT y = f32[] abs(x)\n} ENTRY e {\n"
+          "  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\n"),
+    Entry("execution_thread", True, ADD.replace("}\n\n", '}, execution_thread="main_thread"\n\n') + entry(
+        "z = f32[] constant(0)", "ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add", head="")),
+    Entry("execution_thread on ENTRY", True, entry("ROOT v = f32[4] abs(p)",
+                                                   closing='}, execution_thread="main_thread"')),
+    Entry("NaN payloads", True, entry('a = f32[] constant(-nan(0x7f))', "b = bf16[] constant(nan(0x7f))",
+                                      "ROOT t = (f32[], bf16[]) tuple(a, b)", params=())),
+    Entry("header attribute with a multi-line string", True, entry(
+        "ROOT v = f32[4] abs(p)", head='HloModule m, frontend_attributes={a="x\ny\nz"}')),
+    Entry("header attributes over lines", True, entry(
+        "ROOT v = f32[4] abs(p)", head="HloModule m,\n  is_scheduled=true,\n  replica_count=1")),
+    Entry("module without ENTRY", True, "HloModule m\n\n" + ADD + "f {\n  p = f32[] parameter(0)\n"
+          "  ROOT r = f32[] abs(p)\n}\n"),
+    Entry("module without a header", True, "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] abs(p)\n}\n"),
+    Entry("module without a header or ENTRY", True, "e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] abs(p)\n}\n"),
+    Entry("ENTRY first, a computation after it", True, entry("ROOT v = f32[4] abs(p)") + "\nf {\n"
+          "  q = f32[] parameter(0)\n  ROOT r = f32[] abs(q)\n}\n"),
+    Entry("signature", True, entry("ROOT v = f32[4] abs(p)", opening="ENTRY e (p: f32[4]) -> f32[4] {")),
+    Entry("signature not matching the parameters", True, entry(
+        "ROOT v = f32[4] abs(p)", opening="ENTRY e (x: s32[], y: f32[]) -> f32[4] {")),
+    Entry("operands with shapes", True, entry("ROOT v = f32[4] add(f32[4] p, f32[4]{0} %p)")),
+    Entry("nested instruction", True, entry("ROOT v = f32[4] add(p, negate(p))")),
+    Entry("empty operand slots", True, entry("ROOT v = f32[4] add(p, p,)")),
+    Entry("names with dashes and dots", True, entry("a-b.c_1 = f32[4] abs(p)", "ROOT x-1 = f32[4] negate(a-b.c_1)")),
+    Entry("keywords as %names", True, entry("%true = f32[4] abs(p)", "ROOT %nan = f32[4] negate(%true)")),
+    Entry("glued = after a %name", True, entry("%v=f32[4] abs(p)", "ROOT w = f32[4] negate(v)")),
+    Entry("CRLF line ends", True, entry("ROOT v = f32[4] abs(p)").replace("\n", "\r\n")),
+    Entry("tabs", True, entry("ROOT v = f32[4] abs(p)").replace("  ", "\t")),
+    Entry("same names in two computations", True, "HloModule m\n\nf {\n  p = f32[] parameter(0)\n"
+          "  ROOT v = f32[] abs(p)\n}\n\n" + _s("ROOT v = f32[] call(s), to_apply=f", head="")),
+    Entry("parameters in any order", True, entry("ROOT t = (f32[], f32[]) tuple(b, a)",
+                                                 params=("b = f32[] parameter(1)", "a = f32[] parameter(0)"))),
+    Entry("inline computation", True, _s("z = f32[] constant(0)", "ROOT r = f32[] reduce(s, z), dimensions={},"
+                                         " to_apply={ x = f32[] parameter(0) y = f32[] parameter(1)"
+                                         " ROOT a = f32[] add(x, y) }")),
+    Entry("literals at the edges", True, entry(
+        "a = f16[] constant(65519)", "b = s32[] constant(18446744073709551615)", "c = u64[] constant(-1)",
+        "d = pred[] constant(2)", "e = f32[2] constant({1 2})", "f = f32[] constant(1e-50)",
+        "ROOT t = (f16[], s32[], u64[], pred[], f32[2], f32[]) tuple(a, b, c, d, e, f)", params=())),
+    Entry("one value for an array literal", True, entry("ROOT c = f32[2,3] constant(1)", params=())),
+    Entry("layouts", True, entry("a = f32[2,3] {0,1} parameter(0)", "b = f32[2,3]{1,0:T(2,128)} copy(a)",
+                                 "ROOT c = f32[2,3]{1,0:T(2,*)S(1)} copy(b)", params=())),
+    Entry("metadata with odd commas and quotes", True, entry(
+        "ROOT v = f32[4] abs(p), metadata={, op_name='x' source_line=3}")),
+    Entry("backend_config that is not JSON", True, entry("ROOT v = f32[4] abs(p), backend_config={no ] [ json}")),
+    Entry("input_output_alias with a trailing comma", True, entry(
+        "ROOT v = f32[4] abs(p)", head="HloModule m, input_output_alias={ {}: (0, {}, may-alias), }")),
+    Entry("stack frame tables", True, entry(
+        "ROOT v = f32[4] abs(p), metadata={stack_frame_id=1}", head='HloModule m\n\nFileNames\n1 "a.py"\n'
+        'FunctionNames\n1 "f"\nFileLocations\n1 {file_name_id=1 function_name_id=1 line=1 end_line=1 column=1 '
+        'end_column=2}\nStackFrames\n1 {file_location_id=1 parent_frame_id=0}')),
+    Entry("control-predecessors", True, entry("a = f32[4] abs(p)", "ROOT b = f32[4] negate(p), "
+                                              "control-predecessors={a}")),
+    Entry("async chain", True, "HloModule m\n\nw {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] abs(x)\n}\n\n"
+          + entry("s = ((f32[4]), f32[4], s32[]) async-start(p), calls=w",
+                  "ROOT d = f32[4] async-done(s), calls=w", head="")),
+    Entry("custom-call with layout constraints", True, entry(
+        'ROOT c = f32[4]{0} custom-call(p), custom_call_target="x", operand_layout_constraints={f32[4]{0}}')),
+    Entry("computation named like a type", True, "HloModule m\n\n%f32 {\n  x = f32[] parameter(0)\n"
+          "  ROOT y = f32[] abs(x)\n}\n\n" + _s("ROOT r = f32[] call(s), to_apply=%f32", head="")),
+)
+
+REJECTED = (
+    Entry("f16 literal out of range", False, entry("ROOT c = f16[] constant(-65520)", params=())),
+    Entry("s8 literal out of range", False, entry("ROOT c = s8[] constant(128)", params=())),
+    Entry("u8 literal -1", False, entry("ROOT c = u8[] constant(-1)", params=())),
+    Entry("f8e4m3fn literal out of range", False, entry("ROOT c = f8e4m3fn[] constant(465)", params=())),
+    Entry("f8e8m0fnu zero", False, entry("ROOT c = f8e8m0fnu[] constant(0)", params=())),
+    Entry("NaN payload out of range", False, entry("ROOT c = f32[] constant(nan(0x800000))", params=())),
+    Entry("NaN payload on a type without payloads", False, entry("ROOT c = f8e4m3fn[] constant(nan(0x1))",
+                                                                 params=())),
+    Entry("literal with too many values", False, entry("ROOT c = f32[2] constant({1, 2, 3})", params=())),
+    Entry("literal with too few values", False, entry("ROOT c = f32[2] constant({1})", params=())),
+    Entry("hexadecimal integer", False, entry("ROOT c = s32[] constant(0x10)", params=())),
+    Entry("input_output_alias output index out of range", False, entry(
+        "ROOT v = f32[4] abs(p)", head="HloModule m, input_output_alias={ {3}: (0, {}) }")),
+    Entry("input_output_alias bad kind", False, entry(
+        "ROOT v = f32[4] abs(p)", head="HloModule m, input_output_alias={ {}: (0, {}, maybe) }")),
+    Entry("input_output_alias shorthand", False, entry(
+        "ROOT v = f32[4] abs(p)", head="HloModule m, input_output_alias={ {}: 0 }")),
+    Entry("api_version unspecified", False, entry(
+        'ROOT c = f32[4] custom-call(p), custom_call_target="x", api_version=API_VERSION_UNSPECIFIED')),
+    Entry("api_version unknown", False, entry(
+        'ROOT c = f32[4] custom-call(p), custom_call_target="x", api_version=API_VERSION_NEW')),
+    Entry("result_accuracy with mode and tolerance", False, entry(
+        "ROOT v = f32[4] exponential(p), result_accuracy={mode=highest, tolerance={atol=1}}")),
+    Entry("result_accuracy unknown mode", False, entry("ROOT v = f32[4] exponential(p), result_accuracy={mode=low}")),
+    Entry("result_accuracy on add", False, entry("ROOT v = f32[4] add(p, p), result_accuracy={mode=highest}")),
+    Entry("window padding of three parts", False, entry(
+        "z = f32[] constant(0)", "ROOT r = f32[4] reduce-window(p, z), window={size=2 pad=1_1_1}, to_apply=add",
+        before=ADD)),
+    Entry("window stride count", False, entry(
+        "z = f32[] constant(0)", "ROOT r = f32[4] reduce-window(p, z), window={size=2 stride=1x1}, to_apply=add",
+        before=ADD)),
+    Entry("window with commas", False, entry(
+        "z = f32[] constant(0)", "ROOT r = f32[4] reduce-window(p, z), window={size=2, stride=1}, to_apply=add",
+        before=ADD)),
+    Entry("dim level type unknown", False, entry("ROOT v = f32[4]{0:D(X)} abs(p)")),
+    Entry("physical shape in a layout", False, entry("ROOT v = f32[4]{0:P(f32[4])} abs(p)")),
+    Entry("layout of the wrong rank", False, entry("ROOT v = f32[4]{1,0} abs(p)")),
+    Entry("async-start shape not a tuple", False, "HloModule m\n\nw {\n  x = f32[4] parameter(0)\n"
+          "  ROOT y = f32[4] abs(x)\n}\n\n" + entry("s = f32[4] async-start(p), calls=w",
+                                                     "ROOT d = f32[4] async-done(s), calls=w", head="")),
+    Entry("async-done of a non-async operand", False, entry("ROOT d = f32[4] async-done(p)")),
+    Entry("async-update shape differs", False, "HloModule m\n\nw {\n  x = f32[4] parameter(0)\n"
+          "  ROOT y = f32[4] abs(x)\n}\n\n" + entry("s = ((f32[4]), f32[4], s32[]) async-start(p), calls=w",
+                                                     "u = ((f32[4]), f32[4], u32[]) async-update(s)",
+                                                     "ROOT d = f32[4] async-done(u)", head="")),
+    Entry("async-done calls another computation", False, "HloModule m\n\nw {\n  x = f32[4] parameter(0)\n"
+          "  ROOT y = f32[4] abs(x)\n}\n\nv {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] negate(x)\n}\n\n"
+          + entry("s = ((f32[4]), f32[4], s32[]) async-start(p), calls=w",
+                  "ROOT d = f32[4] async-done(s), calls=v", head="")),
+    Entry("computation called by two async-starts", False, "HloModule m\n\nw {\n  x = f32[4] parameter(0)\n"
+          "  ROOT y = f32[4] abs(x)\n}\n\n" + entry(
+              "s = ((f32[4]), f32[4], s32[]) async-start(p), calls=w", "d = f32[4] async-done(s)",
+              "t = ((f32[4]), f32[4], s32[]) async-start(p), calls=w", "ROOT e = f32[4] async-done(t)", head="")),
+    Entry("custom-call layout constraint count", False, entry(
+        'ROOT c = f32[4] custom-call(p, p), custom_call_target="x", operand_layout_constraints={f32[4]{0}}')),
+    Entry("custom-call layout constraint shape", False, entry(
+        'ROOT c = f32[4] custom-call(p), custom_call_target="x", operand_layout_constraints={f32[5]{0}}')),
+    Entry("add with one operand", False, entry("ROOT v = f32[4] add(p)")),
+    Entry("abs with two operands", False, entry("ROOT v = f32[4] abs(p, p)")),
+    Entry("reduce with an odd operand count", False, entry(
+        "z = f32[] constant(0)", "ROOT r = f32[] reduce(p, z, z), dimensions={0}, to_apply=add", before=ADD)),
+    Entry("unknown attribute", False, entry("ROOT v = f32[4] abs(p), foo=1")),
+    Entry("misspelt attribute", False, entry("ROOT v = f32[4] transpose(p), dimentions={0}")),
+    Entry("duplicate attribute", False, entry("ROOT v = f32[4] transpose(p), dimensions={0}, dimensions={0}")),
+    Entry("missing attribute", False, entry("ROOT v = f32[4] transpose(p)")),
+    Entry("attribute value of the wrong kind", False, entry("ROOT v = f32[4] transpose(p), dimensions=0")),
+    Entry("bad comparison direction", False, entry("ROOT v = pred[4] compare(p, p), direction=XX")),
+    Entry("bad fusion kind", False, "HloModule m\n\nf {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] abs(x)\n}\n\n"
+          + entry("ROOT v = f32[4] fusion(p), kind=kFoo, calls=f", head="")),
+    Entry("shape required: reshape", False, entry("ROOT v = reshape(p)")),
+    Entry("shape required: constant", False, entry("ROOT c = constant(1)", params=())),
+    Entry("shape required: parameter", False, entry("ROOT v = f32[4] abs(q)", params=("q = parameter(0)",))),
+    Entry("unknown opcode", False, entry("ROOT v = f32[4] atan(p)")),
+    Entry("opcode in capitals", False, entry("ROOT v = f32[4] Copy(p)")),
+    Entry("parameter number twice", False, entry("ROOT t = (f32[], f32[]) tuple(a, b)", params=(
+        "a = f32[] parameter(0)", "b = f32[] parameter(0)"))),
+    Entry("negative parameter number", False, entry("ROOT v = f32[] abs(a)", params=("a = f32[] parameter(-1)",))),
+    Entry("parameter numbers with a gap", False, entry("ROOT v = f32[] abs(a)", params=("a = f32[] parameter(1)",))),
+    Entry("operand defined later", False, entry("a = f32[4] abs(b)", "ROOT b = f32[4] negate(p)")),
+    Entry("computation defined later", False, entry(
+        "z = f32[] constant(0)", "ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add") + "\n" + ADD),
+    Entry("operand undefined", False, entry("ROOT v = f32[4] abs(q)")),
+    Entry("operand of another computation", False, "HloModule m\n\nf {\n  x = f32[] parameter(0)\n"
+          "  ROOT y = f32[] abs(x)\n}\n\n" + _s("ROOT r = f32[] abs(y)", head="")),
+    Entry("duplicate instruction", False, entry("a = f32[4] abs(p)", "a = f32[4] negate(p)", "ROOT b = f32[4] abs(a)")),
+    Entry("duplicate computation", False, "HloModule m\n\n" + ADD + ADD + entry("ROOT v = f32[4] abs(p)", head="")),
+    Entry("two ENTRY computations", False, entry("ROOT v = f32[4] abs(p)") + entry(
+        "ROOT v = f32[4] abs(p)", head="", opening="ENTRY f {")),
+    Entry("two ROOTs", False, entry("ROOT a = f32[4] abs(p)", "ROOT b = f32[4] negate(p)")),
+    Entry("ROOT commented out of a block, two left", False, entry(
+        "ROOT a = f32[4] abs(p)", "/* x */ ROOT b = f32[4] negate(p)")),
+    Entry("trailing comma after the operands", False, entry("ROOT v = f32[4] abs(p),")),
+    Entry("trailing comma in the header", False, entry("ROOT v = f32[4] abs(p)", head="HloModule m,")),
+    Entry("header attribute without a comma", False, entry("ROOT v = f32[4] abs(p)",
+                                                           head="HloModule m is_scheduled=true")),
+    Entry("unknown header attribute", False, entry("ROOT v = f32[4] abs(p)", head="HloModule m, foo=1")),
+    Entry("is_scheduled=1", False, entry("ROOT v = f32[4] abs(p)", head="HloModule m, is_scheduled=1")),
+    Entry("empty computation", False, "HloModule m\n\nENTRY e {\n}\n"),
+    Entry("signature result not the ROOT's", False, entry("ROOT v = f32[4] abs(p)",
+                                                          opening="ENTRY e (p: f32[4]) -> s32[4] {")),
+    Entry("signature with a spaced colon", False, entry("ROOT v = f32[4] abs(p)",
+                                                        opening="ENTRY e (p : f32[4]) -> f32[4] {")),
+    Entry("header-less with a signature and no ENTRY", False, "e (p: f32[]) -> f32[] {\n  p = f32[] parameter(0)\n"
+          "  ROOT r = f32[] abs(p)\n}\n"),
+    Entry("unterminated block comment", False, entry("ROOT v = f32[4] abs(p) /* open")),
+    Entry("nested block comments", False, entry("ROOT v = f32[4] abs(p) /* a /* b */ c */")),
+    Entry("semicolon", False, entry("ROOT v = f32[4] abs(p);")),
+    Entry("glued = after a bare name", False, entry("ROOT v = f32[4] abs(q)", params=("q=f32[4] parameter(0)",))),
+    Entry("name starting with __", False, entry("%__v = f32[4] abs(p)", "ROOT w = f32[4] negate(%__v)")),
+    Entry("instruction named like a type", False, entry("%f32 = f32[4] abs(p)", "ROOT w = f32[4] negate(%f32)")),
+    Entry("token with dimensions", False, entry("ROOT t = token[2] after-all()", params=())),
+    Entry("tuple with an array shape", False, entry("ROOT t = f32[4] tuple(p)")),
+    Entry("text after the last computation", False, entry("ROOT v = f32[4] abs(p)") + "trailing\n"),
+    Entry("computation attribute other than execution_thread", False, entry(
+        "ROOT v = f32[4] abs(p)", closing='}, thread="main"')),
+    Entry("execution_thread unquoted", False, entry("ROOT v = f32[4] abs(p)", closing="}, execution_thread=main")),
+    Entry("bad dim_labels", False, entry("k = f32[1,1,1] parameter(1)",
+                                         "ROOT c = f32[1,4,1] convolution(p, k), dim_labels=b_io->bf")),
+    Entry("sharding with devices on replicated", False, entry("ROOT v = f32[4] abs(p), sharding={replicated "
+                                                              "devices=[2]0,1}")),
+    Entry("replica_groups with explicit devices", False, entry(
+        "ROOT r = f32[4] all-reduce(p), replica_groups=[2,2]0,1,2,3, to_apply=add", before=ADD)),
+    Entry("empty control-predecessors", False, entry("ROOT v = f32[4] abs(p), control-predecessors={}")),
+    Entry("conditional with a pred selector and branch_computations", False,
+          "HloModule m\n\nf {\n  x = f32[] parameter(0)\n  ROOT y = f32[] abs(x)\n}\n\n" + entry(
+              "b = pred[] parameter(0)", "x = f32[] parameter(1)",
+              "ROOT c = f32[] conditional(b, x, x), branch_computations={f, f}", head="", params=())),
+    Entry("empty text", False, ""),
+    Entry("a bare instruction after the header", False, "HloModule m\n\np = f32[] parameter(0)\n"),
+)
+
+CATALOGUE: tuple[Entry, ...] = ACCEPTED + REJECTED

@@ -1,0 +1,114 @@
+"""hlo-lsp's verdict on a text and the model it reads, as `hlo-lsp check` reads a `.hlo` file.
+
+    reader = OurReader(folder)
+    reading = reader.read(text)  # Reading(rejects, model, internal_errors)
+
+A text is rejected when `hlo-lsp check` gives an ERROR whose code says the text is not HLO as XLA's
+parser reads it (`REJECT_CODES`); the memory and buffer-assignment checks do not apply to a lone module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from hlo_lsp.analysis.run import check_module
+from hlo_lsp.model.hlo_module import Computation, HloModule
+from hlo_lsp.parsing.line_scan import Role
+from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.workspace.loader import load
+
+# The codes of an ERROR that rejects a text: the grammar and the line scanner, the structure check
+# (hlo_structure.py), the per-opcode check (checks/opcodes/), and a file not read as an HLO module at all.
+REJECT_CODES = frozenset((
+    "syntax", "unbalanced-brackets", "instruction-outside-computation", "unclosed-computation", "unmatched-brace",
+    "root-count", "no-entry", "empty-computation", "empty-module",
+    "unknown-opcode", "operand-count", "unknown-attribute", "duplicate-attribute", "missing-attribute",
+    "attribute-value", "literal-range", "literal-shape", "shape-required", "async-chain", "parameter-number",
+    "result-shape", "operand-shape", "unknown-file", "binary-file",
+))
+REJECT_PREFIXES = ("duplicate-", "undefined-")  # duplicate-entry/-computation/-instruction, undefined-*
+
+
+def rejects(problem: Problem) -> bool:
+    code = problem.code
+    return problem.severity is Severity.ERROR and (code in REJECT_CODES or code.startswith(REJECT_PREFIXES))
+
+
+@dataclass(frozen=True)
+class Instruction:
+    name: str
+    opcode: str
+    shape: str | None  # as written; None where the text leaves it out
+    operands: tuple[str, ...]  # every instruction name used (operands, control-predecessors), in order
+    called: tuple[str, ...]  # the computations named (to_apply=, calls=, ...), in order
+    root: bool
+
+
+@dataclass(frozen=True)
+class ComputationModel:
+    name: str
+    entry: bool
+    instructions: tuple[Instruction, ...]
+
+
+Model = tuple[ComputationModel, ...]
+
+
+@dataclass(frozen=True)
+class Reading:
+    problems: tuple[Problem, ...]
+    model: Model
+
+    @property
+    def rejects(self) -> list[Problem]:
+        return [problem for problem in self.problems if rejects(problem)]
+
+    @property
+    def internal_errors(self) -> list[Problem]:
+        return [problem for problem in self.problems if problem.code == "internal-error"]
+
+
+class OurReader:
+    """Reads texts as `hlo-lsp check folder/module.hlo` does, one file rewritten for each text."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.path = Path(folder) / "module.hlo"
+
+    def read(self, text: str) -> Reading:
+        self.path.write_bytes(text.encode("utf-8", errors="replace"))
+        loaded = load([str(self.path)])
+        problems = list(loaded.problems)
+        model: Model = ()
+        for module in loaded.modules:
+            problems.extend(check_module(module))
+            if module.hlo is not None:
+                model = model_of(module.hlo)
+        return Reading(tuple(problems), model)
+
+
+def model_of(hlo: HloModule) -> Model:
+    """Each computation as the scanner reads it: its name, ENTRY or not, its instructions."""
+    return tuple(ComputationModel(computation.name, computation.is_entry, _instructions(hlo, computation))
+                 for computation in hlo.all_computations())
+
+
+def _instructions(hlo: HloModule, computation: Computation) -> tuple[Instruction, ...]:
+    document = hlo.document
+    found = []
+    for line in computation.instruction_lines:
+        name, shape_start, opcode_start, opcode, root = document.scan(line).data
+        shape = document.line(line)[shape_start:opcode_start].strip() or None
+        uses = [ref for number in _item_lines(hlo, line) for ref in document.uses_on_line(number)]
+        operands = tuple(ref.name for ref in uses if ref.role is Role.INSTRUCTION_USE)
+        called = tuple(ref.name for ref in uses if ref.role is Role.COMPUTATION_USE)
+        found.append(Instruction(name, opcode, shape, operands, called, bool(root)))
+    return tuple(found)
+
+
+def _item_lines(hlo: HloModule, line: int) -> range:
+    """The instruction's line and the continuation lines after it."""
+    end = line + 1
+    while end < hlo.document.line_count and hlo.document.scan(end).kind == "continuation":
+        end += 1
+    return range(line, end)
