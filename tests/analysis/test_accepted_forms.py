@@ -24,6 +24,10 @@ FORMS = {
         "// a test\n/* of comments */\nHloModule m\nENTRY e {\n  p = f32[4] /* its shape */ parameter(0)\n"
         "  /* ROOT x = f32[4] abs(p) */\n  // ROOT y = f32[4] abs(p)\n  /* over\n  ROOT z = f32[4] abs(p)\n  lines */\n"
         "  ROOT v = f32[4] abs(/* an operand */ p) // the root\n}\n"),
+    "comments inside an item and after a brace": (
+        "HloModule m\nENTRY e {/* c */\n  p = f32[4] parameter(0)\n  a = f32[4] abs(p) /* b = f32[4] abs(p)\n"
+        " ROOT c = f32[4] abs(p) */\n  n = f32[4] negate(a // its operand\n  )\n"
+        "  /* a\n b */ROOT v = f32[4] abs(n)\n}\n"),
     "attributes continued on the next lines": (
         f"HloModule m\n{ADD}ENTRY e {{\n  p = f32[4] parameter(0)\n  c = f32[] constant(0)\n"
         "  ROOT v = f32[] reduce(p, c),\n    dimensions={0},\n    to_apply=add\n}\n"),
@@ -91,6 +95,13 @@ def test_comments_hide_what_they_hold(tmp_path: Path) -> None:
     hlo = read(tmp_path, FORMS["comments between tokens, a commented-out ROOT"])
     assert instructions(hlo) == [("e", "p", "parameter", False), ("e", "v", "abs", True)]
     assert str(hlo.shape_of("p")) == "f32[4]"
+
+
+def test_comments_inside_items_hide_what_they_hold(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["comments inside an item and after a brace"])
+    assert instructions(hlo) == [("e", "p", "parameter", False), ("e", "a", "abs", False),
+                                 ("e", "n", "negate", False), ("e", "v", "abs", True)]
+    assert [ref.name for _, ref in hlo.document.all_uses() if ref.role is Role.INSTRUCTION_USE] == ["p", "a", "n"]
 
 
 def test_continued_attributes_belong_to_their_instruction(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from hlo_lsp.analysis.edits import spliced
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.parsing.ba_syntax import line_error
 from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.parsing.hlo_scanner import blank_comments
 from hlo_lsp.parsing.hlo_syntax import parse_table_row
 from hlo_lsp.parsing.syntax import ParseError
 from hlo_lsp.parsing.validation import computation_header_error, instruction_error, module_header_error
@@ -149,7 +150,9 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
         if len(text) > MAX_PARSED_CHARS:
             yield _too_long(document, start + local, len(text))
             continue
-        error = parse(_as_one_line(text[offset:]) if "\n" in text else text[offset:])
+        in_comment = _in_comment(scans[local - 1].end_state if local else _state_before(document, start))
+        parsed = _uncommented(text, in_comment) if in_comment or "/*" in text else text
+        error = parse(_as_one_line(parsed[offset:]) if "\n" in parsed else parsed[offset:])
         if error is not None:
             yield _located(document, start + local, text, offset + error.start, offset + error.end, error.message)
 
@@ -176,6 +179,24 @@ def _item_text(document: Document, line: int) -> str:
         text += "\n" + document.line(following).rstrip("\r")
         following += 1
     return text
+
+
+def _state_before(document: Document, line: int) -> object:
+    return document.scan(line - 1).end_state if line else None
+
+
+def _in_comment(state: object) -> bool:
+    return isinstance(state, tuple) and state[0] == "comment"
+
+
+def _uncommented(text: str, in_comment: bool) -> str:
+    """`text` with its block comments blanked (its offsets kept), from its start when it starts inside one:
+    XLA's parser takes a comment between any two tokens."""
+    if in_comment:
+        end = text.find("*/")
+        cut = len(text) if end < 0 else end + 2
+        text = " " * cut + text[cut:]
+    return blank_comments(text)[0]
 
 
 def _as_one_line(text: str) -> str:

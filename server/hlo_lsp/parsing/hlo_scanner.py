@@ -298,6 +298,8 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
         return tuple(refs.refs)
     if not scan.data[3]:
         return ()
+    if "//" in text:  # what a line comment holds names nothing: `abs(p // c`
+        text = _without_line_comment(text)
     _, _, opcode_start, opcode, _ = scan.data
     open_paren = opcode_start + len(opcode)
     close_paren = matching_paren(text, open_paren)
@@ -307,6 +309,21 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
     if close_paren > 0:
         _collect_attribute_refs(text, close_paren + 1, refs)
     return tuple(refs.refs)
+
+
+def _without_line_comment(text: str) -> str:
+    """`text` with a `//` comment (outside strings) blanked to the end of the line."""
+    in_string, index = False, 0
+    while index < len(text):
+        char = text[index]
+        if in_string:
+            in_string = char != '"' or text[index - 1] == "\\"
+        elif char == '"':
+            in_string = True
+        elif text.startswith("//", index):
+            return text[:index] + " " * (len(text) - index)
+        index += 1
+    return text
 
 
 def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
