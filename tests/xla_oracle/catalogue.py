@@ -117,6 +117,16 @@ ACCEPTED = (
         'ROOT c = f32[4]{0} custom-call(p), custom_call_target="x", operand_layout_constraints={f32[4]{0}}')),
     Entry("computation named like a type", True, "HloModule m\n\n%f32 {\n  x = f32[] parameter(0)\n"
           "  ROOT y = f32[] abs(x)\n}\n\n" + _s("ROOT r = f32[] call(s), to_apply=%f32", head="")),
+    # Shapes: signatures against their roots, and the shapes XLA infers where none is written.
+    Entry("signature result bounded, root static", True, entry("ROOT v = f32[4]{0} abs(p)",
+                                                               opening="ENTRY e (p: f32[4]) -> f32[<=4] {")),
+    Entry("signature parameters other than the parameters", True, entry(
+        "ROOT v = f32[4] abs(p)", opening="ENTRY e (p: s32[4], q: f32[2]) -> f32[4] {")),
+    Entry("signature result against an inferred root", True, entry("ROOT v = abs(p)",
+                                                                   opening="ENTRY e (p: f32[4]) -> f32[4] {")),
+    Entry("binary without a shape, degenerate dimensions", True, entry(
+        "ROOT v = add(a, b)", params=("a = f32[4,1] parameter(0)", "b = f32[1,5] parameter(1)"))),
+    Entry("copy of a tuple without a shape", True, entry("ROOT v = copy(t)", params=("t = (f32[4]) parameter(0)",))),
 )
 
 REJECTED = (
@@ -249,6 +259,26 @@ REJECTED = (
               "ROOT c = f32[] conditional(b, x, x), branch_computations={f, f}", head="", params=())),
     Entry("empty text", False, ""),
     Entry("a bare instruction after the header", False, "HloModule m\n\np = f32[] parameter(0)\n"),
+    Entry("signature result not the last instruction's", False, entry(
+        opening="ENTRY e (p: f32[4]) -> s32[4] {")),
+    Entry("signature result other than an inferred root", False, entry("ROOT v = abs(p)",
+                                                                    opening="ENTRY e (p: f32[4]) -> f32[3] {")),
+    Entry("token with dimensions in a signature", False, entry(
+        "ROOT t = token[] after-all()", params=("p = token[] parameter(0)",),
+        opening="ENTRY e (p: token[2]) -> token[] {")),
+    Entry("unary of a tuple without a shape", False, entry("ROOT v = abs(t)", params=("t = (f32[4]) parameter(0)",))),
+    Entry("unary of an element type it does not take", False, entry("ROOT v = not(p)")),
+    Entry("opt-barrier without a shape", False, entry("ROOT v = opt-barrier(p)")),
+    Entry("binary of two sizes without a shape", False, entry(
+        "ROOT v = add(p, q)", params=(P, "q = f32[5] parameter(1)"))),
+    Entry("reshape of an inferred shape of another size", False, entry("a = abs(p)", "ROOT r = f32[5] reshape(a)")),
+    Entry("reshape of an inferred broadcast", False, entry(
+        "b = broadcast(p), dimensions={0,1}", "ROOT r = f32[4] reshape(b)")),
+    Entry("conditional of a tuple selector", False, "HloModule m\n\nf {\n  x = f32[4] parameter(0)\n"
+          "  ROOT y = f32[4] abs(x)\n}\n\n" + entry("ROOT c = f32[4] conditional(t, p, p), branch_computations={f, f}",
+                                                     head="", params=(P, "t = (s32[]) parameter(1)"))),
+    Entry("async-start without calls", False, entry("s = ((f32[4]), f32[4], s32[]) async-start(p)",
+                                                    "ROOT d = f32[4] async-done(s)")),
 )
 
 CATALOGUE: tuple[Entry, ...] = ACCEPTED + REJECTED

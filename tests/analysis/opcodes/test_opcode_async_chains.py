@@ -52,3 +52,25 @@ def test_two_async_starts_without_calls_are_not_the_same_callers(tmp_path: Path)
     path = tmp_path / "m.hlo"
     path.write_text(text)
     assert [p.message for p in problems_of(path) if p.code == "internal-error"] == []
+
+
+def test_an_async_start_without_calls(tmp_path: Path) -> None:
+    # XLA: attribute calls is expected but not seen
+    found = one(tmp_path, module("s = ((f32[4]), f32[4], s32[]) async-start(p)", "ROOT d = f32[4] async-done(s)"))
+    assert found == (4, "missing-attribute", "attribute calls is expected but not seen (async-start requires it)",
+                     "async-start")
+
+
+def test_two_async_starts_of_one_name_without_calls(tmp_path: Path) -> None:
+    # XLA: AsyncStart expects the op shape to be in the form of ((async-operands), async-outputs, state).
+    problems = opcode_problems(tmp_path, module("s = f32[4] async-start(p)", "s = f32[4] async-start(p)"))
+    assert {(p.range.start.line, p.code) for p in problems} == {
+        (line, code) for line in (4, 5) for code in ("async-chain", "missing-attribute")}
+    assert not [p for p in problems_of(tmp_path / "m.hlo") if p.code == "internal-error"]
+
+
+def test_an_async_start_whose_opcode_is_below_its_name(tmp_path: Path) -> None:
+    # XLA accepts: a comment may break the line anywhere between two tokens.
+    text = module("s = /* a\n b */((f32[4]), f32[4], s32[]) async-start(p), calls=w", "ROOT d = f32[4] async-done(s)",
+                  before=NEGATE)
+    assert [p for p in opcode_problems(tmp_path, text) if p.code == "async-chain"] == []

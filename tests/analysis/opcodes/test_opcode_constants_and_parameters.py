@@ -97,3 +97,9 @@ def test_parameters_in_any_order_and_in_each_computation(tmp_path: Path) -> None
                   before=ADD.replace("parameter(0)", "parameter(9)").replace("parameter(1)", "parameter(0)")
                   .replace("parameter(9)", "parameter(1)"))
     assert opcode_problems(tmp_path, text) == []
+
+
+def test_a_parameter_continued_over_lines_leaves_no_gap(tmp_path: Path) -> None:
+    # XLA accepts: `y` is parameter 1 of two, `x` parameter 0 (its opcode on the line below its name).
+    text = module("ROOT s = f32[] add(x, y)", params=("x = f32[// c", "] parameter(0)", "y = f32[] parameter(1)"))
+    assert [p for p in opcode_problems(tmp_path, text) if p.code == "parameter-number"] == []

@@ -55,8 +55,8 @@ def _async_link(hlo: HloModule, op: _AsyncOp, ops: dict[int, _AsyncOp]) -> list[
     operand = definition(hlo, op.line, read.item(read.operands[0])) if len(read.operands) == 1 else None
     previous = ops.get(operand) if operand is not None else None
     if previous is None or previous.stage == "-done":
-        if operand is None and len(read.operands) == 1:
-            return []  # an operand not defined here: hlo-structure says so
+        if len(read.operands) == 1 and (operand is None or not _has_opcode(hlo, operand)):
+            return []  # an operand not defined here (hlo-structure says so), or whose opcode the scan did not read
         return [(*read.operands_span, "async-chain", "AsyncUpdate and AsyncDone expect a single async op as their "
                                                      "operand")]
     start = previous
@@ -66,6 +66,11 @@ def _async_link(hlo: HloModule, op: _AsyncOp, ops: dict[int, _AsyncOp]) -> list[
             return []
         start = ops[earlier]
     return _async_agreement(hlo, op, previous, start)
+
+
+def _has_opcode(hlo: HloModule, line: int) -> bool:
+    data = hlo.document.scan(line).data
+    return len(data) == 5 and bool(data[3])
 
 
 def _async_agreement(hlo: HloModule, op: _AsyncOp, previous: _AsyncOp, start: _AsyncOp) -> list[Finding]:

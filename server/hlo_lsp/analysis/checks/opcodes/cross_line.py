@@ -11,6 +11,9 @@ from collections.abc import Callable
 
 from hlo_lsp.analysis.checks.opcodes import tables
 from hlo_lsp.analysis.checks.opcodes.findings import Finding, Judgement
+from hlo_lsp.analysis.checks.opcodes.inference import UNARY_TYPES, inferred_text, is_array
+from hlo_lsp.analysis.checks.opcodes.inference import operand_shape as inferred_operand_shape
+from hlo_lsp.analysis.checks.opcodes.inferred_operands import BINARY_INFERRED, binary_operands, unary_operand
 from hlo_lsp.analysis.checks.opcodes.line_rules import check_attributes
 from hlo_lsp.analysis.checks.opcodes.other_lines import definition, operand_shape, shape_text
 from hlo_lsp.analysis.checks.opcodes.reader import ARRAY_SHAPE, InstructionParts, parsed_shape
@@ -50,7 +53,7 @@ def reshape_problem(hlo: HloModule, line: int, text: str, data: tuple[object, ..
     found = definition(hlo, line, item)
     if found is None:
         return None
-    mine, theirs = text[shape_start:opcode_start].strip(), shape_text(hlo, found)
+    mine, theirs = text[shape_start:opcode_start].strip(), shape_text(hlo, found) or inferred_text(hlo, found)
     counts = _element_count(mine), _element_count(theirs)
     if None in counts or counts[0] == counts[1]:
         return None
@@ -91,10 +94,10 @@ def _dynamic_slice(hlo: HloModule, line: int, read: InstructionParts, judgement:
 
 
 def _conditional(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
-    selector = operand_shape(hlo, line, read, 0)
-    if not isinstance(selector, ArrayShape):
+    selector = inferred_operand_shape(hlo, line, read.item(read.operands[0]), 0) if read.operands else None
+    if selector is None:
         return
-    if selector.dims:
+    if not isinstance(selector, ArrayShape) or selector.dims or not is_array(selector):
         judgement.add(read.operands_span, "operand-shape", "The first operand must be a scalar")
     elif selector.element_type not in ("pred", "s32"):
         judgement.add(read.operands_span, "operand-shape", "The first operand must be a scalar of PRED or S32")
@@ -175,5 +178,6 @@ _CROSS_RULES: dict[str, CrossRule] = {
     "broadcast": _broadcast, "broadcast-start": _broadcast, "dynamic-slice": _dynamic_slice,
     "dynamic-update-slice": _dynamic_slice,
     "conditional": _conditional, "get-tuple-element": _get_tuple_element, "custom-call": _layout_constraints,
-    "scan": _scan_parameters,
+    "scan": _scan_parameters, **dict.fromkeys(UNARY_TYPES, unary_operand),
+    **dict.fromkeys(BINARY_INFERRED, binary_operands),
 }

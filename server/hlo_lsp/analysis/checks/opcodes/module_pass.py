@@ -17,6 +17,7 @@ from hlo_lsp.analysis.checks.opcodes.cross_line import cross_line_findings, resh
 from hlo_lsp.analysis.checks.opcodes.findings import problems
 from hlo_lsp.analysis.checks.opcodes.parameters import ORDERED, number_span, numbered_in_order, numbering_problems
 from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, read_instruction
+from hlo_lsp.analysis.checks.opcodes.signatures import signature_problems
 from hlo_lsp.analysis.checks.opcodes.text_keys import line_keys
 from hlo_lsp.analysis.checks.opcodes.verdicts import EVALUATE, VERDICTS, Verdict
 from hlo_lsp.analysis.context import CheckContext
@@ -52,6 +53,7 @@ def check(context: CheckContext) -> Iterator[Problem]:
         if not numbered_in_order(numbers):
             yield from numbering_problems(hlo, header)
     yield from _per_run_problems(hlo, per_run)
+    yield from signature_problems(hlo)
 
 
 def _kept_facts(hlo: HloModule, start: int, chunk: Chunk) -> _ChunkFacts:

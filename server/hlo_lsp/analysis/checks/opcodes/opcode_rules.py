@@ -10,6 +10,8 @@ from collections.abc import Callable
 
 from hlo_lsp.analysis.checks.opcodes import tables
 from hlo_lsp.analysis.checks.opcodes.findings import Judgement
+from hlo_lsp.analysis.checks.opcodes.inference import UNARY_TYPES
+from hlo_lsp.analysis.checks.opcodes.inferred_operands import BINARY_INFERRED
 from hlo_lsp.analysis.checks.opcodes.literals import ELEMENT_TYPES, LiteralShape, literal_problem
 from hlo_lsp.analysis.checks.opcodes.parameters import parameter_line
 from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, parsed_shape
@@ -120,7 +122,7 @@ OPCODE_RULES: dict[str, LineRule] = {
     "collective-permute-start": _collective_permute, "all-reduce": _global_device_ids,
     "all-reduce-start": _global_device_ids, "reduce-scatter": _global_device_ids, "custom-call": _custom_call,
     "scan": _scan, "reshape": _needs("reshape"), "send-done": _needs("channel"), "recv-done": _needs("channel"),
-    "get-tuple-element": _needs("cross"),
+    "get-tuple-element": _needs("cross"), **dict.fromkeys((*UNARY_TYPES, *BINARY_INFERRED), _needs("cross")),
     **dict.fromkeys(("concatenate", "sort", "all-to-all", "ragged-all-to-all", "get-dimension-size",
                      "set-dimension-size", "all-gather", "all-gather-start"), _dimensions_size),
 }

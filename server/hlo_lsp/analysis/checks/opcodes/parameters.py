@@ -90,7 +90,8 @@ def _numbered_parameters(hlo: HloModule, header: int) -> list[tuple[int, str, in
                 return []  # a parameter the grammar cannot read
             start, end = number_span(text, scan.data)
             parameters.append((line, text, start, end, int64_value(text[start:end].strip())))
-    written = sum(hlo.document.line(line).count(" parameter(") for line in computation.instruction_lines)
+    # Counted in whole instruction texts: a parameter whose opcode is on a continuation line is one too.
+    written = sum(hlo.instruction_text(line).count(" parameter(") for line in computation.instruction_lines)
     if written > len(parameters):
         return []  # a parameter on the line of another instruction: the grammar's problem first
     return parameters

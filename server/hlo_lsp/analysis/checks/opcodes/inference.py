@@ -1,0 +1,147 @@
+"""The shapes XLA's parser infers where none is written (`ROOT v = abs(p)`), as its ShapeInference does,
+for the few opcodes where that is cheap and certain: elementwise unary and binary operations, compare and
+copy. Where the shape is not certain, there is none (None), and no rule reports on it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hlo_lsp.analysis.checks.opcodes.literals import ELEMENT_TYPES
+from hlo_lsp.analysis.checks.opcodes.other_lines import definition, shape_text
+from hlo_lsp.analysis.checks.opcodes.reader import parsed_shape, read_instruction
+from hlo_lsp.analysis.checks.opcodes.values import int64_value
+from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.syntax import ArrayShape, Shape
+
+_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_HEAD = re.compile(r"\s*(?:ROOT\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*=\s*(.*?)\s[a-z][a-z0-9_\-]*\(", re.S)
+_DEPTH = 16  # operands followed back through instructions without a shape
+_COMPLEX_PART = {"c64": "f32", "c128": "f64"}
+_FLOATING = frozenset(t for t in ELEMENT_TYPES if t.startswith(("f", "bf")))
+_SIGNED = frozenset(t for t in ELEMENT_TYPES if t.startswith("s"))
+_UNSIGNED = frozenset(t for t in ELEMENT_TYPES if t.startswith("u"))
+_COMPLEX = frozenset(_COMPLEX_PART)
+_INTEGRAL = _SIGNED | _UNSIGNED
+_FLOAT_OR_COMPLEX = (_FLOATING | _COMPLEX, "Expected element type in shape to be floating or complex for {op} "
+                                           "operation; got {type}.")
+_FLOAT = (_FLOATING, "Expected element type in shape to be floating for {op} operation; got {type}.")
+# The element types each unary operation takes when XLA infers its shape, and XLA's message otherwise.
+UNARY_TYPES: dict[str, tuple[frozenset[str], str]] = {
+    **dict.fromkeys(("acos", "acosh", "asin", "asinh", "atanh", "cosine", "cosh", "exponential",
+                     "exponential-minus-one", "log", "log-plus-one", "logistic", "rsqrt", "sine", "sinh", "sqrt",
+                     "tan", "tanh", "real", "imag"), _FLOAT_OR_COMPLEX),
+    **dict.fromkeys(("ceil", "floor", "round-nearest-afz", "round-nearest-even", "cbrt", "erf"), _FLOAT),
+    "is-finite": (_FLOATING, "Expected element type in shape to be floating point for IsFinite operation; "
+                             "got {type}."),
+    "abs": (_SIGNED | _FLOATING | _COMPLEX, _FLOAT_OR_COMPLEX[1]),
+    "sign": (_SIGNED | _FLOATING | _COMPLEX, "Expected element type in shape to be signed or complex for {op} "
+                                             "operation; got {type}."),
+    "negate": (_INTEGRAL | _FLOATING | _COMPLEX, "Expected element type in shape to be integral, floating or "
+                                                 "complex for {op} operation; got {type}."),
+    "count-leading-zeros": (_INTEGRAL, "Expected an integral element type in argument to Clz operation; "
+                                       "got {type}."),
+    "popcnt": (_INTEGRAL, "Expected an integral element type in argument to PopulationCount operation; "
+                          "got {type}."),
+    "not": (_INTEGRAL | {"pred"}, "Expected pred or an integral element type in argument to Not operation; "
+                                  "got {type}."),
+}
+BINARY = frozenset(("add", "subtract", "multiply", "divide", "remainder", "power", "maximum", "minimum", "atan2",
+                     "and", "or", "xor", "shift-left", "shift-right-arithmetic", "shift-right-logical"))
+
+
+def is_array(shape: Shape) -> bool:
+    return isinstance(shape, ArrayShape) and shape.element_type not in ("token", "opaque")
+
+
+def unary_problem(opcode: str, operand: Shape) -> str | None:
+    if not is_array(operand):
+        return f"Expected array argument for operand of unary operation, but got {operand}."
+    assert isinstance(operand, ArrayShape)
+    types, message = UNARY_TYPES.get(opcode, (None, ""))
+    if types is None or operand.element_type in types:
+        return None
+    return message.format(op=opcode, type=operand.element_type.upper())
+
+
+def inferred_shape(hlo: HloModule, line: int, depth: int = 0) -> Shape | None:
+    """The shape of the instruction on `line`: written, else inferred where that is certain, else None."""
+    written = shape_text(hlo, line)
+    found = parsed_shape(written) or _continued_shape(hlo, line)
+    if found is not None or written or depth > _DEPTH:
+        return found
+    scan = hlo.document.scan(line)
+    read = read_instruction(hlo.instruction_text(line), scan.data) if len(scan.data) == 5 else None
+    if read is None or read.attribute("result_accuracy") is not None:
+        return None
+    operands = [operand_shape(hlo, line, read.item(span), depth + 1) for span in read.operands]
+    if None in operands or not operands:
+        return None
+    if read.opcode == "broadcast" and len(operands) == 1:
+        return _broadcast_result(operands[0], read.attribute("dimensions") or "{}")
+    return _result(read.opcode, [shape for shape in operands if shape is not None])
+
+
+def _broadcast_result(operand: Shape | None, dimensions: str) -> Shape | None:
+    """Without a result shape, XLA reads `dimensions` as the sizes of new major dimensions."""
+    sizes = [int64_value(size) for size in dimensions.strip().removeprefix("{").removesuffix("}").split(",")
+             if size.strip()]
+    if not isinstance(operand, ArrayShape) or not is_array(operand) or any(s is None or s < 0 for s in sizes):
+        return None
+    return ArrayShape(operand.element_type, (*(s for s in sizes if s is not None), *operand.dims))
+
+
+def _continued_shape(hlo: HloModule, line: int) -> Shape | None:
+    """The shape of an instruction that goes on over lines, comments between its tokens blanked."""
+    if not isinstance(hlo.document.scan(line).end_state, tuple):
+        return None
+    head = _HEAD.match(_COMMENTS.sub(" ", hlo.instruction_text(line)))
+    return parsed_shape(head.group(1).strip()) if head else None
+
+
+def inferred_text(hlo: HloModule, line: int) -> str:
+    """The shape XLA infers for the instruction on `line`, which has none written, or "" where not certain."""
+    inferred = inferred_shape(hlo, line)
+    return str(inferred) if inferred is not None else ""
+
+
+def operand_shape(hlo: HloModule, line: int, item: str, depth: int) -> Shape | None:
+    found = definition(hlo, line, item)
+    return inferred_shape(hlo, found, depth) if found is not None else None
+
+
+def _result(opcode: str, operands: list[Shape]) -> Shape | None:
+    first = operands[0]
+    if opcode == "copy" and len(operands) == 1:
+        return first
+    if not all(is_array(shape) for shape in operands):
+        return None
+    arrays = [shape for shape in operands if isinstance(shape, ArrayShape)]
+    if opcode in UNARY_TYPES and len(arrays) == 1:
+        return _unary_result(opcode, arrays[0])
+    if (opcode in BINARY or opcode == "compare") and len(arrays) == 2:
+        return _binary_result(opcode, arrays[0], arrays[1])
+    return None
+
+
+def _unary_result(opcode: str, operand: ArrayShape) -> ArrayShape | None:
+    if unary_problem(opcode, operand) is not None:
+        return None
+    element = operand.element_type
+    if opcode in ("abs", "real", "imag"):
+        element = _COMPLEX_PART.get(element, element)
+    elif opcode == "is-finite":
+        element = "pred"
+    return ArrayShape(element, operand.dims, operand.bounded)
+
+
+def _binary_result(opcode: str, lhs: ArrayShape, rhs: ArrayShape) -> ArrayShape | None:
+    """Same element types, and the same dimensions or one operand a scalar (XLA's implicit broadcast)."""
+    if lhs.element_type != rhs.element_type:
+        return None
+    if lhs.dims != rhs.dims and lhs.dims and rhs.dims:
+        return None
+    shaped = lhs if lhs.dims or not rhs.dims else rhs
+    if any(size < 0 for size in shaped.dims) or any(shaped.bounded):
+        return None  # dynamic sizes: XLA's rules for them are not followed here
+    return ArrayShape("pred" if opcode == "compare" else lhs.element_type, shaped.dims)

@@ -1,0 +1,145 @@
+"""hlo-opcodes on shapes: a computation's signature against its root, token shapes with dimensions, the
+shapes XLA infers where none is written and the operands it cannot infer one from, and reshapes of an
+inferred shape (see opcode_cases.py for what was run through XLA's parser; each XLA verdict is quoted)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from opcode_cases import one, opcode_problems
+
+from hlo_lsp.analysis.checks.opcodes.inference import inferred_shape
+from hlo_lsp.model.document import Document
+from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.file_kinds import FileKind
+
+PARAMETERS = ("p = f32[4] parameter(0)", "q = f32[5] parameter(1)", "s = f32[] parameter(2)",
+              "t = (f32[4], f32[4]) parameter(3)", "i = s32[4] parameter(4)", "b = pred[4] parameter(5)")
+
+
+def computation(header: str, *body: str) -> str:
+    lines = "".join(f"  {line}\n" for line in body)
+    return f"HloModule m\n\n{header} {{\n{lines}}}\n"
+
+
+def entry(*body: str) -> str:
+    return computation("ENTRY e", *PARAMETERS, *body)
+
+
+# ---- the signature's result against the root -----------------------------------------------------------------
+@pytest.mark.parametrize(("text", "message", "underlined"), [
+    # XLA: Shape of computation e, s32[4], is not compatible with that of its root instruction v, f32[4]
+    (computation("ENTRY e (p: f32[4]) -> s32[4]", "p = f32[4] parameter(0)", "ROOT v = f32[4]{0} abs(p)"),
+     "Shape of computation e, s32[4], is not compatible with that of its root instruction v, f32[4]{0}", "s32[4]"),
+    # Without a ROOT, the root is the last instruction.
+    (computation("e (p: f32[4]) -> s32[4]", "p = f32[4] parameter(0)"),
+     "Shape of computation e, s32[4], is not compatible with that of its root instruction p, f32[4]", "s32[4]"),
+    (computation("ENTRY e () -> f32[4,1]", "p = f32[4] parameter(0)"),
+     "Shape of computation e, f32[4,1], is not compatible with that of its root instruction p, f32[4]", "f32[4,1]"),
+    (computation("ENTRY e () -> (f32[4], token[])", "p = f32[4] parameter(0)", "t = opaque[] parameter(1)",
+                 "ROOT r = (f32[4], opaque[]) tuple(p, t)"),
+     "Shape of computation e, (f32[4], token[]), is not compatible with that of its root instruction r, "
+     "(f32[4], opaque[])", "(f32[4], token[])"),
+    # A root without a shape: XLA infers f32[4] from abs.
+    (computation("ENTRY e () -> f32[3]", "p = f32[4] parameter(0)", "a = abs(p)"),
+     "Shape of computation e, f32[3], is not compatible with that of its root instruction a, f32[4]", "f32[3]"),
+])
+def test_signature_result_against_the_root(tmp_path: Path, text: str, message: str, underlined: str) -> None:
+    assert one(tmp_path, text) == (2, "result-shape", message, underlined)
+
+
+@pytest.mark.parametrize("text", [
+    computation("ENTRY e (p: f32[4]) -> f32[4]", "ROOT p = f32[4]{0} parameter(0)"),  # layouts aside
+    computation("ENTRY e (p: f32[4]) -> f32[<=4]", "ROOT p = f32[4] parameter(0)"),  # a bound is its size
+    computation("ENTRY e (p: f32[?]) -> f32[4]", "ROOT p = f32[?] parameter(0)"),  # unbounded: any size
+    computation("ENTRY e (p: s32[4], q: f32[2]) -> f32[4]", "ROOT p = f32[4] parameter(0)"),  # parameters aside
+    computation("ENTRY e () -> f32[4]", "ROOT p = f32[4] parameter(0)", "a = f32[2] parameter(1)"),  # the ROOT
+    computation("ENTRY e () -> f32[4]", "p = f32[4] parameter(0)", "a = abs(p)"),
+    computation("ENTRY e () -> f32[4]", "p = f32[4] parameter(0)", "a = f32[2] abs(p) b = f32[4] negate(p)"),
+])
+def test_signatures_xla_accepts(tmp_path: Path, text: str) -> None:
+    assert [p for p in opcode_problems(tmp_path, text) if p.code == "result-shape"] == []
+
+
+@pytest.mark.parametrize(("header", "underlined"), [
+    ("ENTRY e (p: token[2]) -> token[]", "token[2]"),  # XLA crashes: shape.h, buffer != nullptr
+    ("ENTRY e (p: token[]) -> opaque[3]", "opaque[3]"),
+])
+def test_token_shapes_with_dimensions_in_a_signature(tmp_path: Path, header: str, underlined: str) -> None:
+    text = computation(header, "p = token[] parameter(0)", "ROOT t = token[] after-all()")
+    assert one(tmp_path, text) == (2, "result-shape", "token and opaque shapes have no dimensions: token[] "
+                                                      "(XLA's parser crashes)", underlined)
+
+
+# ---- operands XLA infers no shape from -------------------------------------------------------------------------
+UNARY = "failed to infer shape for opcode: {}, error: {} (write the result shape before the opcode)"
+
+
+@pytest.mark.parametrize(("instruction", "opcode", "error"), [
+    ("ROOT v = abs(t)", "abs", "Expected array argument for operand of unary operation, but got (f32[4], f32[4])."),
+    ("ROOT v = tanh(t)", "tanh", "Expected array argument for operand of unary operation, but got (f32[4], f32[4])."),
+    ("ROOT v = not(p)", "not", "Expected pred or an integral element type in argument to Not operation; got F32."),
+    ("ROOT v = is-finite(i)", "is-finite", "Expected element type in shape to be floating point for IsFinite "
+                                           "operation; got S32."),
+    ("ROOT v = sign(b)", "sign", "Expected element type in shape to be signed or complex for sign operation; "
+                                 "got PRED."),
+    ("ROOT v = add(p, q)", "add", "Binary op with incompatible shapes: f32[4] and f32[5]."),
+    ("ROOT v = add(p, i)", "add", "Binary op add with different element types: f32[4] and s32[4]."),
+    ("ROOT v = add(p, t)", "add", "Expected array argument for rhs of binary operation add, but got "
+                                  "(f32[4], f32[4])."),
+    ("ROOT v = compare(p, i), direction=LT", "compare", "Binary op compare with different element types: f32[4] "
+                                                        "and s32[4]."),
+    ("m = f32[4,4] parameter(6)\n  ROOT v = add(p, m)", "add", "Shapes must be equal rank, but are f32[4] and "
+                                                               "f32[4,4]"),
+    # The operand's own shape inferred first: abs(i) is s32[4].
+    ("a = abs(i)\n  ROOT v = is-finite(a)", "is-finite", "Expected element type in shape to be floating point "
+                                                         "for IsFinite operation; got S32."),
+])
+def test_operands_xla_infers_no_shape_from(tmp_path: Path, instruction: str, opcode: str, error: str) -> None:
+    line, code, message, underlined = one(tmp_path, entry(instruction))
+    assert (line, code, message, underlined) == (9 + instruction.count("\n"), "operand-shape",
+                                                 UNARY.format(opcode, error), opcode)
+
+
+@pytest.mark.parametrize("instruction", [
+    "ROOT v = copy(t)", "ROOT v = abs(i)", "ROOT v = real(p)", "ROOT v = add(p, s)", "ROOT v = add(b, b)",
+    "a = f32[4,1] parameter(6)\n  c = f32[1,5] parameter(7)\n  ROOT v = add(a, c)",  # degenerate dimensions
+    "h = bf16[4] parameter(6)\n  ROOT v = add(p, h)",  # floating types of two precisions
+    "ROOT v = f32[4] abs(t)",  # a written shape: XLA's parser infers nothing
+    "ROOT v = select(b, p, p)", "ROOT v = mulhi(p, p)",
+])
+def test_inferred_shapes_xla_accepts(tmp_path: Path, instruction: str) -> None:
+    assert opcode_problems(tmp_path, entry(instruction)) == []
+
+
+def test_opt_barrier_needs_its_shape(tmp_path: Path) -> None:
+    # XLA: failed to infer shape for opcode: opt-barrier, error: Unknown operation for unary shape inference
+    assert one(tmp_path, entry("ROOT v = opt-barrier(p)")) == (
+        9, "shape-required", "cannot infer shape for opcode: opt-barrier; write the result shape before it",
+        "opt-barrier")
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    # XLA crashes: StaticExtentProduct(shape) == StaticExtentProduct(operand->shape()), operand f32[4]
+    (("a = abs(p)", "ROOT r = f32[5] reshape(a)"), "reshape of f32[4] (4 elements) to f32[5] (5 elements)"),
+    # Without a shape, broadcast's dimensions are new major sizes: f32[0,1,1,4].
+    (("c = f32[1,4] reshape(p)", "d = broadcast(c), dimensions={0,1}", "ROOT r = f32[4] reshape(d)"),
+     "reshape of f32[0,1,1,4] (0 elements) to f32[4] (4 elements)"),
+])
+def test_reshape_of_an_inferred_shape(tmp_path: Path, body: tuple[str, ...], message: str) -> None:
+    assert one(tmp_path, entry(*body))[1:3] == ("operand-shape", message + " (XLA's parser crashes)")
+
+
+def test_inferred_shape_of_a_chain() -> None:
+    hlo = HloModule(Document(entry("a = abs(i)", "c = compare(a, i), direction=LT", "ROOT v = not(c)"),
+                             FileKind.HLO_MODULE, "m.hlo"))
+    assert [str(inferred_shape(hlo, line)) for line in (9, 10, 11)] == ["s32[4]", "pred[4]", "pred[4]"]
+
+
+@pytest.mark.parametrize("selector", ["t", "a"])
+def test_a_conditional_selector_that_is_no_scalar(tmp_path: Path, selector: str) -> None:
+    # XLA: The first operand must be a scalar (a tuple; an inferred s32[4])
+    text = entry("a = abs(i)", f"ROOT c = f32[4] conditional({selector}, p, p), branch_computations={{f, f}}")
+    text = text.replace("ENTRY e", "f {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] abs(x)\n}\n\nENTRY e")
+    assert one(tmp_path, text)[1:] == ("operand-shape", "The first operand must be a scalar", f"({selector}, p, p)")
