@@ -16,7 +16,7 @@ from hlo_lsp.problems import Problem, Severity
 ERROR = Severity.ERROR
 CODES = frozenset(("unknown-opcode", "operand-count", "unknown-attribute", "duplicate-attribute", "missing-attribute",
                    "attribute-value", "literal-range", "literal-shape", "shape-required", "async-chain",
-                   "parameter-number", "result-shape", "operand-shape"))
+                   "parameter-number", "result-shape", "operand-shape", "layout"))
 ADD = "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n\n"
 NEGATE = "w {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] negate(x)\n}\n\n"
 

@@ -145,7 +145,8 @@ def test_parameter_replication_counts_leaves_and_belongs_to_parameters(tmp_path:
      "operand_precision: expects precision but sees: packed_nibble (default, high or highest)", "packed_nibble"),
     ("ROOT r = f32[4] negate(p), metadata={op_name=\"x\" foo=\"y\"}",
      "metadata: unexpected attribute \"foo\" in metadata", "foo=\"y\""),
-    ("ROOT r = f32[4] negate(p), sharding={replicated}x", "sharding: expects one `{...}` value", "{replicated}x"),
+    ("ROOT r = f32[4] negate(p), sharding={replicated}x",
+     "sharding: expects a sharding, e.g. {replicated} or {devices=[2,1]0,1}", "{replicated}x"),
     ("ROOT r = f32[4] triangular-solve(p, p), transpose_a=no_transpose",
      "transpose_a: expects transpose_a (XLA's parser crashes on other names) but sees: no_transpose (one of "
      "NO_TRANSPOSE, TRANSPOSE, ADJOINT, TRANSPOSE_INVALID)", "no_transpose"),

@@ -9,6 +9,7 @@ import re
 
 from hlo_lsp.analysis.checks.opcodes import tables
 from hlo_lsp.analysis.checks.opcodes.findings import Judgement
+from hlo_lsp.analysis.checks.opcodes.layouts import layout_findings
 from hlo_lsp.analysis.checks.opcodes.opcode_rules import OPCODE_RULES
 from hlo_lsp.analysis.checks.opcodes.reader import ARRAY_SHAPE, InstructionParts, parsed_shape
 from hlo_lsp.analysis.checks.opcodes.text_keys import value_digits_matter
@@ -43,6 +44,7 @@ def judge(read: InstructionParts) -> Judgement:
     if _SIZED_TOKEN.search(read.shape):
         judgement.add(read.opcode_span, "result-shape", f"{read.shape}: token and opaque shapes have no dimensions, "
                                                         "token[] (XLA's parser crashes)")
+    _layouts(read, judgement)
     if wrapped is not None or opcode.startswith("async-"):
         judgement.actions.add("async")
     allowed, required = _allowed(opcode, rule, wrapped)
@@ -64,6 +66,18 @@ def _allowed(opcode: str, rule: tables.OpcodeRule | None, wrapped: tuple[str, st
         required = own.required - {"dimensions"} if inner == "broadcast" else own.required
         return tables.GENERIC | tables.WRAPPED_START_ATTRIBUTES | own.attributes, required
     return tables.GENERIC | tables.WRAPPED_DONE_ATTRIBUTES, frozenset()
+
+
+def _layouts(read: InstructionParts, judgement: Judgement) -> None:
+    """The layouts of the result shape, the operands' shapes and the custom-call layout constraints."""
+    spans = [span for span in read.operands if "{" in read.item(span)]
+    if "{" in read.shape:
+        spans.append((0, read.opcode_span[0]))  # no name holds a `[`: only the shape has layouts
+    if read.attribute("operand_layout_constraints") is not None:
+        spans.append(read.value_span("operand_layout_constraints"))
+    for start, end in spans:
+        for finding in layout_findings(read.text, start, end):
+            judgement.add(finding[:2], "layout", finding[2])
 
 
 def _operand_count(read: InstructionParts, rule: tables.OpcodeRule, judgement: Judgement) -> None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hlo_lsp.analysis.checks.opcodes import shardings, values
 from hlo_lsp.analysis.checks.opcodes import structured_values as structured
-from hlo_lsp.analysis.checks.opcodes import values
 from hlo_lsp.analysis.checks.opcodes.values import Validator
 
 # Every instruction accepts these.
@@ -148,8 +148,9 @@ VALIDATORS: dict[str, Validator] = {
     "operand_precision": values.precisions, "backend_config": values.string_or_dict,
     "operand_layout_constraints": values.shape_list, "parameter_replication": values.parameter_replication,
     "api_version": values.api_version,
-    **dict.fromkeys(("sharding", "domain", "statistics", "origin", "sparsity_config", "output_to_operand_aliasing"),
+    **dict.fromkeys(("domain", "statistics", "origin", "sparsity_config", "output_to_operand_aliasing"),
                     values.braced),
+    "sharding": shardings.sharding,
     "replica_groups": structured.replica_groups, "window": structured.window, "dim_labels": structured.dim_labels,
     "padding": structured.padding, "slice": structured.slice_ranges, "result_accuracy": structured.result_accuracy,
     "frontend_attributes": structured.frontend_attributes, "metadata": structured.metadata,
