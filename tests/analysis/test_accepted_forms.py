@@ -46,6 +46,21 @@ FORMS = {
     "an instruction attribute holding a multi-line string": (
         "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT v = f32[4] abs(p), backend_config=\"{\n"
         "  \\\"a\\\": 1 }\"\n}\n"),
+    "names with a glued colon": (
+        "HloModule m:\nneg: {\n  a: = f32[] parameter(0)\n  ROOT n = f32[] negate(a)\n}\n"
+        "ENTRY e: (p: f32[]) -> f32[] {\n  p = f32[] parameter(0)\n  ROOT v = f32[] call(p), to_apply=neg\n}\n"),
+    "ROOT alone on its line": (
+        "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT // the result\n  v = f32[4] abs(p)\n}\n"),
+    "the shape and opcode on lines below the name": (
+        "HloModule m\nENTRY e {\n  p = /* its shape\n  */ f32[4] parameter(0)\n  ROOT t =\n"
+        "    (f32[4], f32[4])\n    tuple(p,\n      p)\n}\n"),
+    "operands over lines": (
+        f"HloModule m\n{ADD}ENTRY e {{\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
+        "  ROOT r = f32[] reduce(\n    p, // the input\n    z\n  ), dimensions={0},\n  to_apply=add\n}\n"),
+    "literals without commas, empty operand slots": (
+        "HloModule m\nENTRY e {\n  c = f32[2,2] constant({{1 2} {3 4}})\n  ROOT v = f32[2,2] add(,c,,c,)\n}\n"),
+    "the module name on the next line": (
+        "HloModule // a test\n  m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n"),
 }
 
 
@@ -125,3 +140,37 @@ def test_a_multi_line_string_keeps_the_computations_below_it(tmp_path: Path) -> 
     assert [c.name for c in hlo.all_computations()] == ["e"]
     hlo = read(tmp_path, FORMS["an instruction attribute holding a multi-line string"])
     assert instructions(hlo) == [("e", "p", "parameter", False), ("e", "v", "abs", True)]
+
+
+def test_a_glued_colon_is_not_part_of_a_name(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["names with a glued colon"])
+    assert hlo.name == "m" and [c.name for c in hlo.all_computations()] == ["neg", "e"]
+    assert instructions(hlo)[0] == ("neg", "a", "parameter", False)
+
+
+def test_a_lone_root_marks_the_instruction_below(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["ROOT alone on its line"])
+    assert instructions(hlo) == [("e", "p", "parameter", False), ("e", "v", "abs", True)]
+
+
+def test_an_instruction_read_over_lines_has_its_opcode_shape_and_operands(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["the shape and opcode on lines below the name"])
+    assert instructions(hlo) == [("e", "p", "parameter", False), ("e", "t", "tuple", True)]
+    assert str(hlo.shape_of("p")) == "f32[4]" and str(hlo.shape_of("t")) == "(f32[4], f32[4])"
+    assert [ref.name for _, ref in hlo.document.all_uses() if ref.role is Role.INSTRUCTION_USE] == ["p", "p"]
+
+
+def test_operands_over_lines_are_all_read(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["operands over lines"])
+    uses = [(line, ref.name) for line, ref in hlo.document.all_uses() if ref.role is not Role.FRAME_USE]
+    assert uses == [(4, "a"), (4, "b"), (10, "p"), (11, "z"), (13, "add")]
+
+
+def test_empty_operand_slots_are_skipped(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["literals without commas, empty operand slots"])
+    assert [ref.name for _, ref in hlo.document.all_uses() if ref.role is Role.INSTRUCTION_USE] == ["c", "c"]
+
+
+def test_the_module_name_may_follow_on_the_next_line(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["the module name on the next line"])
+    assert instructions(hlo) == [("e", "p", "parameter", True)]

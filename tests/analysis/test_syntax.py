@@ -201,5 +201,5 @@ def test_an_edit_in_the_next_chunk_rechecks_an_item_that_continues_there() -> No
     with mock.patch.object(document_module, "CHUNK_LINES", 25):
         document = Document(text, FileKind.HLO_MODULE, SOURCE)
         assert "constant({" in document.line(24) and syntax_problems(document) == []
-        broken = document.apply_edit(Range(Position(25, 9), Position(25, 10)), "2 2")  # a comma missing
+        broken = document.apply_edit(Range(Position(25, 9), Position(25, 10)), " =")  # `{ 1 = 2 }`
         assert [(p.range.start.line, p.code) for p in syntax_problems(broken)] == [(25, "syntax")]

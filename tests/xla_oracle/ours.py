@@ -99,6 +99,9 @@ def _instructions(hlo: HloModule, computation: Computation) -> tuple[Instruction
     for line in computation.instruction_lines:
         name, shape_start, opcode_start, opcode, root = document.scan(line).data
         shape = document.line(line)[shape_start:opcode_start].strip() or None
+        if not opcode:  # `v =` with its shape and opcode on the lines below
+            site, parsed = hlo.site_at_line(line), hlo.shape_at_line(line)
+            opcode, shape = site.opcode if site else opcode, str(parsed) if parsed else shape
         uses = [ref for number in _item_lines(hlo, line) for ref in document.uses_on_line(number)]
         operands = tuple(ref.name for ref in uses if ref.role is Role.INSTRUCTION_USE)
         called = tuple(ref.name for ref in uses if ref.role is Role.COMPUTATION_USE)

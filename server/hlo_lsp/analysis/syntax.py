@@ -12,6 +12,7 @@ from hlo_lsp.parsing.ba_syntax import line_error
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import blank_comments
 from hlo_lsp.parsing.hlo_syntax import parse_table_row
+from hlo_lsp.parsing.line_scan import as_one_line
 from hlo_lsp.parsing.syntax import ParseError
 from hlo_lsp.parsing.validation import computation_header_error, instruction_error, module_header_error
 from hlo_lsp.problems import Problem, Severity
@@ -152,7 +153,7 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
             continue
         in_comment = _in_comment(scans[local - 1].end_state if local else _state_before(document, start))
         parsed = _uncommented(text, in_comment) if in_comment or "/*" in text else text
-        error = parse(_as_one_line(parsed[offset:]) if "\n" in parsed else parsed[offset:])
+        error = parse(as_one_line(parsed[offset:]) if "\n" in parsed else parsed[offset:])
         if error is not None:
             yield _located(document, start + local, text, offset + error.start, offset + error.end, error.message)
 
@@ -197,27 +198,6 @@ def _uncommented(text: str, in_comment: bool) -> str:
         cut = len(text) if end < 0 else end + 2
         text = " " * cut + text[cut:]
     return blank_comments(text)[0]
-
-
-def _as_one_line(text: str) -> str:
-    """An item written over several lines as one line of the same length (its offsets kept): XLA reads
-    line ends, and `//` comments to them, as whitespace between any two tokens."""
-    out, index, length, in_string = [], 0, len(text), False
-    while index < length:
-        char = text[index]
-        if in_string:
-            in_string = char != '"' or text[index - 1] == "\\"
-        elif char == '"':
-            in_string = True
-        elif char == "/" and text.startswith("//", index):
-            end = text.find("\n", index)
-            end = length if end < 0 else end
-            out.append(" " * (end - index))
-            index = end
-            continue
-        out.append(" " if char in "\r\n" and not in_string else char)
-        index += 1
-    return "".join(out)
 
 
 def _located(document: Document, line: int, text: str, start: int, end: int, message: str) -> Problem:

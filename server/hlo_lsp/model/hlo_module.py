@@ -15,7 +15,7 @@ from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.parsing.hlo_scanner import printed_parent_frame
 from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_shape
-from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
+from hlo_lsp.parsing.line_scan import LineScan, Ref, Role, as_one_line
 from hlo_lsp.parsing.syntax import Attribute, Instruction, ParseError, Shape
 from hlo_lsp.parsing.validation import module_header_attribute
 from hlo_lsp.text import Range
@@ -257,8 +257,19 @@ class HloModule:
     def _site(self, line: int, start: int, end: int) -> InstructionSite:
         scan = self.document.scan(line)
         computation = self.computation_at(line)
-        return InstructionSite(scan.data[0], line, Range.on_line(line, start, end), scan.data[3], scan.data[4],
+        opcode = scan.data[3]
+        if not opcode:
+            continued = self._continued_head(line)
+            opcode = continued.opcode if continued is not None else opcode
+        return InstructionSite(scan.data[0], line, Range.on_line(line, start, end), opcode, scan.data[4],
                                computation.name if computation else None)
+
+    def _continued_head(self, line: int) -> Instruction | None:
+        """The instruction on `line` parsed whole when its shape and opcode are on the lines below (`v =`)."""
+        if line + 1 >= self.document.line_count or self.document.scan(line + 1).kind != "continuation":
+            return None
+        parsed = parse_instruction(as_one_line(self.instruction_text(line)))
+        return parsed if isinstance(parsed, Instruction) else None
 
     def instruction_text(self, line: int) -> str:
         """The full text of the instruction on `line`, with continuation lines."""
@@ -285,6 +296,9 @@ class HloModule:
         scan = self.document.scan(line)
         if scan.kind != "instruction":
             return None
+        if not scan.data[3]:
+            continued = self._continued_head(line)
+            return continued.shape if continued is not None else None
         text = self.document.line(line)
         shape = parse_shape(text[scan.data[1] : scan.data[2]].strip())
         return None if isinstance(shape, ParseError) else shape

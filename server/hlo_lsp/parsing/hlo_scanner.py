@@ -24,6 +24,7 @@ from hlo_lsp.parsing.line_scan import (
     RefCollector,
     Role,
     State,
+    as_one_line,
     bracket_balance,
     line_problem,
     make_ref,
@@ -35,10 +36,11 @@ TOP: State = "top"
 COMP: State = "comp"
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
-_INSTRUCTION_HEAD = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME})[ \t]*=[ \t]*")
+_INSTRUCTION_HEAD = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME}):?[ \t]*=[ \t]*")
 # The common case in one match: `[ROOT] name = shape opcode(`.
-_INSTRUCTION_START = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME})[ \t]*=[ \t]*(.*?)[ \t]([a-z][a-z0-9_\-]*)\(")
-_COMPUTATION_HEAD = re.compile(rf"[ \t]*(ENTRY[ \t]+)?%?({_NAME})[ \t]*(\(|\{{|,)")
+_INSTRUCTION_START = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME}):?[ \t]*=[ \t]*(.*?)[ \t]([a-z][a-z0-9_\-]*)\(")
+# XLA's lexer reads `name:` as a name: `ENTRY e: {` is the computation `e`.
+_COMPUTATION_HEAD = re.compile(rf"[ \t]*(ENTRY[ \t]+)?%?({_NAME}):?[ \t]*(\(|\{{|,)")
 # `}`, perhaps `// name`, perhaps the computation's attributes: `}, execution_thread="main_thread"`.
 _COMPUTATION_END = re.compile(rf"[ \t]*\}}[ \t]*(//[ \t]*%?({_NAME})?.*|,[ \t]*[A-Za-z_][A-Za-z0-9_]*=.*)?$")
 # A continued item's attribute: `key=value` (XLA reads a glued `key=` as an attribute, never as a definition).
@@ -154,7 +156,10 @@ def blank_comments(text: str) -> tuple[str, bool]:
 
 def _scan_at_top(state: State, text: str, stripped: str) -> LineScan:
     if stripped.startswith("HloModule"):
-        return _with_continuation(LineScan("module_header", TOP, data=_module_name(text)), text, TOP)
+        name = _module_name(text)
+        if not name and _without_line_comment(stripped).rstrip() == "HloModule":  # its name is on the next line
+            return LineScan("module_header", ("cont", 0, TOP, "module_header"))
+        return _with_continuation(LineScan("module_header", TOP, data=name), text, TOP)
     if stripped in TABLE_NAMES:
         return LineScan("table_header", ("table", stripped), data=(stripped,))
     if isinstance(state, tuple) and state[0] == "table":
@@ -179,6 +184,8 @@ def _scan_in_computation(text: str, stripped: str) -> LineScan:
     head = _INSTRUCTION_HEAD.match(text)
     if head:
         return _scan_instruction(text, head, COMP)
+    if stripped.startswith("ROOT") and _without_line_comment(stripped).rstrip() == "ROOT":
+        return plain_scan("blank", _PENDING_ROOT)  # the instruction it marks is on a line below
     if _COMPUTATION_END.match(text):
         return plain_scan("computation_end", TOP)
     if _COMPUTATION_HEAD.match(text) and stripped.endswith("{"):
@@ -265,12 +272,25 @@ def _read_instruction(text: str, head: re.Match[str], state: State) -> LineScan:
     is_root = head.group(1) is not None
     opcode = _OPCODE.search(text, head.end() - 1)
     if opcode is None:
+        data = (name, head.end(), head.end(), "", is_root)
+        if "(" not in text:  # `v =` or `v = f32[4]`: XLA reads its shape and opcode on the next lines
+            return LineScan("instruction", ("cont", 0, state, "instruction_head"), definition, data)
         problem = line_problem(text, head.end(), len(text.rstrip()), "syntax",
                                "expected `shape opcode(operands)` after `=`")
-        data = (name, head.end(), head.end(), "", is_root)
         return LineScan("instruction", state, definition, data, problem)
     data = (name, head.end(), opcode.start(1), sys.intern(opcode.group(1)), is_root)
     return LineScan("instruction", state, definition, data)
+
+
+def continued_instruction_data(text: str, data: tuple) -> tuple:
+    """The scan data (name, shape start, opcode start, opcode, is_root) of an instruction whose opcode
+    is on a line below its first (`v =` above `f32[4] abs(p)`): offsets into its whole `text`."""
+    clean = as_one_line(blank_comments(text)[0])
+    opcode = _OPCODE.search(clean, max(data[1] - 1, 0))
+    if opcode is None:
+        return data
+    shape_start = len(clean) - len(clean[data[1] :].lstrip())
+    return (data[0], min(shape_start, opcode.start(1)), opcode.start(1), sys.intern(opcode.group(1)), data[4])
 
 
 def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
@@ -285,9 +305,11 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
     if text.endswith("\r"):
         text = text[:-1]
     refs = RefCollector(text)
-    if kind == "continuation":  # an instruction's attributes go on here: `to_apply=add`
+    if kind == "continuation":  # an instruction's operands or attributes go on here: `to_apply=add`
         if scan.data == ("instruction",):
             _collect_attribute_refs(text, 0, refs)
+        elif scan.data and scan.data[0] == _OPERANDS:
+            _continued_operands(_without_line_comment(text) if "//" in text else text, scan.data[1], refs)
         return tuple(refs.refs)
     if kind == "computation":
         if scan.data[2] >= 0:
@@ -309,6 +331,26 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
     if close_paren > 0:
         _collect_attribute_refs(text, close_paren + 1, refs)
     return tuple(refs.refs)
+
+
+def _continued_operands(text: str, depth: int, refs: RefCollector) -> None:
+    """The operands on a line of an operand list open `depth` brackets deep at its start (0: the list
+    opens on this line, after its opcode), and the attributes after the list's `)`."""
+    start = 0
+    if depth == 0:
+        opcode = _OPCODE.search(" " + text)
+        if opcode is None:
+            return
+        start, depth = opcode.end() - 1, 1
+    elif depth > 1:  # inside an operand's brackets: the list's items start after they close
+        start = _operand_list_end(text, depth - 1) + 1
+        if start == 0:
+            return
+    end = _operand_list_end(text[start:], 1)
+    close = len(text) if end < 0 else start + end
+    _collect_operands(text, start, close, refs)
+    if end >= 0:
+        _collect_attribute_refs(text, close + 1, refs)
 
 
 def _without_line_comment(text: str) -> str:
@@ -337,25 +379,39 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
     data = (name, match.start(3), match.start(4), sys.intern(match.group(4)), match.group(1) is not None)
     count = text.count
     if count("(") == count(")") and count("{") == count("}") and count("[") == count("]") and \
-            not count('"') & 1 and not text.endswith(","):
+            not count('"') & 1 and not text.endswith(",") and "//" not in text:
         return LineScan("instruction", COMP, definition, data)
     return _with_continuation(LineScan("instruction", COMP, definition, data), text, COMP)
 
 
 def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
     """Moves to a continuation state when the line leaves brackets or a string open, or ends with a
-    comma (its attributes go on on the next line)."""
+    comma or `=` (the item goes on on the next line)."""
+    if isinstance(scan.end_state, tuple):  # an instruction whose opcode is still to come
+        return scan
     depth, in_string = open_string_end(text, False) if '"' in text else (bracket_balance(text), False)
+    owner = _OPERANDS if depth > 0 and scan.kind == "instruction" and _operands_open(text, scan) else scan.kind
     if in_string:
-        return LineScan(scan.kind, ("string", max(depth, 0), state, scan.kind), scan.refs, scan.data, scan.problem)
+        return LineScan(scan.kind, ("string", max(depth, 0), state, owner), scan.refs, scan.data, scan.problem)
     if depth <= 0 and not _goes_on(text):
         return scan
-    return LineScan(scan.kind, ("cont", max(depth, 0), state, scan.kind), scan.refs, scan.data, scan.problem)
+    return LineScan(scan.kind, ("cont", max(depth, 0), state, owner), scan.refs, scan.data, scan.problem)
+
+
+_OPERANDS = "instruction_operands"  # the owner of the lines of an operand list that goes on over lines
+
+
+def _operands_open(text: str, scan: LineScan) -> bool:
+    opcode_start, opcode = scan.data[2], scan.data[3]
+    return bool(opcode) and matching_paren(text, opcode_start + len(opcode)) < 0
 
 
 def _goes_on(text: str) -> bool:
-    """Whether a line ends with a comma: the item's next attribute is on the next line."""
-    return text.rstrip().endswith(",")
+    """Whether a line ends with a comma or `=` (a line comment aside): the item's next attribute, or
+    its value, is on the next line."""
+    if "//" in text:
+        text = _without_line_comment(text)
+    return text.rstrip().endswith((",", "="))
 
 
 def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineScan:
@@ -377,35 +433,65 @@ def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineSca
 
 
 def _starts_new_item(text: str, stripped: str, base: State, depth: int) -> bool:
-    if depth == 0 and _ATTRIBUTE_START.match(text):
-        return False  # `key=value`: the attributes of the item above go on
+    if _ATTRIBUTE_START.match(text):
+        return False  # `key=value`: the attributes of the item above go on, or the fields of its `{...}`
     return bool(_INSTRUCTION_HEAD.match(text) or (base == COMP and _COMPUTATION_END.match(text)) or (
         stripped.endswith("{") and _COMPUTATION_HEAD.match(text) and "=" not in stripped))
 
 
 def _continued(depth: int, base: State, owner: str, text: str, in_string: bool = False) -> LineScan:
     """A continuation line, and the state after it."""
+    if owner == "instruction_head":
+        return _head_continued(base, text)
     balance, in_string = open_string_end(text, in_string) if in_string or '"' in text else (
         bracket_balance(text), False)
-    depth = max(depth + balance, 0)
+    entering, depth = depth, max(depth + balance, 0)
+    data: tuple[object, ...] = (owner,)
+    if owner == _OPERANDS:
+        data = (_OPERANDS, entering)
+        owner = _OPERANDS if depth > 0 and _operand_list_end(text, entering) < 0 else "instruction"
     if in_string:
-        return _continuation(("string", depth, base, owner), owner)
+        return _continuation(("string", depth, base, owner), data)
     if depth > 0 or _goes_on(text):
-        return _continuation(("cont", depth, base, owner), owner)
-    return _continuation(base, owner)
+        return _continuation(("cont", depth, base, owner), data)
+    return _continuation(base, data)
 
 
-_CONTINUATIONS: dict[tuple[State, str], LineScan] = {}
+def _head_continued(base: State, text: str) -> LineScan:
+    """A line of an instruction whose opcode has not come yet (`v =` above it): its shape, or its opcode
+    and operands."""
+    if "(" not in _without_line_comment(text):
+        return _continuation(("cont", 0, base, "instruction_head"), ("instruction_head",))
+    opcode = _OPCODE.search(" " + text)  # the opcode may start the line
+    if opcode is None:  # a tuple shape: the opcode is still to come
+        return _continuation(("cont", 0, base, "instruction_head"), ("instruction_head",))
+    open_paren = opcode.end() - 2
+    return _continued(0, base, _OPERANDS, " " * open_paren + text[open_paren:])
 
 
-def _continuation(next_state: State, owner: str) -> LineScan:
-    """A continuation line of an item of kind `owner` (its attributes may name computations): one shared
-    scan per state."""
-    scan = _CONTINUATIONS.get((next_state, owner))
+def _operand_list_end(text: str, depth: int) -> int:
+    """Where the operand list, open `depth` brackets deep at the line's start, closes on this line, or -1."""
+    for index, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return index
+    return -1
+
+
+_CONTINUATIONS: dict[tuple[State, tuple[object, ...]], LineScan] = {}
+
+
+def _continuation(next_state: State, data: tuple[object, ...]) -> LineScan:
+    """A continuation line of an item: `data` is (the item's kind,) — its attributes may name
+    computations — or (_OPERANDS, the brackets open at the line's start). One shared scan per state."""
+    scan = _CONTINUATIONS.get((next_state, data))
     if scan is None:
-        scan = LineScan("continuation", next_state, data=(owner,))
+        scan = LineScan("continuation", next_state, data=data)
         if len(_CONTINUATIONS) < 4096:
-            _CONTINUATIONS[next_state, owner] = scan
+            _CONTINUATIONS[next_state, data] = scan
     return scan
 
 
@@ -431,7 +517,23 @@ def _resumes_after_string(text: str) -> bool:
     return text[:1] not in (" ", "\t") and text.rstrip().endswith("{") and bool(_COMPUTATION_HEAD.match(text))
 
 
-_ITEM_STATES = {"cont": _scan_continuation, "string": _scan_in_string, "comment": _scan_in_comment}
+_PENDING_ROOT: State = ("root", COMP)
+
+
+def _scan_after_root(state: State, text: str) -> LineScan:
+    """The line after a lone `ROOT`: the instruction it marks, or more blank or comment lines."""
+    scan = scan_hlo_line(COMP, text)
+    if scan.kind in ("blank", "comment") and scan.end_state in (COMP, ("comment", COMP)):
+        return LineScan(scan.kind, ("comment", state) if scan.end_state != COMP else state, scan.refs, scan.data)
+    if scan.kind != "instruction" or scan.problem is not None:
+        problem = scan.problem or line_problem(text, 0, len(text.rstrip()), "syntax",
+                                               "expected the instruction `ROOT` marks")
+        return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
+    return LineScan(scan.kind, scan.end_state, scan.refs, scan.data[:4] + (True,), scan.problem)
+
+
+_ITEM_STATES = {"cont": _scan_continuation, "string": _scan_in_string, "comment": _scan_in_comment,
+                "root": _scan_after_root}
 
 
 def matching_paren(text: str, open_index: int) -> int:

@@ -36,12 +36,13 @@ _PAIR_VALUE_TYPES = frozenset(("STRING", "NUMBER", "INT", "NAME", "SINGLE_QUOTED
 
 
 def _name(token: Token) -> str:
-    return token[1:] if token.startswith("%") else str(token)
+    """The name a NAME or DEF_NAME token spells: without its `%` sigil, or a colon glued after it."""
+    return token[token.startswith("%") : len(token) - token.endswith(":")]
 
 
 def _name_span(token: Token) -> tuple[int, int]:
     start = token.start_pos + (1 if token.startswith("%") else 0)
-    return (start, token.end_pos)
+    return (start, token.end_pos - token.endswith(":"))
 
 
 def _tokens(items: list[Any]) -> list[Token]:
@@ -189,9 +190,7 @@ class HloTransformer(Transformer[Token, Any]):
 
     def module_header(self, children: list[Any]) -> ModuleHeader:
         name = children[0]
-        start, end = _name_span(name)
-        glued = name.endswith(":")  # `HloModule m:`
-        return ModuleHeader(_name(name).rstrip(":"), (start, end - glued), tuple(children[1:]))
+        return ModuleHeader(_name(name), _name_span(name), tuple(children[1:]))
 
     # A whole module (the baseline parse) becomes plain tuples, never lark trees.
     def module(self, children: list[Any]) -> tuple[Any, ...]:
@@ -325,7 +324,7 @@ def parse_module(text: str) -> object:
 
 
 _READABLE = {
-    "NAME": "a name", "MODULE_NAME": "a name", "INT": "an integer", "NUMBER": "a number", "STRING": "a string",
+    "NAME": "a name", "DEF_NAME": "a name", "INT": "an integer", "NUMBER": "a number", "STRING": "a string",
     "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`", "RBRACE": "`}`",
     "COMMA": "`,`", "EQUAL": "`=`", "COLON": "`:`", "BODY_OPEN": "`{`", "_NL": "end of line",
     "$END": "end of text", "ROOT": "ROOT", "ENTRY": "ENTRY", "ELLIPSIS": "`...`", "PUNCT": "a symbol",

@@ -23,6 +23,7 @@ from hlo_lsp.analysis.checks.opcodes.verdicts import EVALUATE, VERDICTS, Verdict
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.model.document import Chunk
 from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.hlo_scanner import continued_instruction_data
 from hlo_lsp.problems import Problem
 
 _PER_RUN = frozenset(("async", "channel"))  # read again on every run: they depend on other lines' text
@@ -125,6 +126,8 @@ def _evaluate(hlo: HloModule, line: int, data: tuple[object, ...], facts: _Chunk
     """Reads the line's own instruction (its findings may differ from its key's other lines')."""
     if isinstance(hlo.document.scan(line).end_state, tuple):  # continued on the next lines
         text = hlo.instruction_text(line)
+        if not data[3]:  # its opcode too
+            data = continued_instruction_data(text, data)
     judged = VERDICTS.judgement(text, data)
     if judged is None:
         return None

@@ -70,10 +70,12 @@ class VerdictCache:
         """What every line of this text needs beyond the text's own verdict."""
         if kind == "computation":
             return HEADER
-        if kind != "instruction" or len(data) < 5 or not data[3]:
+        if kind != "instruction" or len(data) < 5:
             return ()
-        if continued:
+        if continued:  # its opcode may be on the next lines too (`v =` above `f32[4] abs(p)`)
             return EVALUATE
+        if not data[3]:
+            return ()
         shape_start = data[1]
         assert isinstance(shape_start, int)
         key = template(text[shape_start:])
