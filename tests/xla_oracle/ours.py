@@ -25,7 +25,7 @@ REJECT_CODES = frozenset((
     "root-count", "no-entry", "empty-computation", "empty-module",
     "unknown-opcode", "operand-count", "unknown-attribute", "duplicate-attribute", "missing-attribute",
     "attribute-value", "literal-range", "literal-shape", "shape-required", "async-chain", "parameter-number",
-    "result-shape", "operand-shape", "unknown-file", "binary-file",
+    "result-shape", "operand-shape", "layout", "instruction-name", "unknown-file", "binary-file",
 ))
 REJECT_PREFIXES = ("duplicate-", "undefined-")  # duplicate-entry/-computation/-instruction, undefined-*
 

@@ -12,9 +12,12 @@ from typing import Any
 
 from hlo_lsp.analysis.checks import (
     allocations,
+    computation_attributes,
     cross_file,
     hlo_structure,
+    instruction_names,
     live_ranges,
+    module_header,
     opcodes,
     overlap,
     peak,
@@ -43,6 +46,9 @@ class CheckCancelled(Exception):
 CHECKS: tuple[tuple[str, Check], ...] = (
     ("hlo-structure", hlo_structure.check),
     ("hlo-opcodes", opcodes.check),
+    ("hlo-header", module_header.check),
+    ("hlo-computation-attributes", computation_attributes.check),
+    ("hlo-instruction-names", instruction_names.check),
     ("allocations", allocations.check),
     ("totals", totals.check),
     ("used-values", used_values.check),
@@ -113,8 +119,10 @@ def _same(last: tuple[object, ...], now: tuple[object, ...]) -> bool:
 # do not read (an op_name, say), the module's problems are the same, and re-checking every
 # allocation of a 40 MB module would take seconds. hlo-structure reports at the columns of uses,
 # which such an edit may move, and hlo-opcodes reads attribute values and literals, which it may
-# change: they run again, and keep their own results per chunk.
-RERUN = frozenset(("hlo-structure", "hlo-opcodes"))
+# change: they run again, and keep their own results per chunk. The header, closing-line and
+# instruction-name checks read a few lines (or the set of names) and run again too.
+RERUN = frozenset(("hlo-structure", "hlo-opcodes", "hlo-header", "hlo-computation-attributes",
+                   "hlo-instruction-names"))
 RUNS_REMEMBERED = 16
 _last_runs: dict[str, tuple[tuple[object, ...], dict[str, list[Problem]]]] = {}
 _last_runs_lock = threading.Lock()

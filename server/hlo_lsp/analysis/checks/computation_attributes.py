@@ -1,0 +1,47 @@
+"""hlo-computation-attributes: what follows a computation's closing `}`, as XLA's HLO text parser
+(jaxlib 0.10.2) reads it: `execution_thread`, once, with a quoted string. Only the closing lines that
+hold more than the `}` are read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from hlo_lsp.analysis.checks.module_header import attributes, blank_comments
+from hlo_lsp.analysis.checks.opcodes.findings import Finding, problems
+from hlo_lsp.analysis.checks.opcodes.values import STRING
+from hlo_lsp.analysis.context import CheckContext
+from hlo_lsp.problems import Problem
+
+_KEY = "execution_thread"
+
+
+def check(context: CheckContext) -> Iterator[Problem]:
+    hlo = context.hlo
+    if hlo is None:
+        return
+    for computation in hlo.all_computations():
+        if computation.end_line is None:
+            continue
+        text = hlo.document.line(computation.end_line).rstrip("\r")
+        if text.strip() != "}" and "=" in text:
+            yield from problems(hlo, computation.end_line, text, closing_findings(text))
+
+
+def closing_findings(text: str) -> list[Finding]:
+    """The findings of a closing line `}, key=value, ...` (offsets of `text`)."""
+    found: list[Finding] = []
+    seen: set[str] = set()
+    text = blank_comments(text)
+    for key, key_start, start, end in attributes(text):
+        key_span = (key_start, key_start + len(key))
+        if key in seen:
+            found.append((*key_span, "duplicate-attribute", f"attribute {key} already exists"))
+        elif key != _KEY:
+            found.append((*key_span, "unknown-attribute", f'unexpected attribute "{key}" after a computation; '
+                                                          f"the one allowed is {_KEY}"))
+        elif not STRING.fullmatch(text[start:end]):
+            found.append((start, max(end, start + 1), "attribute-value",
+                          f'{_KEY}: expects a quoted string, e.g. {_KEY}="main"'))
+        seen.add(key)
+    return found

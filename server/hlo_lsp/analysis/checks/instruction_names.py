@@ -1,0 +1,36 @@
+"""hlo-instruction-names: the names XLA's HLO text parser (jaxlib 0.10.2) refuses for an instruction,
+those it would rename: an element type's name (`f32`, `token`; `tuple` is allowed) and a name that
+starts with `__` (not `__xla_`, which backends reserve for XLA). Computations may have any name.
+The module's set of instruction names is read, not its lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from hlo_lsp.analysis.checks.opcodes.literals import ELEMENT_TYPES
+from hlo_lsp.analysis.context import CheckContext
+from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.line_scan import Role
+from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.text import Range
+
+
+def check(context: CheckContext) -> Iterator[Problem]:
+    hlo = context.hlo
+    if hlo is None:
+        return
+    names = hlo.defined_names().get(Role.INSTRUCTION_DEF, frozenset())
+    reserved = [name for name in names if name.startswith("__") and not name.startswith("__xla_")]
+    for name in sorted(names & ELEMENT_TYPES) + sorted(reserved):
+        yield from _problems(hlo, name)
+
+
+def _problems(hlo: HloModule, name: str) -> Iterator[Problem]:
+    why = ("an element type's name" if name in ELEMENT_TYPES else "a name starting with __ (reserved for backends)")
+    renamed = f"{name}_" if name in ELEMENT_TYPES else f"a{name[1:]}"
+    message = f"illegal instruction name {name}: XLA's parser refuses {why}; rename it, e.g. to {renamed}"
+    for line in hlo.definition_lines(name):
+        ref = hlo.document.scan(line).refs[0]
+        yield Problem(hlo.document.source, Range.on_line(line, ref.start, ref.end), Severity.ERROR,
+                      "instruction-name", message)

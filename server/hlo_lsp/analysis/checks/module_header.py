@@ -1,0 +1,130 @@
+"""hlo-header: the module header's attributes as XLA's HLO text parser (jaxlib 0.10.2) reads them:
+the keys it knows, each once, with a value of its syntax; input_output_alias's output indices valid in
+the entry computation's result shape. Only the header's own lines are read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from hlo_lsp.analysis.checks.module_aliasing import alias_findings, buffer_donor
+from hlo_lsp.analysis.checks.opcodes import structured_values as structured
+from hlo_lsp.analysis.checks.opcodes import values
+from hlo_lsp.analysis.checks.opcodes.findings import Finding, problems
+from hlo_lsp.analysis.checks.opcodes.layouts import layout_findings
+from hlo_lsp.analysis.checks.opcodes.values import Validator, ValueProblem, whole
+from hlo_lsp.analysis.context import CheckContext
+from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.problems import Problem
+
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_MARK = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|[()\[\]{},]', re.S)
+_KEY = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*=\s*")
+
+
+def _bools(value: str) -> ValueProblem | None:
+    if values.boolean(value) is None or values.parameter_replication(value) is None:
+        return None
+    return whole(value, "expects true, false or a list of booleans, e.g. {true,false}")
+
+
+def _computation_layout(value: str) -> ValueProblem | None:
+    if re.fullmatch(r"\{\s*\(.*\)\s*->.*\}", value, re.S):
+        return None
+    return whole(value, "expects the entry computation's layout: {(parameter shapes)->result shape}")
+
+
+def _braced(value: str) -> ValueProblem | None:
+    return None if value.startswith("{") and value.endswith("}") else whole(value, "expects a `{...}` value")
+
+
+VALIDATORS: dict[str, Validator] = {
+    "is_scheduled": values.boolean, "alias_passthrough_params": values.boolean,
+    "replica_count": values.int64, "num_partitions": values.int64,
+    "allow_spmd_sharding_propagation_to_output": _bools, "allow_spmd_sharding_propagation_to_parameters": _bools,
+    "entry_computation_layout": _computation_layout, "frontend_attributes": structured.frontend_attributes,
+    "buffer_donor": buffer_donor, "origin_recovery_table": _braced, "input_output_alias": _braced,
+}
+ALLOWED = ", ".join(sorted(VALIDATORS))
+
+
+def check(context: CheckContext) -> Iterator[Problem]:
+    hlo = context.hlo
+    if hlo is None or hlo.header_line is None:
+        return
+    text = _header_text(hlo, hlo.header_line)
+    yield from problems(hlo, hlo.header_line, text, header_findings(hlo, text))
+
+
+def _header_text(hlo: HloModule, line: int) -> str:
+    """The header's line and the lines its attributes go on over."""
+    document, end = hlo.document, line + 1
+    while end < document.line_count and document.scan(end).kind == "continuation":
+        end += 1
+    return "\n".join(document.line(number).rstrip("\r") for number in range(line, end))
+
+
+def header_findings(hlo: HloModule, text: str) -> list[Finding]:
+    found: list[Finding] = []
+    seen: set[str] = set()
+    text = blank_comments(text)
+    for key, key_start, start, end in attributes(text):
+        key_span = (key_start, key_start + len(key))
+        if key in seen:
+            found.append((*key_span, "duplicate-attribute", f"attribute {key} already exists"))
+        elif key not in VALIDATORS:
+            found.append((*key_span, "unknown-attribute", f'unexpected attribute "{key}" in the module header; '
+                                                          f"allowed: {ALLOWED}"))
+        else:
+            found.extend(_value_findings(hlo, key, text, start, end))
+        seen.add(key)
+    return found
+
+
+def _value_findings(hlo: HloModule, key: str, text: str, start: int, end: int) -> list[Finding]:
+    value = text[start:end]
+    problem = VALIDATORS[key](value)
+    if problem is not None:
+        return [(start + problem[0], start + problem[1], "attribute-value", f"{key}: {problem[2]}")]
+    if key == "input_output_alias":
+        return [(start + a, start + b, code, f"{key}: {message}") for a, b, code, message in alias_findings(hlo, value)]
+    if key == "entry_computation_layout":
+        return [(a, b, "layout", message) for a, b, message in layout_findings(text, start, end)]
+    return []
+
+
+def attributes(text: str) -> list[tuple[str, int, int, int]]:
+    """(key, key start, value start, value end) of each `key=value` after the header's name; an item
+    that is no `key=value` is the grammar's problem and left out."""
+    clean = blank_comments(text)
+    found = []
+    for start, end in _top_level_items(clean)[1:]:
+        key = _KEY.match(clean, start, end)
+        if key is None:
+            continue
+        value_end = end
+        while value_end > key.end() and clean[value_end - 1].isspace():
+            value_end -= 1
+        found.append((key.group(1), key.start(1), key.end(), value_end))
+    return found
+
+
+def blank_comments(text: str) -> str:
+    """`text` with its comments blanked, offsets kept (XLA reads a comment as a space)."""
+    return _COMMENT.sub(lambda match: " " * len(match.group()), text) if "/" in text else text
+
+
+def _top_level_items(text: str) -> list[tuple[int, int]]:
+    items, depth, start = [], 0, 0
+    for mark in _MARK.finditer(text):
+        symbol = mark.group()
+        if symbol in "([{":
+            depth += 1
+        elif symbol in ")]}":
+            depth = max(depth - 1, 0)
+        elif symbol == "," and depth == 0:
+            items.append((start, mark.start()))
+            start = mark.end()
+    items.append((start, len(text)))
+    return items
