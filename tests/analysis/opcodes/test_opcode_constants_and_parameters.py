@@ -92,6 +92,13 @@ def test_parameter_numbers(tmp_path: Path) -> None:
         "parameter-number")
 
 
+def test_a_parameter_number_after_a_comment_is_read_as_xla_reads_it(tmp_path: Path) -> None:
+    # XLA: Duplicate parameter number 0
+    twice = module("ROOT r = f32[4] add(p, q)", params=("p = f32[4] parameter(0)", "q = f32[4] parameter(/* c */0)"))
+    assert one(tmp_path, twice) == (4, "parameter-number", "Duplicate parameter number 0 (first on line 4)",
+                                    "/* c */0")
+
+
 def test_parameters_in_any_order_and_in_each_computation(tmp_path: Path) -> None:
     text = module("z = f32[] constant(0)", "ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add",
                   before=ADD.replace("parameter(0)", "parameter(9)").replace("parameter(1)", "parameter(0)")

@@ -18,6 +18,7 @@ from hlo_lsp.problems import Problem
 # The parameter numbers of computations that number them 0, 1, 2... in order (the common case).
 ORDERED = {count: [str(number) for number in range(count)] for count in range(1, 64)}
 _NUMBER_SETS = {count: frozenset(numbers) for count, numbers in ORDERED.items()}
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)  # `parameter(/* c */0)` is parameter 0
 
 
 def parameter_line(read: InstructionParts, judgement: Judgement) -> None:
@@ -89,7 +90,7 @@ def _numbered_parameters(hlo: HloModule, header: int) -> list[tuple[int, str, in
             if read_instruction(text, scan.data) is None:
                 return []  # a parameter the grammar cannot read
             start, end = number_span(text, scan.data)
-            parameters.append((line, text, start, end, int64_value(text[start:end].strip())))
+            parameters.append((line, text, start, end, int64_value(_BLOCK_COMMENT.sub("", text[start:end]).strip())))
     # Counted in whole instruction texts: a parameter whose opcode is on a continuation line is one too.
     written = sum(hlo.instruction_text(line).count(" parameter(") for line in computation.instruction_lines)
     if written > len(parameters):
