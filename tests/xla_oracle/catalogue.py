@@ -115,6 +115,17 @@ ACCEPTED = (
                   "ROOT d = f32[4] async-done(s), calls=w", head="")),
     Entry("custom-call with layout constraints", True, entry(
         'ROOT c = f32[4]{0} custom-call(p), custom_call_target="x", operand_layout_constraints={f32[4]{0}}')),
+    Entry("shardings", True, entry(
+        "a = f32[4] abs(p), sharding={devices=[2,2]0,1,2,3 last_tile_dim_replicate}",
+        "b = f32[4] abs(a), sharding={{replicated}, {maximal device=1}}",
+        'c = f32[4] abs(b), sharding={devices=[2]<=[2] metadata={op_name="x"}}',
+        "ROOT d = f32[4] abs(c), sharding={}")),
+    Entry("signature parameters without colons", True, entry("ROOT v = f32[4] abs(p)",
+                                                             opening="ENTRY e (p f32[4]) -> f32[4] {")),
+    Entry("names XLA keeps", True, entry("%tuple = f32[4] abs(p)", "%__xla_v = f32[4] abs(%tuple)",
+                                         "ROOT %F32 = f32[4] negate(%__xla_v)")),
+    Entry("layout fields", True, entry("ROOT v = f32[4]{0:D(D+~)} abs(p)",
+                                       params=("p = f32[4]{0:D(C)} parameter(0)",))),
     Entry("computation named like a type", True, "HloModule m\n\n%f32 {\n  x = f32[] parameter(0)\n"
           "  ROOT y = f32[] abs(x)\n}\n\n" + _s("ROOT r = f32[] call(s), to_apply=%f32", head="")),
     # Shapes: signatures against their roots, and the shapes XLA infers where none is written.
@@ -257,6 +268,23 @@ REJECTED = (
           "HloModule m\n\nf {\n  x = f32[] parameter(0)\n  ROOT y = f32[] abs(x)\n}\n\n" + entry(
               "b = pred[] parameter(0)", "x = f32[] parameter(1)",
               "ROOT c = f32[] conditional(b, x, x), branch_computations={f, f}", head="", params=())),
+    Entry("execution_thread twice", False, entry("ROOT v = f32[4] abs(p)",
+                                                 closing='}, execution_thread="a", execution_thread="b"')),
+    Entry("header attribute twice", False, entry("ROOT v = f32[4] abs(p)",
+                                                 head="HloModule m, is_scheduled=true, is_scheduled=true")),
+    Entry("input_output_alias with a negative parameter", False, entry(
+        "ROOT v = f32[4] abs(p)", head="HloModule m, input_output_alias={ {}: (-1, {}) }")),
+    Entry("entry_computation_layout of the wrong rank", False, entry(
+        "ROOT v = f32[4] abs(p)", head="HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{1,0}}")),
+    Entry("sharding with an unknown attribute", False, entry("ROOT v = f32[4] abs(p), sharding={mode=highest}")),
+    Entry("sharding of a bare number", False, entry("ROOT v = f32[4] abs(p), sharding={0}")),
+    Entry("maximal sharding without its device", False, entry("ROOT v = f32[4] abs(p), sharding={maximal}")),
+    Entry("parameter number after a comment, twice", False, entry("ROOT t = (f32[], f32[]) tuple(a, b)", params=(
+        "a = f32[] parameter(0)", "b = f32[] parameter(/* c */0)"))),
+    Entry("layout without its dimensions", False, entry("ROOT v = f32[4]{:T(128)} abs(p)")),
+    Entry("instruction named token", False, entry("%token = f32[4] abs(p)", "ROOT w = f32[4] negate(%token)")),
+    Entry("signature colon after a %name", False, entry("ROOT v = f32[4] abs(p)",
+                                                        opening="ENTRY e (%p: f32[4]) -> f32[4] {")),
     Entry("empty text", False, ""),
     Entry("a bare instruction after the header", False, "HloModule m\n\np = f32[] parameter(0)\n"),
     Entry("signature result not the last instruction's", False, entry(
