@@ -33,7 +33,7 @@ def closing_findings(text: str) -> list[Finding]:
     found: list[Finding] = []
     seen: set[str] = set()
     text = blank_comments(text)
-    for key, key_start, start, end in attributes(text):
+    for key, key_start, start, end in attributes(text.replace("}", " ", 1)):  # the items after the `}`
         key_span = (key_start, key_start + len(key))
         if key in seen:
             found.append((*key_span, "duplicate-attribute", f"attribute {key} already exists"))

@@ -19,8 +19,8 @@ from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.problems import Problem
 
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
-_MARK = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|[()\[\]{},]', re.S)
-_KEY = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*=\s*")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', re.S)
+_ITEM_START = re.compile(r",\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*=\s*")
 
 
 def _bools(value: str) -> ValueProblem | None:
@@ -95,36 +95,31 @@ def _value_findings(hlo: HloModule, key: str, text: str, start: int, end: int) -
 
 
 def attributes(text: str) -> list[tuple[str, int, int, int]]:
-    """(key, key start, value start, value end) of each `key=value` after the header's name; an item
-    that is no `key=value` is the grammar's problem and left out."""
-    clean = blank_comments(text)
+    """(key, key start, value start, value end) of each top-level `, key=value` of `text`. Found in C:
+    the `, key=` candidates by a regex, their depth by counting brackets between them (a header lists
+    every parameter's shape: 260 KB in a large module), with strings and comments blanked first."""
+    flat = _STRING.sub(_blank_inside, blank_comments(text)) if '"' in text or "'" in text else blank_comments(text)
+    starts, depth, previous = [], 0, 0
+    for item in _ITEM_START.finditer(flat):
+        depth += sum(flat.count(mark, previous, item.start()) for mark in "([{") - sum(
+            flat.count(mark, previous, item.start()) for mark in ")]}")
+        previous = item.start()
+        if depth == 0:
+            starts.append(item)
+    ends = [item.start() for item in starts[1:]] + [len(flat)]
     found = []
-    for start, end in _top_level_items(clean)[1:]:
-        key = _KEY.match(clean, start, end)
-        if key is None:
-            continue
-        value_end = end
-        while value_end > key.end() and clean[value_end - 1].isspace():
-            value_end -= 1
-        found.append((key.group(1), key.start(1), key.end(), value_end))
+    for item, end in zip(starts, ends):
+        while end > item.end() and flat[end - 1].isspace():
+            end -= 1
+        found.append((item.group(1), item.start(1), item.end(), end))
     return found
+
+
+def _blank_inside(match: re.Match[str]) -> str:
+    quoted = match.group()
+    return quoted[0] + " " * (len(quoted) - 2) + quoted[-1]
 
 
 def blank_comments(text: str) -> str:
     """`text` with its comments blanked, offsets kept (XLA reads a comment as a space)."""
     return _COMMENT.sub(lambda match: " " * len(match.group()), text) if "/" in text else text
-
-
-def _top_level_items(text: str) -> list[tuple[int, int]]:
-    items, depth, start = [], 0, 0
-    for mark in _MARK.finditer(text):
-        symbol = mark.group()
-        if symbol in "([{":
-            depth += 1
-        elif symbol in ")]}":
-            depth = max(depth - 1, 0)
-        elif symbol == "," and depth == 0:
-            items.append((start, mark.start()))
-            start = mark.end()
-    items.append((start, len(text)))
-    return items

@@ -6,10 +6,13 @@ on the digits, so a verdict holds for every line of a template.
 
 from __future__ import annotations
 
+import functools
 import re
 
 LayoutFinding = tuple[int, int, str]  # start, end (offsets of the text read), message
 
+# A shape and its layout up to the layout's first brace, for a quick look at each distinct one.
+_PLAIN = re.compile(r"[a-z][a-z0-9]*\[[^\]]*\]\s*\{[^{}]*[{}]")
 _ARRAY_WITH_LAYOUT = re.compile(r"[a-z][a-z0-9]*\[([^\]]*)\]\s*\{(?=\s*[0-9:])")
 _BRACKET = re.compile(r"[{}]")
 _LEVEL_TYPE = re.compile(r"\s*[DCSH]\+?~?\s*")
@@ -21,6 +24,8 @@ def layout_findings(text: str, start: int, end: int) -> list[LayoutFinding]:
     """The layout problems of the shapes written in `text[start:end]`, the first of each layout."""
     if "/" in text[start:end]:  # XLA reads a comment as a space
         text = text[:start] + _COMMENT.sub(lambda match: " " * len(match.group()), text[start:end]) + text[end:]
+    if all(map(_plainly_valid, set(_PLAIN.findall(text, start, end)))):
+        return []
     found = []
     position = start
     while (array := _ARRAY_WITH_LAYOUT.search(text, position, end)) is not None:
@@ -34,6 +39,19 @@ def layout_findings(text: str, start: int, end: int) -> list[LayoutFinding]:
             found.append(problem)
         position = close + 1
     return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _plainly_valid(shape: str) -> bool:
+    """Whether a shape and its layout up to its first brace (`f32[2,3]{1,0:T(8,128)}`) is surely valid:
+    a layout that closes there, without D(...) or P(...), of as many dimensions as the shape."""
+    dims, _, layout = shape.partition("{")
+    if not layout.endswith("}") or "(" in layout and ("D(" in layout or "P(" in layout):
+        return False
+    minor_to_major = layout[:-1].partition(":")[0]
+    rank = len([size for size in dims[dims.index("[") + 1 : dims.rindex("]")].split(",") if size.strip()])
+    return not layout.lstrip()[:1].isdigit() and not layout.lstrip().startswith(":") or (
+        len(re.findall(r"-?[0-9]+", minor_to_major)) == rank)
 
 
 def _closing_brace(text: str, open_brace: int, end: int) -> int:
