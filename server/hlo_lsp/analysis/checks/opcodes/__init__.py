@@ -9,7 +9,8 @@ The modules, from the pass down:
 - cross_line, async_chains, channels (with other_lines): the rules that read other lines;
 - reader, findings: an instruction's parts, and what the rules report;
 - tables, values, structured_values, literals: what XLA's parser requires of each opcode, each
-  attribute value and each constant literal.
+  attribute value and each constant literal;
+- layouts, shardings: the layouts of shapes and the `sharding=` values, as XLA's parser reads them.
 """
 
 from hlo_lsp.analysis.checks.opcodes.module_pass import check
