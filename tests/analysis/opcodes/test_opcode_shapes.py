@@ -143,3 +143,11 @@ def test_a_conditional_selector_that_is_no_scalar(tmp_path: Path, selector: str)
     text = entry("a = abs(i)", f"ROOT c = f32[4] conditional({selector}, p, p), branch_computations={{f, f}}")
     text = text.replace("ENTRY e", "f {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] abs(x)\n}\n\nENTRY e")
     assert one(tmp_path, text)[1:] == ("operand-shape", "The first operand must be a scalar", f"({selector}, p, p)")
+
+
+def test_shapes_written_over_lines_read_as_xla_reads_them(tmp_path: Path) -> None:
+    # XLA: Shape of computation e, s32[4], is not compatible with that of its root instruction p, f32[4]
+    text = computation("ENTRY e (p: f32[4]) -> s32[4]", "p = f32[// c", "4] parameter(0)")
+    assert one(tmp_path, text)[:2] == (2, "result-shape")
+    # XLA crashes: StaticExtentProduct(shape) == StaticExtentProduct(operand->shape())
+    assert one(tmp_path, entry("a = abs(p)", "ROOT r = f32[/* c */5] reshape(a)"))[1] == "operand-shape"

@@ -7,6 +7,8 @@ The modules, from the pass down:
 - verdicts, text_keys: each line's text judged once (digits zeroed), and what it still needs;
 - line_rules, opcode_rules, parameters: the rules of an instruction's own line;
 - cross_line, async_chains, channels (with other_lines): the rules that read other lines;
+- signatures, inferred_operands (with inference, shape_rules): a computation's signature against its
+  root, and the shapes XLA infers where none is written;
 - reader, findings: an instruction's parts, and what the rules report;
 - tables, values, structured_values, literals: what XLA's parser requires of each opcode, each
   attribute value and each constant literal;

@@ -31,7 +31,7 @@ def _element_count(shape: str) -> int | None:
     if shape not in _ELEMENTS:
         if len(_ELEMENTS) > CACHE_LIMIT:
             _ELEMENTS.clear()
-        array = ARRAY_SHAPE.fullmatch(re.sub(r"\{[^{}]*\}$", "", shape.strip()))
+        array = ARRAY_SHAPE.fullmatch(re.sub(r"\{[^{}]*\}$", "", re.sub(r"/\*.*?\*/", "", shape).strip()))
         sizes = [size.strip().lstrip("<=").strip() for size in array.group(2).split(",")] if array else None
         count: int | None = None
         if sizes is not None and all(size.isdigit() for size in sizes if size.strip()):

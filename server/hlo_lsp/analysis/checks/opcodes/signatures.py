@@ -42,7 +42,11 @@ def _computation_problems(hlo: HloModule, computation: Computation) -> list[Prob
     if result is None:
         return []
     root = computation.root_lines[0] if computation.root_lines else computation.instruction_lines[-1]
-    written, found = header[result[0] : result[1]], shape_text(hlo, root) or inferred_text(hlo, root)
+    written, found = header[result[0] : result[1]], shape_text(hlo, root)
+    if found and _agree(written, found):
+        return []
+    if not found or parsed_shape(found) is None:  # none written, or written over lines: as XLA reads it
+        found = inferred_text(hlo, root)
     if not found or _agree(written, found) or not _plain_body(hlo, computation, root):
         return []
     message = (f"Shape of computation {computation.name}, {written}, is not compatible with that of its root "
@@ -100,4 +104,7 @@ def _plain_body(hlo: HloModule, computation: Computation, root: int) -> bool:
     end = computation.end_line if computation.end_line is not None else document.line_count
     if any(document.scan(line).problem is not None for line in range(computation.line, end)):
         return False
-    return read_instruction(hlo.instruction_text(root), document.scan(root).data) is not None
+    scan = document.scan(root)
+    if len(scan.data) == 5 and not scan.data[3]:
+        return isinstance(scan.end_state, tuple)  # its opcode on a continuation line
+    return read_instruction(hlo.instruction_text(root), scan.data) is not None
