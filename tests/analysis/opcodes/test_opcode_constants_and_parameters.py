@@ -110,3 +110,9 @@ def test_a_parameter_continued_over_lines_leaves_no_gap(tmp_path: Path) -> None:
     # XLA accepts: `y` is parameter 1 of two, `x` parameter 0 (its opcode on the line below its name).
     text = module("ROOT s = f32[] add(x, y)", params=("x = f32[// c", "] parameter(0)", "y = f32[] parameter(1)"))
     assert [p for p in opcode_problems(tmp_path, text) if p.code == "parameter-number"] == []
+
+
+def test_no_gap_is_reported_beside_a_line_the_scanner_cannot_read(tmp_path: Path) -> None:
+    # XLA accepts: `%x // c` then `= f32[] parameter(0)` is parameter 0; the line is the grammar's problem.
+    text = module("ROOT s = f32[] add(x, y)", params=("y = f32[] parameter(1)", "%x // c", " = f32[] parameter(0)"))
+    assert [p for p in opcode_problems(tmp_path, text) if p.code == "parameter-number"] == []

@@ -80,7 +80,7 @@ def _numbered_parameters(hlo: HloModule, header: int) -> list[tuple[int, str, in
     """(line, text, number start, number end, number) of each parameter of the computation, or none
     where a parameter's number is not known for sure."""
     computation = hlo.computation_at(header)
-    if computation is None:
+    if computation is None or _has_unread_line(hlo, computation.line, computation.end_line):
         return []
     parameters = []
     for line in computation.instruction_lines:
@@ -96,3 +96,9 @@ def _numbered_parameters(hlo: HloModule, header: int) -> list[tuple[int, str, in
     if written > len(parameters):
         return []  # a parameter on the line of another instruction: the grammar's problem first
     return parameters
+
+
+def _has_unread_line(hlo: HloModule, start: int, end: int | None) -> bool:
+    """Whether a line of the computation is one the scanner could not read (a parameter may hide in it)."""
+    stop = end if end is not None else hlo.document.line_count
+    return any(hlo.document.scan(line).problem is not None for line in range(start, stop))

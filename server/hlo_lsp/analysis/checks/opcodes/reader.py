@@ -16,6 +16,7 @@ Span = tuple[int, int]
 _STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|/\*.*?\*/|//[^\n]*|[()\[\]{},]', re.S)
 _KEY = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)=")
 _INSTRUCTION_HEAD = re.compile(r"\s(?:ROOT\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*=")
+_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 ARRAY_SHAPE = re.compile(r"\s*([a-z][a-z0-9]*)\[([^\]]*)\]")
 
 
@@ -66,7 +67,8 @@ def read_instruction(text: str, data: tuple[object, ...]) -> InstructionParts | 
             return None  # no attribute, or a second instruction on the line: the grammar's problem
         value = _stripped(clean, key.end(), end)
         attributes.append((key.group(1), key.start(1), value[0], value[1]))
-    return InstructionParts(clean, opcode, (opcode_start, open_paren), text[shape_start:opcode_start].strip(),
+    shape = _COMMENTS.sub(" ", text[shape_start:opcode_start]).strip()  # `p = /* c */ parameter(0)` has none
+    return InstructionParts(clean, opcode, (opcode_start, open_paren), shape,
                             (open_paren, close + 1), operands, attributes)
 
 
