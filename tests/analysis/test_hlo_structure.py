@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import (
     COMBINED_MLP,
     HANDWRITTEN,
@@ -118,6 +120,30 @@ def test_module_without_computation(tmp_path: Path) -> None:
     assert problems[0].message == "the module has no computation"
 
 
+def test_a_file_of_comments_is_no_module(tmp_path: Path) -> None:
+    path = tmp_path / "m.hlo"
+    path.write_text("// a comment\n/* and\n another */\n")
+    problems = problems_of(path)
+    assert where(problems) == [("m.hlo", 0, ERROR, "empty-module")]
+    assert problems[0].message == "the file holds no HLO module (`HloModule name` and a computation)"
+    path.write_text("\n\n")  # an editor's new file: a note, not an error
+    assert [problem.code for problem in problems_of(path)] == ["empty-file"]
+
+
+@pytest.mark.parametrize("opening", ["e (p: f32[]) -> f32[] {", 'e, execution_thread="x" {'])
+def test_without_a_header_a_module_starts_with_entry_or_a_name_and_brace(opening: str, tmp_path: Path) -> None:
+    """XLA's parser reads a text that starts neither with `HloModule`, `ENTRY` nor `name {` as a single
+    instruction ("expects '=' in instruction")."""
+    path = tmp_path / "m.hlo"
+    path.write_text(f"{opening}\n  p = f32[] parameter(0)\n}}\n")
+    problems = problems_of(path)
+    assert [(p.range.start.line, p.range.start.character, p.code) for p in problems] == [(0, 0, "syntax")]
+    assert problems[0].message.startswith("without `HloModule` first, XLA reads a module only when it starts")
+    for accepted in ("e {", "e: {", "e /* c */ {", "ENTRY e (p: f32[]) -> f32[] {"):
+        path.write_text(f"{accepted}\n  p = f32[] parameter(0)\n}}\n")
+        assert problems_of(path) == []
+
+
 def test_computation_without_instruction(tmp_path: Path) -> None:
     path = tmp_path / "m.hlo"
     path.write_text("HloModule m\nENTRY e {\n}\n")
@@ -185,3 +211,14 @@ def test_computation_without_closing_brace(tmp_path: Path) -> None:
 def test_handwritten_module_with_comments_literals_and_repeated_names() -> None:
     # `state` and `i` are defined in both `cond` and `body`; names are unique per computation.
     assert problems_of(HANDWRITTEN) == []
+
+
+def test_a_name_with_equals_glued_reads_as_an_attribute(tmp_path: Path) -> None:
+    """XLA's lexer reads `q=` as an attribute's key ("expects name"); `%q=` and `q =` are definitions."""
+    path = tmp_path / "m.hlo"
+    path.write_text("HloModule m\nENTRY e {\n  q=f32[4] parameter(0)\n  %r=f32[4] abs(q)\n"
+                    "  ROOT v = f32[4] abs(r)\n}\n")
+    problems = problems_of(path)
+    assert [(p.range.start.line, p.range.start.character, p.range.end.character, p.code) for p in problems] == [
+        (2, 2, 4, "syntax")]
+    assert problems[0].message == "`q=` reads as an attribute: write `q =`, or `%q=`"

@@ -73,6 +73,8 @@ def judge(text: str, origin: str, xla: XlaParser, reader: OurReader) -> list[Dis
     reading = reader.read(text)
     found = [Disagreement(f"our checks fail: {template(p.message)}", p.message, text, origin)
              for p in reading.internal_errors]
+    if not text.strip() and any(problem.code == "empty-file" for problem in reading.problems):
+        return found  # XLA rejects an empty text; an editor's new file is empty: hlo-lsp notes it, on purpose
     ours = reading.rejects
     where = f"XLA {verdict.line}:{verdict.column}: {verdict.message}"
     if verdict.accepted and ours:

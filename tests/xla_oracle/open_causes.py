@@ -64,8 +64,6 @@ OPEN: frozenset[str] = frozenset((
     'XLA rejects, we accept: cannot parse as an instruction X or as a nested instruction:',
     'XLA rejects, we accept: computation X not exist: X',
     'XLA rejects, we accept: expected primitive type, saw kInt',
-    "XLA rejects, we accept: expects '=' in instruction",
-    'XLA rejects, we accept: expects name',
     'XLA rejects, we accept: expects nested array in rank N, but sees N',
     'XLA rejects, we accept: failed to infer shape for opcode: X, error: Cannot infer shape for dot operation: S <dot> S. Must specify the same number of contracting dimensions for lhs and ',
     'XLA rejects, we accept: failed to infer shape for opcode: X, error: Window has dimension N but base shape has dimension N',

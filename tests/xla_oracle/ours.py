@@ -14,6 +14,7 @@ from pathlib import Path
 
 from hlo_lsp.analysis.run import check_module
 from hlo_lsp.model.hlo_module import Computation, HloModule
+from hlo_lsp.parsing.hlo_scanner import blank_comments
 from hlo_lsp.parsing.line_scan import Role
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.workspace.loader import load
@@ -98,7 +99,7 @@ def _instructions(hlo: HloModule, computation: Computation) -> tuple[Instruction
     found = []
     for line in computation.instruction_lines:
         name, shape_start, opcode_start, opcode, root = document.scan(line).data
-        shape = document.line(line)[shape_start:opcode_start].strip() or None
+        shape = blank_comments(document.line(line)[shape_start:opcode_start])[0].strip() or None
         if not opcode:  # `v =` with its shape and opcode on the lines below
             site, parsed = hlo.site_at_line(line), hlo.shape_at_line(line)
             opcode, shape = site.opcode if site else opcode, str(parsed) if parsed else shape

@@ -19,6 +19,7 @@ import re
 import sys
 
 from hlo_lsp.parsing.line_scan import (
+    LineProblem,
     LineScan,
     Ref,
     RefCollector,
@@ -270,6 +271,9 @@ def _read_instruction(text: str, head: re.Match[str], state: State) -> LineScan:
     name = head.group(2)
     definition = (make_ref(text, Role.INSTRUCTION_DEF, name, head.start(2)),)
     is_root = head.group(1) is not None
+    if text[head.end(2)] == "=" and text[head.start(2) - 1] != "%":
+        data = (name, head.end(), head.end(), "", is_root)
+        return LineScan("instruction", state, definition, data, _glued_equals(text, head))
     opcode = _OPCODE.search(text, head.end() - 1)
     if opcode is None:
         data = (name, head.end(), head.end(), "", is_root)
@@ -377,11 +381,19 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
         definition = (make_ref(text, Role.INSTRUCTION_DEF, name, start),)
     # A few dozen opcodes name a million instructions: one string each.
     data = (name, match.start(3), match.start(4), sys.intern(match.group(4)), match.group(1) is not None)
+    if text[match.end(2)] == "=" and text[start - 1] != "%":
+        return LineScan("instruction", COMP, definition, data, _glued_equals(text, match))
     count = text.count
     if count("(") == count(")") and count("{") == count("}") and count("[") == count("]") and \
             not count('"') & 1 and not text.endswith(",") and "//" not in text:
         return LineScan("instruction", COMP, definition, data)
     return _with_continuation(LineScan("instruction", COMP, definition, data), text, COMP)
+
+
+def _glued_equals(text: str, head: re.Match[str]) -> LineProblem:
+    """XLA's lexer reads a bare name with `=` glued to it (`q=`) as an attribute's key, never as a definition."""
+    return line_problem(text, head.start(2), head.end(2) + 1, "syntax",
+                        f"`{head.group(2)}=` reads as an attribute: write `{head.group(2)} =`, or `%{head.group(2)}=`")
 
 
 def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:

@@ -11,6 +11,7 @@ from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
 from hlo_lsp.analysis.edits import spliced
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.hlo_scanner import blank_comments
 from hlo_lsp.parsing.line_scan import Ref, Role
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Range
@@ -67,6 +68,8 @@ def _check_computations(hlo: HloModule) -> Iterator[Problem]:
         line = hlo.header_line
         yield _problem(hlo, Range.on_line(line, 0, len(hlo.document.line(line))), Severity.ERROR,
                        "empty-module", "the module has no computation")
+    elif hlo.header_line is None:
+        yield from _headless_problems(hlo)
     for extra in entries[1:]:
         yield _problem(hlo, extra.name_range, Severity.ERROR, "duplicate-entry",
                        f"second ENTRY computation {extra.name} (the first is {entries[0].name})")
@@ -88,6 +91,31 @@ def _check_computations(hlo: HloModule) -> Iterator[Problem]:
             yield _problem(hlo, computation.name_range, Severity.ERROR, "empty-computation",
                            f"computation {computation.name} has no instruction")
     yield from _check_duplicate_instructions(hlo)
+
+
+def _headless_problems(hlo: HloModule) -> Iterator[Problem]:
+    """A text without `HloModule`: XLA reads it as a module only when it starts with `ENTRY` or
+    `name {`, and as a single instruction otherwise."""
+    document = hlo.document
+    first = next(((line, scan) for line, scan in document.scans() if scan.kind not in ("blank", "comment")), None)
+    if first is None:
+        if any(document.line(line).strip() for line in range(document.line_count)):  # else: empty-file
+            yield _problem(hlo, Range.on_line(0, 0, 1), Severity.ERROR, "empty-module",
+                           "the file holds no HLO module (`HloModule name` and a computation)")
+        return
+    line, scan = first
+    if scan.kind == "table_header":
+        yield _problem(hlo, Range.on_line(line, 0, len(document.line(line).rstrip())), Severity.ERROR, "syntax",
+                       "stack-frame tables follow a module header: add `HloModule name` above")
+        return
+    computation = hlo.computation_at(line) if scan.kind == "computation" else None
+    if computation is None or computation.is_entry:
+        return
+    text = blank_comments(document.line(line))[0]
+    if not text[computation.name_range.end.character :].lstrip(": \t").startswith("{"):
+        yield _problem(hlo, computation.name_range, Severity.ERROR, "syntax",
+                       "without `HloModule` first, XLA reads a module only when it starts with `ENTRY` or "
+                       f"`{computation.name} {{`: add `HloModule name` above")
 
 
 def _check_duplicate_instructions(hlo: HloModule) -> Iterator[Problem]:
