@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from harness import _watchdog
 
-from conftest import SPLIT_MLP, copy_module
+from conftest import SPLIT_MLP, copy_module, problems_of
 from hlo_lsp import cli
 from hlo_lsp.analysis.checks import hlo_structure
 from hlo_lsp.analysis.run import PROBLEM_LIMIT, check_module
@@ -304,3 +304,31 @@ def test_a_glance_leaves_a_copy_start_to_the_whole_module(tmp_path: Path) -> Non
     glance = ModuleGlance.of(module_stem(f"{stem}.txt"), documents)
     assert glance is not None and glance.instruction_module("fusion") is not None
     assert glance.instruction_module("copy-start") is None and glance.instruction_module("copy-done") is None
+
+
+def test_a_brace_inside_a_shapes_dimensions_is_a_syntax_error_not_a_crash(tmp_path: Path) -> None:
+    """Fuzzer mutant #195031 (`f32[2{,4,64,64]{3,2,1,0}`): the layout rule looked for the `]` of the part
+    before the first `{` and found none (ValueError)."""
+    path = tmp_path / "m.hlo"
+    path.write_text("HloModule m\nENTRY e {\n  param_0.41 = f32[2{,4,64,64]{3,2,1,0} parameter(0)\n}\n")
+    problems = [(p.range.start.line, p.code) for p in problems_of(path)]
+    assert problems == [(2, "syntax"), (3, "unbalanced-brackets")]
+
+
+def test_a_glance_leaves_lines_below_an_open_block_comment_to_the_whole_module(tmp_path: Path) -> None:
+    """Fuzzer mutant #190537 (`/*` typed at the start of a line and never closed): the rest of the file is
+    a comment to the module, but a glance read an instruction line below it alone, as an instruction."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    hlo = Path(f"{stem}.txt")
+    lines = hlo.read_text().split("\n")
+    opened = next(number for number, text in enumerate(lines) if text.startswith("  %"))
+    lines[opened] = "/*" + lines[opened]
+    hlo.write_text("\n".join(lines))
+    documents = {kind: document for kind, path in module_files(str(hlo)).items()
+                 if (document := read_document(path, kind)[0]) is not None}
+    glance = ModuleGlance.of(module_stem(str(hlo)), documents)
+    assert glance is not None
+    below = next(number for number in range(opened + 5, len(lines)) if lines[number].startswith("  %"))
+    line_document = glance.line_document(below)
+    assert line_document is None or not glance.reads_as_whole(line_document, below)
+    assert glance.instruction_module(lines[below].split()[0].lstrip("%")) is None

@@ -59,6 +59,9 @@ _UNINDENTED_LINE = re.compile(r"\n(?=[^ \t\r\n/])")
 _INDENTED_AFTER_NON_HEADER = re.compile(
     r"\n(?![ \t\r\n]|//)(?!(?:ENTRY[ \t]+)?%?[A-Za-z_][A-Za-z0-9_.\-]*[ \t]*[({,])[^\n]*\n"
     r"(?:[ \t\r]*(?://[^\n]*)?\n)*[ \t]+[^\s/]")
+# What dumps never print and a line read alone misreads: a block comment left open at its line's end, a lone
+# `ROOT` marking the instruction below it.
+_CROSS_LINE_FORM = re.compile(r"/\*(?![^\n]*?\*/)|ROOT[ \t]*(?:\r?\n|//)")
 _SCHEDULED_NAME = re.compile(r"\n[ \t]*[0-9]+:([A-Za-z_][A-Za-z0-9_.\-]*)")
 
 
@@ -165,7 +168,10 @@ class _HloText(_Text):
     @lazy
     def head(self) -> dict[int, tuple[str, State, LineScan]]:
         """The lines from the module header through the first computation's header, scanned in
-        order: the stack-frame tables a hover follows are there."""
+        order: the stack-frame tables a hover follows are there. None for a text whose lines read in
+        states a glance does not follow (every question is declined)."""
+        if self.has_cross_line_forms:
+            return {}
         lines = {}
         for line, text, state, scan in self.scan_run(0, self.document.scanner.initial_state, _HEAD_LINES):
             lines[line] = (text, state, scan)
@@ -173,6 +179,12 @@ class _HloText(_Text):
                 # a table printed below a computation is read by the module, not by the glance
                 return {} if _TABLE_HEADER.search(self.text, self.line_start(line)) else lines
         return {}  # no computation near the top: every question is declined
+
+    @lazy
+    def has_cross_line_forms(self) -> bool:
+        """Whether a line may read otherwise alone than in the file for what lines above it leave open
+        (a block comment, a lone `ROOT`): forms dumps never print."""
+        return _CROSS_LINE_FORM.search(self.text) is not None
 
     @lazy
     def defined_names(self) -> list[str]:
@@ -491,6 +503,8 @@ class ModuleGlance:
         literal, read in a state only the lines above it tell)."""
         if line_document.kind is not FileKind.HLO_MODULE or line in self._hlo.head:
             return True
+        if self._hlo.has_cross_line_forms:
+            return False
         scan = line_document.scan(line)
         return scan.kind == "instruction" and scan.problem is None and scan.end_state == "comp"
 

@@ -48,6 +48,8 @@ def _plainly_valid(shape: str) -> bool:
     dims, _, layout = shape.partition("{")
     if not layout.endswith("}") or "(" in layout and ("D(" in layout or "P(" in layout):
         return False
+    if "[" not in dims or "]" not in dims:  # a garbled shape (`f{32[4]`): read the long way
+        return False
     minor_to_major = layout[:-1].partition(":")[0]
     rank = len([size for size in dims[dims.index("[") + 1 : dims.rindex("]")].split(",") if size.strip()])
     return not layout.lstrip()[:1].isdigit() and not layout.lstrip().startswith(":") or (
