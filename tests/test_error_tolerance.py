@@ -67,8 +67,8 @@ def test_truncated_module_cut_mid_line(tmp_path, capsys):
     text = hlo.read_text()
     hlo.write_text(text[: text.index("  %add_maximum_fusion = f32[32,256]") + len("  %add_maximum_fusion = f32[32,2")])
     problems, code, output = run_everything(hlo, capsys)
-    assert on(hlo, problems) == [("unclosed-computation", 114, 7), ("syntax", 125, 24)]
-    assert code == 1 and ":126:25: error: expected `shape opcode(operands)` after `=` [syntax]" in output
+    assert on(hlo, problems) == [("unclosed-computation", 114, 7), ("syntax", 125, 31)]
+    assert code == 1 and ":126:32: error: unexpected end of text; expected `,`, `]` [syntax]" in output
     module = module_of(hlo)
     assert module.hlo.site("ynn_fusion.1").line == 124
     assert module.hlo_document.definitions("add_maximum_fusion") == [

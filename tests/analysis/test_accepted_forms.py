@@ -61,6 +61,9 @@ FORMS = {
         "HloModule m\nENTRY e {\n  c = f32[2,2] constant({{1 2} {3 4}})\n  ROOT v = f32[2,2] add(,c,,c,)\n}\n"),
     "the module name on the next line": (
         "HloModule // a test\n  m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n"),
+    "several items on a line": (
+        "HloModule m\nneg { a = f32[] parameter(0) ROOT n = f32[] negate(a) } ENTRY e { p = f32[] parameter(0)\n"
+        "  c = f32[] call(p), to_apply=neg ROOT v = f32[] add(c, p) }\n"),
 }
 
 
@@ -77,10 +80,10 @@ def instructions(hlo: HloModule) -> list[tuple[str, str, str, bool]]:
     """(computation, name, opcode, is_root) of every instruction, as read."""
     found = []
     for computation in hlo.all_computations():
-        for line in computation.instruction_lines:
-            site = hlo.site_at_line(line)
+        for line, _, scan in hlo.instruction_items(computation):
+            site = hlo.site(scan.data[0], line)
             assert site is not None
-            found.append((computation.name, site.name, site.opcode, line in computation.root_lines))
+            found.append((computation.name, site.name, site.opcode, site.is_root))
     return found
 
 
@@ -174,3 +177,14 @@ def test_empty_operand_slots_are_skipped(tmp_path: Path) -> None:
 def test_the_module_name_may_follow_on_the_next_line(tmp_path: Path) -> None:
     hlo = read(tmp_path, FORMS["the module name on the next line"])
     assert instructions(hlo) == [("e", "p", "parameter", True)]
+
+
+def test_items_on_one_line_are_read_as_xla_reads_them(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["several items on a line"])
+    assert [(c.name, c.line, c.end_line) for c in hlo.all_computations()] == [("neg", 1, 1), ("e", 1, 2)]
+    assert instructions(hlo) == [("neg", "a", "parameter", False), ("neg", "n", "negate", True),
+                                 ("e", "p", "parameter", False), ("e", "c", "call", False), ("e", "v", "add", True)]
+    assert [(line, ref.name) for line, ref in hlo.document.all_uses()] == [(1, "a"), (2, "p"), (2, "neg"), (2, "c"),
+                                                                           (2, "p")]
+    site = hlo.site("v")
+    assert site is not None and (site.line, site.opcode, site.is_root, site.computation) == (2, "add", True, "e")

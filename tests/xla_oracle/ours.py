@@ -14,8 +14,8 @@ from pathlib import Path
 
 from hlo_lsp.analysis.run import check_module
 from hlo_lsp.model.hlo_module import Computation, HloModule
-from hlo_lsp.parsing.hlo_scanner import blank_comments
-from hlo_lsp.parsing.line_scan import Role
+from hlo_lsp.parsing.hlo_scanner import blank_comments, hlo_line_uses, item_text
+from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.workspace.loader import load
 
@@ -97,17 +97,30 @@ def model_of(hlo: HloModule) -> Model:
 def _instructions(hlo: HloModule, computation: Computation) -> tuple[Instruction, ...]:
     document = hlo.document
     found = []
-    for line in computation.instruction_lines:
-        name, shape_start, opcode_start, opcode, root = document.scan(line).data
+    for line, start, scan in hlo.instruction_items(computation):
+        name, shape_start, opcode_start, opcode, root = scan.data
         shape = blank_comments(document.line(line)[shape_start:opcode_start])[0].strip() or None
         if not opcode:  # `v =` with its shape and opcode on the lines below
             site, parsed = hlo.site_at_line(line), hlo.shape_at_line(line)
             opcode, shape = site.opcode if site else opcode, str(parsed) if parsed else shape
-        uses = [ref for number in _item_lines(hlo, line) for ref in document.uses_on_line(number)]
+        uses = _uses(hlo, line, start, scan)
         operands = tuple(ref.name for ref in uses if ref.role is Role.INSTRUCTION_USE)
         called = tuple(ref.name for ref in uses if ref.role is Role.COMPUTATION_USE)
         found.append(Instruction(name, opcode, shape, operands, called, bool(root)))
     return tuple(found)
+
+
+def _uses(hlo: HloModule, line: int, start: int, scan: LineScan) -> list[Ref]:
+    """The names the instruction `scan` uses: on its line (its own item's, on a line of several items),
+    and on the continuation lines after it (the line's last item's)."""
+    document = hlo.document
+    lines = _item_lines(hlo, line)
+    line_scan = document.scan(line)
+    if line_scan.kind != "items":
+        return [ref for number in lines for ref in document.uses_on_line(number)]
+    own = list(hlo_line_uses(item_text(document.line(line), line_scan, start), scan))
+    last = start == line_scan.data[-1][0]
+    return own + ([ref for number in lines[1:] for ref in document.uses_on_line(number)] if last else [])
 
 
 def _item_lines(hlo: HloModule, line: int) -> range:

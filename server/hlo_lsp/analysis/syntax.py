@@ -10,9 +10,9 @@ from hlo_lsp.analysis.edits import spliced
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.parsing.ba_syntax import line_error
 from hlo_lsp.parsing.file_kinds import FileKind
-from hlo_lsp.parsing.hlo_scanner import blank_comments
+from hlo_lsp.parsing.hlo_scanner import blank_comments, item_text
 from hlo_lsp.parsing.hlo_syntax import parse_table_row
-from hlo_lsp.parsing.line_scan import as_one_line
+from hlo_lsp.parsing.line_scan import LineScan, as_one_line
 from hlo_lsp.parsing.syntax import ParseError
 from hlo_lsp.parsing.validation import computation_header_error, instruction_error, module_header_error
 from hlo_lsp.problems import Problem, Severity
@@ -136,7 +136,7 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
     lines, scans = chunk.lines, chunk.scans
     last = len(scans) - 1
     for local, scan in enumerate(scans):
-        parse = parsers.get(scan.kind)
+        parse = _parse_items if scan.kind == "items" else parsers.get(scan.kind)
         if parse is None or start + local in flagged:
             continue
         offset = 0
@@ -153,9 +153,33 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
             continue
         in_comment = _in_comment(scans[local - 1].end_state if local else _state_before(document, start))
         parsed = _uncommented(text, in_comment) if in_comment or "/*" in text else text
-        error = parse(as_one_line(parsed[offset:]) if "\n" in parsed else parsed[offset:])
-        if error is not None:
+        if parse is _parse_items:
+            errors = _items_errors(parsers, scan, parsed)
+        else:
+            error = parse(as_one_line(parsed[offset:]) if "\n" in parsed else parsed[offset:])
+            errors = [] if error is None else [error]
+        for error in errors:
             yield _located(document, start + local, text, offset + error.start, offset + error.end, error.message)
+
+
+def _parse_items(text: str) -> ParseError | None:
+    raise AssertionError("a line of several items is parsed item by item (_items_errors)")
+
+
+def _items_errors(parsers: dict[str, Callable[[str], ParseError | None]], scan: LineScan,
+                  text: str) -> list[ParseError]:
+    """The grammar's errors in each item of a line that holds several (the last goes on over the
+    continuation lines in `text`)."""
+    errors = []
+    for start, item in scan.data:
+        parse = parsers.get(item.kind)
+        if parse is None or item.problem is not None:
+            continue
+        item_text_ = item_text(text, scan, start)
+        error = parse(as_one_line(item_text_) if "\n" in item_text_ else item_text_)
+        if error is not None:
+            errors.append(error)
+    return errors
 
 
 def _table_row(text: str) -> ParseError | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Chunk, Document
-from hlo_lsp.parsing.hlo_scanner import printed_parent_frame
+from hlo_lsp.parsing.hlo_scanner import item_text, printed_parent_frame
 from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_shape
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role, as_one_line
 from hlo_lsp.parsing.syntax import Attribute, Instruction, ParseError, Shape
@@ -33,6 +33,9 @@ class Computation:
     name_range: Range
     instruction_lines: tuple[int, ...]
     root_lines: tuple[int, ...]
+
+
+_Opened = tuple[int, str, bool, Range]  # an open computation: header line, name, is ENTRY, name range
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,15 +131,16 @@ class HloModule:
                     irregular.add(name)
                     if open_computation is not None:
                         self._later_definitions.setdefault(name, []).append(line)
-            elif kind == "computation":
-                if open_computation is not None:
-                    self._add(open_computation, None, instructions, roots)
-                ref = scan.refs[0]
-                open_computation = (line, scan.data[0], scan.data[1], Range.on_line(line, ref.start, ref.end))
-                instructions, roots = [], []
-            elif kind == "computation_end" and open_computation is not None:
-                self._add(open_computation, line, instructions, roots)
-                open_computation, instructions, roots = None, [], []
+            elif kind == "computation" or kind == "computation_end":
+                open_computation, instructions, roots = self._read_bound(line, scan, open_computation, instructions,
+                                                                         roots)
+            elif kind == "items":
+                for _, item in scan.data:
+                    if item.kind == "instruction":
+                        self._read_item_instruction(line, item, open_computation is not None, instructions, roots)
+                    elif item.kind in ("computation", "computation_end"):
+                        open_computation, instructions, roots = self._read_bound(line, item, open_computation,
+                                                                                 instructions, roots)
             elif kind == "table_row":
                 for ref in scan.refs:
                     self._row_names.setdefault(ref.role, set()).add(ref.name)
@@ -149,6 +153,33 @@ class HloModule:
                 self.name = scan.data[0] if scan.data else None
         if open_computation is not None:
             self._add(open_computation, None, instructions, roots)
+
+    def _read_bound(self, line: int, scan: LineScan, opened: _Opened | None, instructions: list[int],
+                    roots: list[int]) -> tuple[_Opened | None, list[int], list[int]]:
+        """A computation header or closing `}`: the computation open before it is added."""
+        if scan.kind == "computation_end":
+            if opened is None:
+                return opened, instructions, roots
+            self._add(opened, line, instructions, roots)
+            return None, [], []
+        if opened is not None:
+            self._add(opened, None, instructions, roots)
+        ref = scan.refs[0]
+        return (line, scan.data[0], scan.data[1], Range.on_line(line, ref.start, ref.end)), [], []
+
+    def _read_item_instruction(self, line: int, scan: LineScan, in_computation: bool, instructions: list[int],
+                               roots: list[int]) -> None:
+        """An instruction among the items of a line that holds several."""
+        instructions.append(line)
+        if scan.data[4]:
+            roots.append(line)
+        name = scan.data[0]
+        if in_computation and name not in self._first_definition:
+            self._first_definition[name] = line
+        else:
+            self._irregular.add(name)
+            if in_computation:
+                self._later_definitions.setdefault(name, []).append(line)
 
     def _add(self, opened: tuple[int, str, bool, Range], end: int | None, lines: list[int], roots: list[int]) -> None:
         line, name, is_entry, name_range = opened
@@ -167,8 +198,13 @@ class HloModule:
             return entries[0]
         return self._computation_order[-1] if self._computation_order else None
 
-    def computation_at(self, line: int) -> Computation | None:
+    def computation_at(self, line: int, character: int | None = None) -> Computation | None:
+        """The computation holding `line` (at `character`, on a line that holds several items)."""
         index = bisect.bisect_right(self._computation_starts, line) - 1
+        if character is not None:  # computations that open on this line after `character` hold it not
+            while index > 0 and self._computation_starts[index] == line and \
+                    self._computation_order[index].name_range.start.character > character:
+                index -= 1
         if index < 0:
             return None
         computation = self._computation_order[index]
@@ -219,9 +255,28 @@ class HloModule:
         owner, next_line = next(wanted, (None, None))
         with paused_collector():
             for line, scan in self.document.scans():
-                if line == next_line:
+                if line != next_line:
+                    continue
+                if scan.kind != "items":
                     yield owner, line, scan  # type: ignore[misc]
                     owner, next_line = next(wanted, (None, None))
+                    continue
+                for _, item in scan.data:  # a line of several items is listed once per instruction
+                    if item.kind == "instruction" and line == next_line:
+                        yield owner, line, item  # type: ignore[misc]
+                        owner, next_line = next(wanted, (None, None))
+
+    def instruction_items(self, computation: Computation) -> Iterator[tuple[int, int, LineScan]]:
+        """(line, start, scan) of each instruction of `computation`; `start` is where it starts on a line
+        that holds several items, else 0."""
+        for line in dict.fromkeys(computation.instruction_lines):
+            scan = self.document.scan(line)
+            if scan.kind != "items":
+                yield line, 0, scan
+                continue
+            for start, item in scan.data:
+                if item.kind == "instruction" and self.computation_at(line, start) is computation:
+                    yield line, start, item
 
     # ---- instructions -------------------------------------------------------------
 
@@ -233,7 +288,7 @@ class HloModule:
         if name not in self._irregular:  # defined once: no search of the document's definitions
             line = self._first_definition.get(name)
             if line is not None:
-                ref = self.document.scan(line).refs[0]
+                ref = self.instruction_scan(line, name).refs[0]
                 return self._site(line, ref.start, ref.end)
         found = self.document.definitions(name, _INSTRUCTION_DEF)
         if not found:
@@ -248,7 +303,10 @@ class HloModule:
         return self._site(line, ref.start, ref.end)
 
     def site_at_line(self, line: int) -> InstructionSite | None:
+        """The instruction on `line`: the first, when the line holds several items."""
         scan = self.document.scan(line)
+        if scan.kind == "items":
+            scan = next((item for _, item in scan.data if item.kind == "instruction"), scan)
         if scan.kind != "instruction":
             return None
         ref = scan.refs[0]
@@ -256,7 +314,10 @@ class HloModule:
 
     def _site(self, line: int, start: int, end: int) -> InstructionSite:
         scan = self.document.scan(line)
-        computation = self.computation_at(line)
+        if scan.kind == "items":  # the item whose name is at `start`
+            scan = next(item for _, item in scan.data
+                        if item.kind == "instruction" and any(ref.start == start for ref in item.refs))
+        computation = self.computation_at(line, start)
         opcode = scan.data[3]
         if not opcode:
             continued = self._continued_head(line)
@@ -271,14 +332,35 @@ class HloModule:
         parsed = parse_instruction(as_one_line(self.instruction_text(line)))
         return parsed if isinstance(parsed, Instruction) else None
 
-    def instruction_text(self, line: int) -> str:
-        """The full text of the instruction on `line`, with continuation lines."""
+    def whole_text(self, line: int) -> str:
+        """The text of `line` with the continuation lines after it."""
         text = self.document.line(line).rstrip("\r")
         next_line = line + 1
         while next_line < self.document.line_count and self.document.scan(next_line).kind == "continuation":
             text += "\n" + self.document.line(next_line).rstrip("\r")
             next_line += 1
         return text
+
+    def instruction_text(self, line: int, name: str | None = None) -> str:
+        """The full text of the instruction on `line`, with continuation lines; on a line of several
+        items, that of the one `instruction_scan` picks (the others blanked)."""
+        text = self.whole_text(line)
+        scan = self.document.scan(line)
+        if scan.kind == "items":
+            picked = self.instruction_scan(line, name)
+            start = next((start for start, item in scan.data if item is picked), 0)
+            return item_text(text, scan, start)
+        return text
+
+    def instruction_scan(self, line: int, name: str | None = None) -> LineScan:
+        """The scan of the instruction on `line`. On a line of several items: the one defining `name`,
+        else the ROOT among them, else the last."""
+        scan = self.document.scan(line)
+        if scan.kind != "items":
+            return scan
+        items = [item for _, item in scan.data if item.kind == "instruction"]
+        return next((item for item in items if item.data[0] == name), None) or next(
+            (item for item in items if item.data[4]), items[-1] if items else scan)
 
     def parse(self, line: int) -> Instruction | ParseError:
         return parse_instruction(self.instruction_text(line))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import sys
 
+from hlo_lsp.parsing.hlo_items import item_starts
 from hlo_lsp.parsing.line_scan import (
     LineProblem,
     LineScan,
@@ -75,7 +76,7 @@ _TABLE_FIELD_ROLE = {
     "parent_frame_id": Role.FRAME_USE,
 }
 _COMPUTATION_LIST_KEYS = frozenset(("branch_computations", "called_computations", "calls"))
-_KINDS_WITH_USES = frozenset(("instruction", "computation", "table_row", "continuation"))
+_KINDS_WITH_USES = frozenset(("instruction", "computation", "table_row", "continuation", "items"))
 # Opcodes whose operands are literals, not instruction names.
 _LITERAL_OPCODES = frozenset(("constant", "parameter"))
 
@@ -189,6 +190,10 @@ def _scan_in_computation(text: str, stripped: str) -> LineScan:
         return plain_scan("blank", _PENDING_ROOT)  # the instruction it marks is on a line below
     if _COMPUTATION_END.match(text):
         return plain_scan("computation_end", TOP)
+    if stripped.startswith("}"):  # `} ENTRY e {`
+        several = several_items(COMP, text)
+        if several is not None:
+            return several
     if _COMPUTATION_HEAD.match(text) and stripped.endswith("{"):
         scan = _scan_computation_header(text)
         problem = line_problem(text, 0, len(text.rstrip()), "unclosed-computation",
@@ -240,6 +245,9 @@ def _scan_computation_header(text: str) -> LineScan:
     data = (head.group(2), head.group(1) is not None, head.end(3) - 1 if head.group(3) == "(" else -1)
     if text.rstrip().endswith("{") or re.search(r"\{[ \t]*//.*$", text):
         return LineScan("computation", COMP, definition, data)
+    several = several_items(TOP, text)
+    if several is not None:  # `ENTRY e { p = f32[] parameter(0) }`
+        return several
     problem = line_problem(text, head.start(2), head.end(2), "syntax",
                            "computation header must end with `{`")
     return LineScan("computation", COMP, definition, data, problem)
@@ -308,6 +316,8 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
         return ()
     if text.endswith("\r"):
         text = text[:-1]
+    if kind == "items":
+        return tuple(ref for start, item in scan.data for ref in hlo_line_uses(item_text(text, scan, start), item))
     refs = RefCollector(text)
     if kind == "continuation":  # an instruction's operands or attributes go on here: `to_apply=add`
         if scan.data == ("instruction",):
@@ -335,6 +345,12 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
     if close_paren > 0:
         _collect_attribute_refs(text, close_paren + 1, refs)
     return tuple(refs.refs)
+
+
+def item_text(text: str, scan: LineScan, start: int) -> str:
+    """The text of the item of an "items" line that starts at `start`, the others blanked (columns kept)."""
+    ends = [item_start for item_start, _ in scan.data if item_start > start]
+    return " " * start + text[start : ends[0] if ends else len(text)]
 
 
 def _continued_operands(text: str, depth: int, refs: RefCollector) -> None:
@@ -384,10 +400,30 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
     if text[match.end(2)] == "=" and text[start - 1] != "%":
         return LineScan("instruction", COMP, definition, data, _glued_equals(text, match))
     count = text.count
+    if text.find(" = ", match.end()) >= 0 or count("}") > count("{"):  # perhaps another item after it
+        several = several_items(COMP, text)
+        if several is not None:
+            return several
     if count("(") == count(")") and count("{") == count("}") and count("[") == count("]") and \
             not count('"') & 1 and not text.endswith(",") and "//" not in text:
         return LineScan("instruction", COMP, definition, data)
     return _with_continuation(LineScan("instruction", COMP, definition, data), text, COMP)
+
+
+def several_items(state: State, text: str) -> LineScan | None:
+    """The scan of a line that holds several items (kind "items", data: (start, scan) per item, each
+    scanned in the state the one before it leaves), or None where it holds one."""
+    clean = blank_comments(text)[0]
+    starts = item_starts(_without_line_comment(clean) if "//" in clean else clean, state != TOP)
+    if not starts:
+        return None
+    items = []
+    for start, end in zip([0, *starts], [*starts, len(text)], strict=True):
+        scan = scan_hlo_line(state, " " * start + text[start:end])
+        items.append((start, scan))
+        state = scan.end_state
+    problem = next((scan.problem for _, scan in items if scan.problem is not None), None)
+    return LineScan("items", state, tuple(ref for _, scan in items for ref in scan.refs), tuple(items), problem)
 
 
 def _glued_equals(text: str, head: re.Match[str]) -> LineProblem:

@@ -11,6 +11,8 @@ from hlo_lsp.analysis.checks.module_header import attributes, blank_comments
 from hlo_lsp.analysis.checks.opcodes.findings import Finding, problems
 from hlo_lsp.analysis.checks.opcodes.values import STRING
 from hlo_lsp.analysis.context import CheckContext
+from hlo_lsp.model.hlo_module import Computation, HloModule
+from hlo_lsp.parsing.hlo_scanner import item_text
 from hlo_lsp.problems import Problem
 
 _KEY = "execution_thread"
@@ -23,9 +25,21 @@ def check(context: CheckContext) -> Iterator[Problem]:
     for computation in hlo.all_computations():
         if computation.end_line is None:
             continue
-        text = hlo.document.line(computation.end_line).rstrip("\r")
+        text = closing_text(hlo, computation)
         if text.strip() != "}" and "=" in text:
             yield from problems(hlo, computation.end_line, text, closing_findings(text))
+
+
+def closing_text(hlo: HloModule, computation: Computation) -> str:
+    """The text of a computation's closing line; only its `}` item's where the line holds several items."""
+    assert computation.end_line is not None
+    text = hlo.document.line(computation.end_line).rstrip("\r")
+    scan = hlo.document.scan(computation.end_line)
+    if scan.kind != "items":
+        return text
+    after = computation.name_range.start.character if computation.line == computation.end_line else -1
+    start = next((start for start, item in scan.data if item.kind == "computation_end" and start > after), None)
+    return text if start is None else item_text(text, scan, start)
 
 
 def closing_findings(text: str) -> list[Finding]:

@@ -184,7 +184,7 @@ def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, frozenset[str]], 
             continue  # a signature's names: XLA's parser reads the signature and throws it away
         for ref in refs:
             if ref.role is Role.INSTRUCTION_USE:
-                if scopes.has(ref.name, start + local):
+                if scopes.has(ref.name, start + local, ref.start):
                     continue
             elif ref.role is Role.COMPUTATION_USE:
                 if _computation_before(hlo, ref.name, start + local, defined):
@@ -206,7 +206,10 @@ class _Scopes:
         self._hlo, self._outside = hlo, outside
         self._first, self._last, self._computation = 0, -1, None
 
-    def has(self, name: str, line: int) -> bool:
+    def has(self, name: str, line: int, character: int) -> bool:
+        if self._hlo.document.scan(line).kind == "items":  # several items, perhaps of two computations
+            computation = self._hlo.computation_at(line, character)
+            return name in self._outside if computation is None else self._hlo.defines(computation, name, line + 1)
         if not self._first <= line <= self._last:
             computation = self._hlo.computation_at(line)
             if computation is None:
@@ -225,6 +228,8 @@ def _computation_before(hlo: HloModule, name: str, line: int, defined: dict[Role
     if name not in defined.get(Role.COMPUTATION_DEF, ()):
         return False
     computation = hlo.computations.get(name)
+    if computation is not None and computation.line == line:  # defined before, on a line of several items
+        return hlo.document.scan(line).kind == "items"
     return computation is not None and computation.line < line
 
 

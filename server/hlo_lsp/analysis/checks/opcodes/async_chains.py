@@ -69,7 +69,7 @@ def _async_link(hlo: HloModule, op: _AsyncOp, ops: dict[int, _AsyncOp]) -> list[
 
 
 def _has_opcode(hlo: HloModule, line: int) -> bool:
-    data = hlo.document.scan(line).data
+    data = hlo.instruction_scan(line).data
     return len(data) == 5 and bool(data[3])
 
 
@@ -99,7 +99,7 @@ def _root_opcode(hlo: HloModule, computation: str) -> str | None:
     if found is None or not found.instruction_lines:
         return None
     root = found.root_lines[0] if found.root_lines else found.instruction_lines[-1]
-    return str(hlo.document.scan(root).data[3])
+    return str(hlo.instruction_scan(root).data[3])
 
 
 def _same_shape(a: Shape | None, b: Shape | None) -> bool:

@@ -21,7 +21,7 @@ def channel_problems(hlo: HloModule, line: int, read: InstructionParts) -> list[
     operand = definition(hlo, line, read.item(read.operands[0])) if len(read.operands) == 1 else None
     if operand is None:
         return []
-    scan = hlo.document.scan(operand)
+    scan = hlo.instruction_scan(operand)
     found = []
     if read.opcode == "recv-done" and not shape_text(hlo, operand).startswith("("):
         found.append((*read.operands_span, "operand-shape", "recv-done of an operand that is not a tuple "

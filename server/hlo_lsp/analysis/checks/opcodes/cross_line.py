@@ -15,7 +15,7 @@ from hlo_lsp.analysis.checks.opcodes.inference import UNARY_TYPES, inferred_text
 from hlo_lsp.analysis.checks.opcodes.inference import operand_shape as inferred_operand_shape
 from hlo_lsp.analysis.checks.opcodes.inferred_operands import BINARY_INFERRED, binary_operands, unary_operand
 from hlo_lsp.analysis.checks.opcodes.line_rules import check_attributes
-from hlo_lsp.analysis.checks.opcodes.other_lines import definition, operand_shape, shape_text
+from hlo_lsp.analysis.checks.opcodes.other_lines import definition, operand_name, operand_shape, shape_text
 from hlo_lsp.analysis.checks.opcodes.reader import ARRAY_SHAPE, InstructionParts, parsed_shape
 from hlo_lsp.analysis.checks.opcodes.text_keys import CACHE_LIMIT
 from hlo_lsp.analysis.checks.opcodes.values import int64_value, split_top_level
@@ -53,7 +53,9 @@ def reshape_problem(hlo: HloModule, line: int, text: str, data: tuple[object, ..
     found = definition(hlo, line, item)
     if found is None:
         return None
-    mine, theirs = text[shape_start:opcode_start].strip(), shape_text(hlo, found) or inferred_text(hlo, found)
+    name = operand_name(item)
+    theirs = shape_text(hlo, found, name) or inferred_text(hlo, found, name)
+    mine = text[shape_start:opcode_start].strip()
     counts = _element_count(mine), _element_count(theirs)
     if None in counts or counts[0] == counts[1]:
         return None

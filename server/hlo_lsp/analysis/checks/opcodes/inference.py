@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from hlo_lsp.analysis.checks.opcodes.literals import ELEMENT_TYPES
-from hlo_lsp.analysis.checks.opcodes.other_lines import definition, shape_text
+from hlo_lsp.analysis.checks.opcodes.other_lines import definition, operand_name, shape_text
 from hlo_lsp.analysis.checks.opcodes.reader import parsed_shape, read_instruction
 from hlo_lsp.analysis.checks.opcodes.values import int64_value
 from hlo_lsp.model.hlo_module import HloModule
@@ -64,14 +64,15 @@ def unary_problem(opcode: str, operand: Shape) -> str | None:
     return message.format(op=opcode, type=operand.element_type.upper())
 
 
-def inferred_shape(hlo: HloModule, line: int, depth: int = 0) -> Shape | None:
-    """The shape of the instruction on `line`: written, else inferred where that is certain, else None."""
-    written = shape_text(hlo, line)
+def inferred_shape(hlo: HloModule, line: int, depth: int = 0, name: str | None = None) -> Shape | None:
+    """The shape of the instruction on `line` (`name`, on a line of several items): written, else inferred
+    where that is certain, else None."""
+    written = shape_text(hlo, line, name)
     found = parsed_shape(written) or _continued_shape(hlo, line)
     if found is not None or written or depth > _DEPTH:
         return found
-    scan = hlo.document.scan(line)
-    read = read_instruction(hlo.instruction_text(line), scan.data) if len(scan.data) == 5 else None
+    scan = hlo.instruction_scan(line, name)
+    read = read_instruction(hlo.instruction_text(line, name), scan.data) if len(scan.data) == 5 else None
     if read is None or read.attribute("result_accuracy") is not None:
         return None
     operands = [operand_shape(hlo, line, read.item(span), depth + 1) for span in read.operands]
@@ -99,15 +100,15 @@ def _continued_shape(hlo: HloModule, line: int) -> Shape | None:
     return parsed_shape(head.group(1).strip()) if head else None
 
 
-def inferred_text(hlo: HloModule, line: int) -> str:
+def inferred_text(hlo: HloModule, line: int, name: str | None = None) -> str:
     """The shape XLA infers for the instruction on `line`, which has none written, or "" where not certain."""
-    inferred = inferred_shape(hlo, line)
+    inferred = inferred_shape(hlo, line, name=name)
     return str(inferred) if inferred is not None else ""
 
 
 def operand_shape(hlo: HloModule, line: int, item: str, depth: int) -> Shape | None:
     found = definition(hlo, line, item)
-    return inferred_shape(hlo, found, depth) if found is not None else None
+    return inferred_shape(hlo, found, depth, operand_name(item)) if found is not None else None
 
 
 def _result(opcode: str, operands: list[Shape]) -> Shape | None:

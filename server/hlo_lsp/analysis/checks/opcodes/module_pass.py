@@ -23,7 +23,8 @@ from hlo_lsp.analysis.checks.opcodes.verdicts import EVALUATE, VERDICTS, Verdict
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.model.document import Chunk
 from hlo_lsp.model.hlo_module import HloModule
-from hlo_lsp.parsing.hlo_scanner import continued_instruction_data
+from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, item_text
+from hlo_lsp.parsing.line_scan import LineScan
 from hlo_lsp.problems import Problem
 
 _PER_RUN = frozenset(("async", "channel"))  # read again on every run: they depend on other lines' text
@@ -94,6 +95,8 @@ def _chunk_facts(hlo: HloModule, start: int, chunk: Chunk) -> _ChunkFacts:
                             verdicts.get(key, EVALUATE), facts)
             if number is not None:
                 numbers.append(number)
+        elif chunk.scans[local].kind == "items":
+            numbers.extend(_evaluate_items(hlo, start + local, chunk.scans[local], facts))
     if numbers:
         _close_computation(hlo, facts, header, numbers, True)
     return facts
@@ -122,9 +125,25 @@ def _apply(hlo: HloModule, line: int, text: str, data: tuple[object, ...], verdi
     return None
 
 
-def _evaluate(hlo: HloModule, line: int, data: tuple[object, ...], facts: _ChunkFacts, text: str) -> str | None:
-    """Reads the line's own instruction (its findings may differ from its key's other lines')."""
-    if isinstance(hlo.document.scan(line).end_state, tuple):  # continued on the next lines
+def _evaluate_items(hlo: HloModule, line: int, scan: LineScan, facts: _ChunkFacts) -> list[str]:
+    """Reads each instruction of a line that holds several items; the parameter numbers read."""
+    text = hlo.whole_text(line)
+    numbers = []
+    for start, item in scan.data:
+        if item.kind == "instruction" and item.problem is None:
+            number = _evaluate(hlo, line, item.data, facts, item_text(text, scan, start), whole=True)
+            numbers += [number] if number is not None else []
+    return numbers
+
+
+def _evaluate(hlo: HloModule, line: int, data: tuple[object, ...], facts: _ChunkFacts, text: str,
+              whole: bool = False) -> str | None:
+    """Reads the line's own instruction (its findings may differ from its key's other lines'); `whole`:
+    `text` is all of it already (an item of a line that holds several)."""
+    if whole:
+        if not data[3]:
+            data = continued_instruction_data(text, data)
+    elif isinstance(hlo.document.scan(line).end_state, tuple):  # continued on the next lines
         text = hlo.instruction_text(line)
         if not data[3]:  # its opcode too
             data = continued_instruction_data(text, data)
@@ -132,7 +151,8 @@ def _evaluate(hlo: HloModule, line: int, data: tuple[object, ...], facts: _Chunk
     if judged is None:
         return None
     findings, actions = judged
-    _apply(hlo, line, text, data, tuple(actions - {"parameter"}), facts)
+    # the per-run rules read lines by their scans: an item of a line of several items has none of its own
+    _apply(hlo, line, text, data, tuple(actions - {"parameter"} - (_PER_RUN if whole else set())), facts)
     facts.problems.extend(problems(hlo, line, text, findings))
     if "parameter" not in actions:
         return None
@@ -143,7 +163,7 @@ def _evaluate(hlo: HloModule, line: int, data: tuple[object, ...], facts: _Chunk
 def _per_run_problems(hlo: HloModule, lines: list[int]) -> Iterator[Problem]:
     reads: dict[int, InstructionParts] = {}
     for line in lines:
-        read = read_instruction(hlo.instruction_text(line), hlo.document.scan(line).data)
+        read = read_instruction(hlo.instruction_text(line), hlo.instruction_scan(line).data)
         if read is not None:
             reads[line] = read
     for line, finding in async_problems(hlo, reads):

@@ -9,6 +9,11 @@ from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.syntax import Shape
 
 
+def operand_name(item: str) -> str:
+    """The name an operand written `item` (`%x`, `f32[2] %x`) names."""
+    return item.split()[-1].lstrip("%") if item.split() else ""
+
+
 def definition(hlo: HloModule, line: int, item: str) -> int | None:
     """The line defining the operand written `item` (`%x`, `f32[2] %x`) in the computation of `line`."""
     if not item or "(" in item or "/*" in item:
@@ -21,9 +26,10 @@ def definition(hlo: HloModule, line: int, item: str) -> int | None:
     return found if found is not None and hlo.computation_at(found) is here else None
 
 
-def shape_text(hlo: HloModule, line: int) -> str:
-    """The result shape written on the instruction's line `line`, "" where there is none."""
-    scan = hlo.document.scan(line)
+def shape_text(hlo: HloModule, line: int, name: str | None = None) -> str:
+    """The result shape written on the instruction's line `line` (of `name`, on a line of several items),
+    "" where there is none."""
+    scan = hlo.instruction_scan(line, name)
     if scan.kind != "instruction" or len(scan.data) < 5:
         return ""
     return hlo.document.line(line)[scan.data[1] : scan.data[2]].strip()
@@ -33,10 +39,11 @@ def operand_shape(hlo: HloModule, line: int, read: InstructionParts, index: int)
     """The shape of operand `index` of the instruction on `line`, where it is defined beside it."""
     if index >= len(read.operands):
         return None
-    found = definition(hlo, line, read.item(read.operands[index]))
-    return parsed_shape(shape_text(hlo, found)) if found is not None else None
+    item = read.item(read.operands[index])
+    found = definition(hlo, line, item)
+    return parsed_shape(shape_text(hlo, found, operand_name(item))) if found is not None else None
 
 
 def attribute_of_line(hlo: HloModule, line: int, key: str) -> str | None:
-    read = read_instruction(hlo.instruction_text(line), hlo.document.scan(line).data)
+    read = read_instruction(hlo.instruction_text(line), hlo.instruction_scan(line).data)
     return read.attribute(key) if read is not None else None

@@ -82,17 +82,16 @@ def _numbered_parameters(hlo: HloModule, header: int) -> list[tuple[int, str, in
     computation = hlo.computation_at(header)
     if computation is None or _has_unread_line(hlo, computation.line, computation.end_line):
         return []
-    parameters = []
-    for line in computation.instruction_lines:
-        scan = hlo.document.scan(line)
+    parameters, written = [], 0
+    for line, _, scan in hlo.instruction_items(computation):
+        text = hlo.instruction_text(line, scan.data[0])
+        # Counted in whole instruction texts: a parameter whose opcode is on a continuation line is one too.
+        written += text.count(" parameter(")
         if scan.data[3] == "parameter":
-            text = hlo.instruction_text(line)
             if read_instruction(text, scan.data) is None:
                 return []  # a parameter the grammar cannot read
             start, end = number_span(text, scan.data)
             parameters.append((line, text, start, end, int64_value(_BLOCK_COMMENT.sub("", text[start:end]).strip())))
-    # Counted in whole instruction texts: a parameter whose opcode is on a continuation line is one too.
-    written = sum(hlo.instruction_text(line).count(" parameter(") for line in computation.instruction_lines)
     if written > len(parameters):
         return []  # a parameter on the line of another instruction: the grammar's problem first
     return parameters

@@ -50,7 +50,7 @@ def _computation_problems(hlo: HloModule, computation: Computation) -> list[Prob
     if not found or _agree(written, found) or not _plain_body(hlo, computation, root):
         return []
     message = (f"Shape of computation {computation.name}, {written}, is not compatible with that of its root "
-               f"instruction {document.scan(root).data[0]}, {found}")
+               f"instruction {hlo.instruction_scan(root).data[0]}, {found}")
     return problems(hlo, computation.line, header, [(*result, "result-shape", message)])
 
 
@@ -104,7 +104,7 @@ def _plain_body(hlo: HloModule, computation: Computation, root: int) -> bool:
     end = computation.end_line if computation.end_line is not None else document.line_count
     if any(document.scan(line).problem is not None for line in range(computation.line, end)):
         return False
-    scan = document.scan(root)
+    scan = hlo.instruction_scan(root)
     if len(scan.data) == 5 and not scan.data[3]:
         return isinstance(scan.end_state, tuple)  # its opcode on a continuation line
     return read_instruction(hlo.instruction_text(root), scan.data) is not None

@@ -70,6 +70,8 @@ class VerdictCache:
         """What every line of this text needs beyond the text's own verdict."""
         if kind == "computation":
             return HEADER
+        if kind == "items":  # several items on one line: each read on its own
+            return EVALUATE
         if kind != "instruction" or len(data) < 5:
             return ()
         if continued:  # its opcode may be on the next lines too (`v =` above `f32[4] abs(p)`)
