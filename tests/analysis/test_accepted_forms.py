@@ -64,6 +64,10 @@ FORMS = {
     "several items on a line": (
         "HloModule m\nneg { a = f32[] parameter(0) ROOT n = f32[] negate(a) } ENTRY e { p = f32[] parameter(0)\n"
         "  c = f32[] call(p), to_apply=neg ROOT v = f32[] add(c, p) }\n"),
+    "ENTRY alone on its line, an item going on over the next line": (
+        "HloModule m\nENTRY // the entry\n  e {\n  p = f32[] parameter(0) ROOT v =\n    abs(p)\n}\n"),
+    "`%v=` glued before the opcode": (
+        "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT %v=abs(p)\n}\n"),
 }
 
 
@@ -188,3 +192,15 @@ def test_items_on_one_line_are_read_as_xla_reads_them(tmp_path: Path) -> None:
                                                                            (2, "p")]
     site = hlo.site("v")
     assert site is not None and (site.line, site.opcode, site.is_root, site.computation) == (2, "add", True, "e")
+
+
+def test_a_lone_entry_marks_the_computation_below_and_an_item_goes_on_over_lines(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["ENTRY alone on its line, an item going on over the next line"])
+    assert hlo.entry is not None and hlo.entry.name == "e" and hlo.entry.is_entry
+    assert instructions(hlo) == [("e", "p", "parameter", False), ("e", "v", "abs", True)]
+    assert hlo.shape_of("v") is None and str(hlo.shape_of("p")) == "f32[]"
+
+
+def test_an_opcode_glued_to_the_equals_sign(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["`%v=` glued before the opcode"])
+    assert instructions(hlo) == [("e", "p", "parameter", False), ("e", "v", "abs", True)]

@@ -20,8 +20,10 @@ _COUNTER = re.compile(r"\.\d+$")
 
 
 def normal_shape(shape: str) -> str:
-    """A shape as XLA prints it: no comments or spaces, every array's default layout written."""
+    """A shape as XLA prints it: no comments or spaces, every array's default layout written, no dim
+    level types (XLA prints none for a dense array: `{0:D(C)}` as `{0}`)."""
     text = re.sub(r"\s+", "", _COMMENT.sub("", shape))
+    text = re.sub(r":\}", "}", re.sub(r"D\([^)]*\)", "", text))
 
     def with_layout(match: re.Match[str]) -> str:
         kind, dims, brace = match.groups()

@@ -101,7 +101,7 @@ def _instructions(hlo: HloModule, computation: Computation) -> tuple[Instruction
         name, shape_start, opcode_start, opcode, root = scan.data
         shape = blank_comments(document.line(line)[shape_start:opcode_start])[0].strip() or None
         if not opcode:  # `v =` with its shape and opcode on the lines below
-            site, parsed = hlo.site_at_line(line), hlo.shape_at_line(line)
+            site, parsed = hlo.site(name, line), hlo.shape_at_line(line, name)
             opcode, shape = site.opcode if site else opcode, str(parsed) if parsed else shape
         uses = _uses(hlo, line, start, scan)
         operands = tuple(ref.name for ref in uses if ref.role is Role.INSTRUCTION_USE)

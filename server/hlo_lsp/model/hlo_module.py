@@ -320,16 +320,16 @@ class HloModule:
         computation = self.computation_at(line, start)
         opcode = scan.data[3]
         if not opcode:
-            continued = self._continued_head(line)
+            continued = self._continued_head(line, scan.data[0])
             opcode = continued.opcode if continued is not None else opcode
         return InstructionSite(scan.data[0], line, Range.on_line(line, start, end), opcode, scan.data[4],
                                computation.name if computation else None)
 
-    def _continued_head(self, line: int) -> Instruction | None:
+    def _continued_head(self, line: int, name: str | None = None) -> Instruction | None:
         """The instruction on `line` parsed whole when its shape and opcode are on the lines below (`v =`)."""
         if line + 1 >= self.document.line_count or self.document.scan(line + 1).kind != "continuation":
             return None
-        parsed = parse_instruction(as_one_line(self.instruction_text(line)))
+        parsed = parse_instruction(as_one_line(self.instruction_text(line, name).lstrip()))
         return parsed if isinstance(parsed, Instruction) else None
 
     def whole_text(self, line: int) -> str:
@@ -372,14 +372,15 @@ class HloModule:
     def shape_of(self, name: str) -> Shape | None:
         """The instruction's shape, read from its line without parsing the rest."""
         line = self.line_of(name)
-        return self.shape_at_line(line) if line is not None else None
+        return self.shape_at_line(line, name) if line is not None else None
 
-    def shape_at_line(self, line: int) -> Shape | None:
-        scan = self.document.scan(line)
+    def shape_at_line(self, line: int, name: str | None = None) -> Shape | None:
+        """The shape written for the instruction on `line` (`name`, on a line of several items)."""
+        scan = self.instruction_scan(line, name)
         if scan.kind != "instruction":
             return None
         if not scan.data[3]:
-            continued = self._continued_head(line)
+            continued = self._continued_head(line, scan.data[0])
             return continued.shape if continued is not None else None
         text = self.document.line(line)
         shape = parse_shape(text[scan.data[1] : scan.data[2]].strip())

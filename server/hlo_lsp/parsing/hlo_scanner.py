@@ -47,7 +47,7 @@ _COMPUTATION_HEAD = re.compile(rf"[ \t]*(ENTRY[ \t]+)?%?({_NAME}):?[ \t]*(\(|\{{
 _COMPUTATION_END = re.compile(rf"[ \t]*\}}[ \t]*(//[ \t]*%?({_NAME})?.*|,[ \t]*[A-Za-z_][A-Za-z0-9_]*=.*)?$")
 # A continued item's attribute: `key=value` (XLA reads a glued `key=` as an attribute, never as a definition).
 _ATTRIBUTE_START = re.compile(r"[ \t]*[A-Za-z_][A-Za-z0-9_.\-]*=")
-_OPCODE = re.compile(r"[ \t]([a-z][a-z0-9_\-]*)\(")
+_OPCODE = re.compile(r"[ \t=]([a-z][a-z0-9_\-]*)\(")  # `=` too: `%v=abs(p)`
 _SIGIL_NAME = re.compile(rf"%({_NAME})")
 _TRAILING_NAME = re.compile(rf"%?({_NAME})[ \t]*$")
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/")
@@ -168,6 +168,8 @@ def _scan_at_top(state: State, text: str, stripped: str) -> LineScan:
         row = _TABLE_ROW.match(text)
         if row:
             return _scan_table_row(state[1], text, row)
+    if stripped.startswith("ENTRY") and _without_line_comment(stripped).rstrip() == "ENTRY":
+        return plain_scan("blank", _PENDING_ENTRY)  # the computation it marks is on a line below
     head = _INSTRUCTION_HEAD.match(text)
     if head:
         scan = _scan_instruction(text, head, TOP)
@@ -336,6 +338,8 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
         return ()
     if "//" in text:  # what a line comment holds names nothing: `abs(p // c`
         text = _without_line_comment(text)
+    if "/*" in text:  # nor what a block comment holds, closed or left open: `abs(p /* a`
+        text = blank_comments(text)[0]
     _, _, opcode_start, opcode, _ = scan.data
     open_paren = opcode_start + len(opcode)
     close_paren = matching_paren(text, open_paren)
@@ -400,7 +404,7 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
     if text[match.end(2)] == "=" and text[start - 1] != "%":
         return LineScan("instruction", COMP, definition, data, _glued_equals(text, match))
     count = text.count
-    if text.find(" = ", match.end()) >= 0 or count("}") > count("{"):  # perhaps another item after it
+    if text.find(" =", match.end()) >= 0 or count("}") > count("{"):  # perhaps another item after it
         several = several_items(COMP, text)
         if several is not None:
             return several
@@ -580,8 +584,23 @@ def _scan_after_root(state: State, text: str) -> LineScan:
     return LineScan(scan.kind, scan.end_state, scan.refs, scan.data[:4] + (True,), scan.problem)
 
 
+_PENDING_ENTRY: State = ("entry", TOP)
+
+
+def _scan_after_entry(state: State, text: str) -> LineScan:
+    """The line after a lone `ENTRY`: the computation header it marks, or more blank or comment lines."""
+    scan = scan_hlo_line(TOP, text)
+    if scan.kind in ("blank", "comment") and scan.end_state in (TOP, ("comment", TOP)):
+        return LineScan(scan.kind, ("comment", state) if scan.end_state != TOP else state, scan.refs, scan.data)
+    if scan.kind != "computation" or scan.problem is not None:
+        problem = scan.problem or line_problem(text, 0, len(text.rstrip()), "syntax",
+                                               "expected the computation header `ENTRY` marks")
+        return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
+    return LineScan(scan.kind, scan.end_state, scan.refs, (scan.data[0], True, *scan.data[2:]), scan.problem)
+
+
 _ITEM_STATES = {"cont": _scan_continuation, "string": _scan_in_string, "comment": _scan_in_comment,
-                "root": _scan_after_root}
+                "root": _scan_after_root, "entry": _scan_after_entry}
 
 
 def matching_paren(text: str, open_index: int) -> int:
