@@ -222,3 +222,21 @@ def test_a_name_with_equals_glued_reads_as_an_attribute(tmp_path: Path) -> None:
     assert [(p.range.start.line, p.range.start.character, p.range.end.character, p.code) for p in problems] == [
         (2, 2, 4, "syntax")]
     assert problems[0].message == "`q=` reads as an attribute: write `q =`, or `%q=`"
+
+
+def test_a_block_comment_left_open_runs_to_the_end(tmp_path: Path) -> None:
+    """XLA's lexer never finds the `*/` ("expects name" where the text ends)."""
+    path = tmp_path / "m.hlo"
+    path.write_text("HloModule m\nENTRY e {\n  ROOT p = f32[4] parameter(0) /* open\n}\n")
+    problems = problems_of(path)
+    assert [(p.range.start.line, p.range.start.character, p.code) for p in problems] == [
+        (1, 6, "unclosed-computation"), (2, 31, "syntax")]
+    assert problems[1].message == "block comment without its `*/`: it runs to the end of the text"
+
+
+def test_on_a_line_of_several_items_a_name_is_defined_before_its_use_or_not_at_all(tmp_path: Path) -> None:
+    path = tmp_path / "m.hlo"
+    path.write_text("HloModule m\nENTRY e {\n  a = f32[4] abs(p) p = f32[4] parameter(0) ROOT b = f32[4] abs(p)\n}\n")
+    problems = problems_of(path)
+    assert [(p.range.start.line, p.range.start.character, p.code) for p in problems] == [
+        (2, 17, "undefined-instruction")]

@@ -71,4 +71,12 @@ OPEN: frozenset[str] = frozenset((
     'model: computation XLA reads, we do not',
     'model: operands',
     'model: shape',
+    'XLA accepts, we reject: [async-chain] AsyncUpdate and AsyncDone expect a single async op as their operand',
+    "XLA accepts, we reject: [attribute-value] control-predecessors: instruction 'a' is not defined before this one (XLA's parser reads names in order)",
+    "XLA accepts, we reject: [attribute-value] frontend_attributes: expected '{' to start frontend attributes",
+    'XLA accepts, we reject: [syntax] expected the instruction `ROOT` marks',
+    'XLA crashes on, we accept: crash (SIGABRT): hlo_instruction.cc:N] Check failed: operand->shapeS.is_unbounded_dynamicS || ShapeUtil::StaticExtentProduct(shape) == ShapeUtil::StaticExtentPr',
+    'XLA rejects, we accept: AsyncUpdate and AsyncDone expect a single async op as their operand.',
+    'XLA rejects, we accept: Duplicate parameter number N',
+    'XLA rejects, we accept: Expect async_wrapped_computation to be w, but got v',
 ))

@@ -91,6 +91,10 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
             scan = _instruction_scan(text, fast)
             return scan if "/*" not in text else _after_comments(scan, text)
     if isinstance(state, tuple) and state[0] in _ITEM_STATES:
+        if state[0] in ("cont", "root", "entry") and "/*" in text:  # an item going on: its comments too
+            blanked, unclosed = blank_comments(text)
+            scan = _ITEM_STATES[state[0]](state, blanked)
+            return _into_comment(scan) if unclosed else scan
         return _ITEM_STATES[state[0]](state, text)
     if "/*" in text:
         return _scan_with_comments(state, text)

@@ -32,6 +32,26 @@ def check(context: CheckContext) -> Iterator[Problem]:
         return
     yield from _computation_problems(hlo)
     yield from _check_undefined_names(hlo)
+    yield from _unclosed_comment(hlo)
+
+
+def _unclosed_comment(hlo: HloModule) -> Iterator[Problem]:
+    """A block comment still open at the end of the text: XLA's lexer never finds its `*/`."""
+    document = hlo.document
+    last = document.line_count - 1
+    if last < 0 or not _in_comment(document.scan(last).end_state):
+        return
+    opened = last
+    while opened > 0 and _in_comment(document.scan(opened - 1).end_state):
+        opened -= 1
+    text = document.line(opened)
+    column = max(text.find("/*", len(blank_comments(text)[0].rstrip())), 0)  # where the blanking to the end starts
+    yield _problem(hlo, Range.on_line(opened, column, column + 2), Severity.ERROR, "syntax",
+                   "block comment without its `*/`: it runs to the end of the text")
+
+
+def _in_comment(state: object) -> bool:
+    return isinstance(state, tuple) and state[0] == "comment"
 
 
 # What this check found for the last structure of each document and for each chunk: after an
@@ -207,9 +227,14 @@ class _Scopes:
         self._first, self._last, self._computation = 0, -1, None
 
     def has(self, name: str, line: int, character: int) -> bool:
-        if self._hlo.document.scan(line).kind == "items":  # several items, perhaps of two computations
+        scan = self._hlo.document.scan(line)
+        if scan.kind == "items":  # several items, perhaps of two computations: defined above, or before on the line
             computation = self._hlo.computation_at(line, character)
-            return name in self._outside if computation is None else self._hlo.defines(computation, name, line + 1)
+            if computation is None:
+                return name in self._outside
+            before = any(ref.name == name and ref.role is Role.INSTRUCTION_DEF and ref.start < character
+                         for ref in scan.refs)
+            return before or self._hlo.defines(computation, name, line)
         if not self._first <= line <= self._last:
             computation = self._hlo.computation_at(line)
             if computation is None:

@@ -67,7 +67,7 @@ def _entry_result(hlo: HloModule) -> Shape | None:
     if entry is None or not entry.instruction_lines:
         return None
     root = entry.root_lines[0] if entry.root_lines else entry.instruction_lines[-1]
-    return parsed_shape(shape_text(hlo, root))
+    return parsed_shape(shape_text(hlo, root)) or hlo.shape_at_line(root)  # or written on the lines below
 
 
 def _index_is_valid(shape: Shape, index: str) -> bool:
