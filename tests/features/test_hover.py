@@ -473,3 +473,14 @@ def test_the_peak_of_each_space_follows_the_module_it_is_read_with() -> None:
     peaks = space_peaks(module.hlo, buffers, spaces)
     assert {color: (peak.time, peak.total) for color, peak in peaks.items()} == {
         0: (5, 917_504), 1: (4, 786_432), 2: (1, 4)}
+
+
+def test_an_instruction_among_several_items_of_a_line_hovers_as_itself(tmp_path: Path) -> None:
+    """Fuzzer mutants #220784 and #237133: a hover read the shape of a line of several items as if it held one."""
+    path = tmp_path / "m.hlo"
+    path.write_text("HloModule m\nENTRY e {\n  p = f32[4] parameter(0) ROOT v = s32[4] convert(p), "
+                    'metadata={op_name="jit(f)/convert"}\n}\n')
+    text = hover_text(path, "v = s32")
+    assert text is not None and text.startswith("**v** = `s32[4]` convert") and "jit(f)/convert" in text
+    text = hover_text(path, "p = f32")
+    assert text is not None and text.startswith("**p** = `f32[4]` parameter")

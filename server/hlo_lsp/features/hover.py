@@ -184,7 +184,7 @@ def _copy_text(views: _Views, name: str, defined: _Defined | None) -> str | None
 
 def _operand_start(hlo: HloModule, name: str) -> str | None:
     site = hlo.site(name)
-    parsed = hlo.parse(site.line) if site is not None else None
+    parsed = hlo.parse(site.line, site.name) if site is not None else None
     operands = parsed.operands if isinstance(parsed, Instruction) else ()
     return operands[0].name if operands else None
 
@@ -201,12 +201,12 @@ def _space_name(spaces: MemorySpaces | None, shape: ArrayShape) -> str:
 
 
 def _defined_in_hlo(hlo: HloModule, site: InstructionSite) -> _Defined:
-    scan = hlo.document.scan(site.line)
+    scan = hlo.instruction_scan(site.line, site.name)
     text = hlo.document.line(site.line)
     shape = text[scan.data[1] : scan.data[2]].strip()
-    parsed = hlo.parse(site.line) if len(text) <= _MAX_PARSED else None
+    parsed = hlo.parse(site.line, site.name) if len(text) <= _MAX_PARSED else None
     metadata = parsed.metadata if isinstance(parsed, Instruction) else None
-    location = hlo.source_location(site.line) if metadata is not None else None
+    location = hlo.source_location(site.line, site.name) if metadata is not None else None
     source = _source_text(location.file_name, location.line, location.function_name) if location else None
     stack = tuple(_frame_text(frame) for frame in location.stack) if location and len(location.stack) > 1 else ()
     return _Defined(shape, site.opcode, metadata.op_name if metadata else None, source, stack,

@@ -362,8 +362,10 @@ class HloModule:
         return next((item for item in items if item.data[0] == name), None) or next(
             (item for item in items if item.data[4]), items[-1] if items else scan)
 
-    def parse(self, line: int) -> Instruction | ParseError:
-        return parse_instruction(self.instruction_text(line))
+    def parse(self, line: int, name: str | None = None) -> Instruction | ParseError:
+        """The instruction on `line` (`name`, on a line of several items) parsed."""
+        text = self.instruction_text(line, name)
+        return parse_instruction(text.lstrip() if self.document.scan(line).kind == "items" else text)
 
     def line_of(self, name: str) -> int | None:
         """The line defining instruction `name` (the first, if several computations define it)."""
@@ -386,9 +388,9 @@ class HloModule:
         shape = parse_shape(text[scan.data[1] : scan.data[2]].strip())
         return None if isinstance(shape, ParseError) else shape
 
-    def source_location(self, line: int) -> SourceLocation | None:
+    def source_location(self, line: int, name: str | None = None) -> SourceLocation | None:
         """The instruction's source: source_file/source_line, or its stack_frame_id resolved."""
-        instruction = self.parse(line)
+        instruction = self.parse(line, name)
         metadata = instruction.metadata if isinstance(instruction, Instruction) else None
         if metadata is None:
             return None

@@ -62,7 +62,8 @@ def _starts_item(item: str, token: str, following: str, text: str, at: int, oper
     if item == "instruction":
         if not operands_closed:
             return False
-        return token == "}" or token == "ROOT" or (previous != "=" and _defines(token, following, text, at))
+        return (token == "}" and _stands_apart(text, at)) or token == "ROOT" or (
+            previous != "=" and _defines(token, following, text, at))
     if item == "end":
         return token not in (",", "=") and previous not in (",", "=") and _is_name(token)
     return False
@@ -73,6 +74,12 @@ def _defines(token: str, following: str, text: str, at: int) -> bool:
     if following != "=" or not _is_name(token):
         return False
     return token.startswith("%") or not text.startswith("=", at + len(token))
+
+
+def _stands_apart(text: str, at: int) -> bool:
+    """A `}` not glued to a name on either side: `di}ensions` is a garbled attribute, not a closing brace."""
+    before, after = text[at - 1 : at], text[at + 1 : at + 2]
+    return not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_")
 
 
 def _is_name(token: str) -> bool:

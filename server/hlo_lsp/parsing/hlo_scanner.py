@@ -418,12 +418,15 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
     return _with_continuation(LineScan("instruction", COMP, definition, data), text, COMP)
 
 
+_MAX_ITEMS_ON_A_LINE = 64  # more on one line: a garbled line (a paste), read as one item
+
+
 def several_items(state: State, text: str) -> LineScan | None:
     """The scan of a line that holds several items (kind "items", data: (start, scan) per item, each
     scanned in the state the one before it leaves), or None where it holds one."""
     clean = blank_comments(text)[0]
     starts = item_starts(_without_line_comment(clean) if "//" in clean else clean, state != TOP)
-    if not starts:
+    if not starts or len(starts) >= _MAX_ITEMS_ON_A_LINE:  # each item is scanned in a copy of the line
         return None
     items = []
     for start, end in zip([0, *starts], [*starts, len(text)], strict=True):
