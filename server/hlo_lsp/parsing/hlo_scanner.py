@@ -40,7 +40,8 @@ COMP: State = "comp"
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
 _INSTRUCTION_HEAD = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME}):?[ \t]*=[ \t]*")
 # The common case in one match: `[ROOT] name = shape opcode(`.
-_INSTRUCTION_START = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME}):?[ \t]*=[ \t]*(.*?)[ \t]([a-z][a-z0-9_\-]*)\(")
+# (A name with `=` glued, `q=`, takes the slow path: XLA's lexer reads it as an attribute's key.)
+_INSTRUCTION_START = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME})(?!=):?[ \t]*=[ \t]*(.*?)[ \t]([a-z][a-z0-9_\-]*)\(")
 # XLA's lexer reads `name:` as a name: `ENTRY e: {` is the computation `e`.
 _COMPUTATION_HEAD = re.compile(rf"[ \t]*(ENTRY[ \t]+)?%?({_NAME}):?[ \t]*(\(|\{{|,)")
 # `}`, perhaps `// name`, perhaps the computation's attributes: `}, execution_thread="main_thread"`.
@@ -381,18 +382,16 @@ def _continued_operands(text: str, depth: int, refs: RefCollector) -> None:
         _collect_attribute_refs(text, close + 1, refs)
 
 
+_STRING_OR_LINE_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"?|//')
+
+
 def _without_line_comment(text: str) -> str:
     """`text` with a `//` comment (outside strings) blanked to the end of the line."""
-    in_string, index = False, 0
-    while index < len(text):
-        char = text[index]
-        if in_string:
-            in_string = char != '"' or text[index - 1] == "\\"
-        elif char == '"':
-            in_string = True
-        elif text.startswith("//", index):
-            return text[:index] + " " * (len(text) - index)
-        index += 1
+    if "//" not in text:
+        return text
+    for found in _STRING_OR_LINE_COMMENT.finditer(text):
+        if found.group() == "//":
+            return text[: found.start()] + " " * (len(text) - found.start())
     return text
 
 
@@ -405,14 +404,13 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
         definition = (make_ref(text, Role.INSTRUCTION_DEF, name, start),)
     # A few dozen opcodes name a million instructions: one string each.
     data = (name, match.start(3), match.start(4), sys.intern(match.group(4)), match.group(1) is not None)
-    if text[match.end(2)] == "=" and text[start - 1] != "%":
-        return LineScan("instruction", COMP, definition, data, _glued_equals(text, match))
     count = text.count
-    if text.find(" =", match.end()) >= 0 or count("}") > count("{"):  # perhaps another item after it
+    opens, closes = count("{"), count("}")
+    if closes > opens or text.find(" =", match.end()) >= 0:  # perhaps another item after it
         several = several_items(COMP, text)
         if several is not None:
             return several
-    if count("(") == count(")") and count("{") == count("}") and count("[") == count("]") and \
+    if opens == closes and count("(") == count(")") and count("[") == count("]") and \
             not count('"') & 1 and not text.endswith(",") and "//" not in text:
         return LineScan("instruction", COMP, definition, data)
     return _with_continuation(LineScan("instruction", COMP, definition, data), text, COMP)

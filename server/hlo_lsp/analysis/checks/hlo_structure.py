@@ -12,7 +12,7 @@ from hlo_lsp.analysis.edits import spliced
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.hlo_scanner import blank_comments
-from hlo_lsp.parsing.line_scan import Ref, Role
+from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Range
 
@@ -200,11 +200,14 @@ def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, frozenset[str]], 
     instructions = defined.get(Role.INSTRUCTION_DEF, frozenset())
     scopes = _Scopes(hlo, instructions)
     for local, refs in enumerate(chunk.uses()):
-        if refs and chunk.scans[local].kind == "computation":
+        kind = chunk.scans[local].kind if refs else None
+        if kind == "computation":
             continue  # a signature's names: XLA's parser reads the signature and throws it away
         for ref in refs:
             if ref.role is Role.INSTRUCTION_USE:
-                if scopes.has(ref.name, start + local, ref.start):
+                if kind == "items" and scopes.has_among_items(ref.name, start + local, ref.start, chunk.scans[local]):
+                    continue
+                if kind != "items" and scopes.has(ref.name, start + local):
                     continue
             elif ref.role is Role.COMPUTATION_USE:
                 if _computation_before(hlo, ref.name, start + local, defined):
@@ -226,15 +229,16 @@ class _Scopes:
         self._hlo, self._outside = hlo, outside
         self._first, self._last, self._computation = 0, -1, None
 
-    def has(self, name: str, line: int, character: int) -> bool:
-        scan = self._hlo.document.scan(line)
-        if scan.kind == "items":  # several items, perhaps of two computations: defined above, or before on the line
-            computation = self._hlo.computation_at(line, character)
-            if computation is None:
-                return name in self._outside
-            before = any(ref.name == name and ref.role is Role.INSTRUCTION_DEF and ref.start < character
-                         for ref in scan.refs)
-            return before or self._hlo.defines(computation, name, line)
+    def has_among_items(self, name: str, line: int, character: int, scan: LineScan) -> bool:
+        """On a line of several items, perhaps of two computations: defined above, or before on the line."""
+        computation = self._hlo.computation_at(line, character)
+        if computation is None:
+            return name in self._outside
+        before = any(ref.name == name and ref.role is Role.INSTRUCTION_DEF and ref.start < character
+                     for ref in scan.refs)
+        return before or self._hlo.defines(computation, name, line)
+
+    def has(self, name: str, line: int) -> bool:
         if not self._first <= line <= self._last:
             computation = self._hlo.computation_at(line)
             if computation is None:
