@@ -227,7 +227,7 @@ def test_memory_timeline_picture_of_a_buffer_larger_than_a_float(tmp_path: Path)
     """Minimized from mutant #2604 (seed 20240611) of corpus/jax-0.4.38/vmap_remat: a shape with a
     300-digit dimension made the axis labels divide beyond a float's range."""
     stem = tmp_path / "module_0001.jit_loss.cpu_after_optimizations"
-    Path(f"{stem}.txt").write_text("n{\ntanh.20=f32[1" + "0" * 300 + "64]{} h(")
+    Path(f"{stem}.txt").write_text("n{\ntanh.20 = f32[1" + "0" * 300 + "64]{} h(")
     Path(f"{stem}-buffer-assignment.txt").write_text("HloLiveRange (max 9):\nBufferLiveRange:\ntanh.20{}:2-1")
     [module] = load([str(tmp_path)]).modules
     report = memory_report(module)

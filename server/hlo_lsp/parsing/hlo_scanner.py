@@ -138,27 +138,25 @@ def _scan_in_comment(state: tuple[str, State], text: str) -> LineScan:
     return plain_scan("comment", scan.end_state) if scan.kind == "blank" else scan
 
 
+_STRING_OR_BLOCK_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"?|/\*(?:.*?\*/|.*)', re.S)
+
+
 def blank_comments(text: str) -> tuple[str, bool]:
     """`text` with its block comments (outside strings) replaced by spaces, and whether the last one
     stays open at the end of the line (blanked to the end)."""
-    out, index, length, in_string = [], 0, len(text), False
-    while index < length:
-        char = text[index]
-        if in_string:
-            in_string = char != '"' or text[index - 1] == "\\"
-        elif char == '"':
-            in_string = True
-        elif text.startswith("/*", index):
-            end = text.find("*/", index + 2)
-            stop = length if end < 0 else end + 2
-            out.append(" " * (stop - index))
-            index = stop
-            if end < 0:
-                return "".join(out), True
-            continue
-        out.append(char)
-        index += 1
-    return "".join(out), False
+    if "/*" not in text:
+        return text, False
+    unclosed = False
+
+    def blank(found: re.Match[str]) -> str:
+        nonlocal unclosed
+        token = found.group()
+        if token[0] == '"':
+            return token
+        unclosed = len(token) < 4 or not token.endswith("*/")
+        return " " * len(token)
+
+    return _STRING_OR_BLOCK_COMMENT.sub(blank, text), unclosed
 
 
 def _scan_at_top(state: State, text: str, stripped: str) -> LineScan:
@@ -575,37 +573,27 @@ def _resumes_after_string(text: str) -> bool:
 
 
 _PENDING_ROOT: State = ("root", COMP)
-
-
-def _scan_after_root(state: State, text: str) -> LineScan:
-    """The line after a lone `ROOT`: the instruction it marks, or more blank or comment lines."""
-    scan = scan_hlo_line(COMP, text)
-    if scan.kind in ("blank", "comment") and scan.end_state in (COMP, ("comment", COMP)):
-        return LineScan(scan.kind, ("comment", state) if scan.end_state != COMP else state, scan.refs, scan.data)
-    if scan.kind != "instruction" or scan.problem is not None:
-        problem = scan.problem or line_problem(text, 0, len(text.rstrip()), "syntax",
-                                               "expected the instruction `ROOT` marks")
-        return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
-    return LineScan(scan.kind, scan.end_state, scan.refs, scan.data[:4] + (True,), scan.problem)
-
-
 _PENDING_ENTRY: State = ("entry", TOP)
+# A lone keyword's state: the state of the line below it, the kind of item it marks, and that item named.
+_MARKS = {"root": (COMP, "instruction", "the instruction `ROOT` marks"),
+          "entry": (TOP, "computation", "the computation header `ENTRY` marks")}
 
 
-def _scan_after_entry(state: State, text: str) -> LineScan:
-    """The line after a lone `ENTRY`: the computation header it marks, or more blank or comment lines."""
-    scan = scan_hlo_line(TOP, text)
-    if scan.kind in ("blank", "comment") and scan.end_state in (TOP, ("comment", TOP)):
-        return LineScan(scan.kind, ("comment", state) if scan.end_state != TOP else state, scan.refs, scan.data)
-    if scan.kind != "computation" or scan.problem is not None:
-        problem = scan.problem or line_problem(text, 0, len(text.rstrip()), "syntax",
-                                               "expected the computation header `ENTRY` marks")
+def _scan_after_mark(state: tuple[str, State], text: str) -> LineScan:
+    """The line after a lone `ROOT` or `ENTRY`: the item it marks, or more blank or comment lines."""
+    base, kind, marked = _MARKS[state[0]]
+    scan = scan_hlo_line(base, text)
+    if scan.kind in ("blank", "comment") and scan.end_state in (base, ("comment", base)):
+        return LineScan(scan.kind, ("comment", state) if scan.end_state != base else state, scan.refs, scan.data)
+    if scan.kind != kind or scan.problem is not None:
+        problem = scan.problem or line_problem(text, 0, len(text.rstrip()), "syntax", f"expected {marked}")
         return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
-    return LineScan(scan.kind, scan.end_state, scan.refs, (scan.data[0], True, *scan.data[2:]), scan.problem)
+    data = scan.data[:4] + (True,) if kind == "instruction" else (scan.data[0], True, *scan.data[2:])
+    return LineScan(scan.kind, scan.end_state, scan.refs, data, scan.problem)
 
 
 _ITEM_STATES = {"cont": _scan_continuation, "string": _scan_in_string, "comment": _scan_in_comment,
-                "root": _scan_after_root, "entry": _scan_after_entry}
+                "root": _scan_after_mark, "entry": _scan_after_mark}
 
 
 def matching_paren(text: str, open_index: int) -> int:

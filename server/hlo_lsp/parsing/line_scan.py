@@ -175,22 +175,11 @@ def strip_strings(text: str) -> str:
     return "".join(out)
 
 
+_STRING_LINE_COMMENT_OR_LINE_END = re.compile(r'"(?:[^"\\]|\\.)*"?|//[^\n]*|[\r\n]')
+
+
 def as_one_line(text: str) -> str:
     """An item written over several lines as one line of the same length (its offsets kept): XLA reads
     line ends, and `//` comments to them, as whitespace between any two tokens."""
-    out, index, length, in_string = [], 0, len(text), False
-    while index < length:
-        char = text[index]
-        if in_string:
-            in_string = char != '"' or text[index - 1] == "\\"
-        elif char == '"':
-            in_string = True
-        elif char == "/" and text.startswith("//", index):
-            end = text.find("\n", index)
-            end = length if end < 0 else end
-            out.append(" " * (end - index))
-            index = end
-            continue
-        out.append(" " if char in "\r\n" and not in_string else char)
-        index += 1
-    return "".join(out)
+    return _STRING_LINE_COMMENT_OR_LINE_END.sub(
+        lambda found: found.group() if found.group()[0] == '"' else " " * len(found.group()), text)
