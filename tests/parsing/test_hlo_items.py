@@ -27,6 +27,7 @@ ONE_ITEM = [
     ("  v = f32[4] add(p, q), sharding={replicated}", True),
     ("  v = f32[4] custom-call(p), custom_call_target=\"f\", api_version=API_VERSION_TYPED_FFI", True),
     ("  b = s64[64,10]{1,0} broadcast(r), di}ensions={1}", True),  # fuzzer mutant #235458: a garbled key
+    ('  a = s32[] parameter(2), metadata=?op_name="idx"}', True),  # fuzzer mutant #261500: a `{` garbled
 ]
 
 

@@ -77,9 +77,10 @@ def _defines(token: str, following: str, text: str, at: int) -> bool:
 
 
 def _stands_apart(text: str, at: int) -> bool:
-    """A `}` not glued to a name on either side: `di}ensions` is a garbled attribute, not a closing brace."""
+    """A `}` after a space or the operands' `)`, not glued to a name after it: `di}ensions` and
+    `metadata=?op_name="x"}` are garbled attributes, not a closing brace."""
     before, after = text[at - 1 : at], text[at + 1 : at + 2]
-    return not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_")
+    return before in (" ", "\t", ")") and not (after.isalnum() or after == "_")
 
 
 def _is_name(token: str) -> bool:
