@@ -206,3 +206,18 @@ def test_the_last_problems_kept_for_a_module_do_not_keep_its_files_alive() -> No
     del module
     gc.collect()
     assert [file() for file in files] == [None] * len(files)
+
+
+def test_an_edit_of_an_attribute_value_is_checked_by_the_opcode_rules_again() -> None:
+    """Long-mode session seed 2332: an edit inside an attribute's value keeps the module's structure,
+    and the opcode check's findings of the last run were kept with it."""
+    module = module_of(Path(f"{SPLIT_MLP}.txt"))
+    assert check_module(module) == []
+    document = module.hlo_document
+    assert document is not None
+    line = next(number for number in range(document.line_count) if "dimensions={" in document.line(number))
+    bad = _edited(module, "dimensions={", "dimensions={x,", line=line)
+    assert bad.hlo is not None and module.hlo is not None and bad.hlo.structure_id is module.hlo.structure_id
+    after = check_module(bad)
+    assert after == _fresh_check(bad)
+    assert [(p.range.start.line, p.code) for p in after] == [(line, "attribute-value")]

@@ -1,7 +1,8 @@
 """An edited session ends where a fresh open would: random editor sessions over stdio (edits, requests,
 cancels, companions opened and closed) give the diagnostics, hovers and definitions that a fresh server
 gives for the same final texts. HLO_LSP_SESSIONS=N runs N sessions (the long mode); the default runs a
-few, seeded, and the regressions the long mode found, each minimized to the steps it needs."""
+few, seeded. What the long mode found was fixed at its cause, each with a regression test beside the
+code it fixed (tests/features/test_hover.py, tests/analysis/test_run.py)."""
 
 from __future__ import annotations
 
@@ -27,17 +28,6 @@ async def test_an_edited_session_ends_as_a_fresh_server_opens_its_texts(seed: in
     if found and os.environ.get("HLO_LSP_MINIMIZE"):
         session = await minimized(session, fails)
     assert found == [], (f"seed {seed}, {session.stem.name}, steps:\n" + "\n".join(map(str, session.steps)))
-
-
-# ---- minimized sessions of what the long mode found ----------------------------------------------------------
-
-REGRESSIONS: list[tuple[str, Session]] = []
-
-
-@pytest.mark.asyncio
-@pytest.mark.parametrize("session", [session for _, session in REGRESSIONS], ids=[name for name, _ in REGRESSIONS])
-async def test_a_session_the_long_mode_found(session: Session) -> None:
-    assert differences(*await session.run()) == []
 
 
 def test_the_steps_are_replayable() -> None:
