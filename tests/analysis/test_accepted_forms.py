@@ -68,6 +68,9 @@ FORMS = {
         "HloModule m\nENTRY // the entry\n  e {\n  p = f32[] parameter(0) ROOT v =\n    abs(p)\n}\n"),
     "`%v=` glued before the opcode": (
         "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT %v=abs(p)\n}\n"),
+    "operands with and without their sigil": (
+        "HloModule m\nENTRY e {\n  p = f32[4,4] parameter(0)\n"
+        "  ROOT v = f32[4,4] add(f32[4,4]{1,0} p, f32[4,4]{1,0} %p)\n}\n"),
 }
 
 
@@ -204,3 +207,8 @@ def test_a_lone_entry_marks_the_computation_below_and_an_item_goes_on_over_lines
 def test_an_opcode_glued_to_the_equals_sign(tmp_path: Path) -> None:
     hlo = read(tmp_path, FORMS["`%v=` glued before the opcode"])
     assert instructions(hlo) == [("e", "p", "parameter", False), ("e", "v", "abs", True)]
+
+
+def test_operands_with_and_without_their_sigil_are_all_read(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["operands with and without their sigil"])
+    assert [ref.name for _, ref in hlo.document.all_uses() if ref.role is Role.INSTRUCTION_USE] == ["p", "p"]

@@ -636,8 +636,10 @@ def _string_end(text: str, quote: int) -> int:
 
 def _collect_operands(text: str, start: int, end: int, refs: RefCollector) -> None:
     if text.find("%", start, end) >= 0:
-        refs.add_matches(Role.INSTRUCTION_USE, _SIGIL_NAME.finditer(text, start, end))
-        return
+        matches = list(_SIGIL_NAME.finditer(text, start, end))
+        if len(matches) > text.count(",", start, end) or len(matches) > _top_level_commas(text[start:end]):
+            refs.add_matches(Role.INSTRUCTION_USE, matches)
+            return  # every operand has its sigil; else some have not: `add(f32[4] p, %q)`
     for item_start, item_end in _top_level_items(text, start, end):
         item = text[item_start:item_end]
         if "/*" in item:
@@ -645,6 +647,18 @@ def _collect_operands(text: str, start: int, end: int, refs: RefCollector) -> No
         match = _TRAILING_NAME.search(item)
         if match:
             refs.add(Role.INSTRUCTION_USE, match.group(1), item_start + match.start(1))
+
+
+_BRACKETED = re.compile(r"\[[^\[\]]*\]|\{[^{}]*\}|\([^()]*\)")
+
+
+def _top_level_commas(segment: str) -> int:
+    """The commas of an operand list outside the brackets of its shapes and literals."""
+    while True:
+        inner = _BRACKETED.sub("", segment)
+        if inner == segment:
+            return segment.count(",")
+        segment = inner
 
 
 def _top_level_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
