@@ -71,6 +71,9 @@ FORMS = {
     "operands with and without their sigil": (
         "HloModule m\nENTRY e {\n  p = f32[4,4] parameter(0)\n"
         "  ROOT v = f32[4,4] add(f32[4,4]{1,0} p, f32[4,4]{1,0} %p)\n}\n"),
+    "a backend_config of raw text in braces": (
+        "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
+        "  ROOT v = f32[4] abs(p), backend_config={no ] [ json}\n}\n"),
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -153,6 +154,8 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
             continue
         in_comment = _in_comment(scans[local - 1].end_state if local else _state_before(document, start))
         parsed = _uncommented(text, in_comment) if in_comment or "/*" in text else text
+        if "backend_config={" in parsed:
+            parsed = _raw_braces_blanked(parsed)
         if parse is _parse_items:
             errors = _items_errors(parsers, scan, parsed)
         else:
@@ -203,6 +206,25 @@ def _item_text(document: Document, line: int) -> str:
     while following < document.line_count and document.scan(following).kind == "continuation":
         text += "\n" + document.line(following).rstrip("\r")
         following += 1
+    return text
+
+
+_RAW_BRACED = "backend_config={"
+_BRACE_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}]')
+
+
+def _raw_braces_blanked(text: str) -> str:
+    """`text` with what `backend_config={...}` holds blanked: XLA reads it to its matching brace as raw
+    text (JSON, or anything whose braces balance: `{no ] [ json}`)."""
+    start = text.find(_RAW_BRACED)
+    while start >= 0:
+        body, depth = start + len(_RAW_BRACED), 1
+        for found in _BRACE_OR_STRING.finditer(text, body):
+            depth += {"{": 1, "}": -1}.get(found.group(), 0)
+            if depth == 0:
+                text = text[:body] + " " * (found.start() - body) + text[found.start() :]
+                break
+        start = text.find(_RAW_BRACED, body)
     return text
 
 
