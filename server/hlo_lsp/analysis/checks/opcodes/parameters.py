@@ -11,6 +11,7 @@ from hlo_lsp.analysis.checks.opcodes import tables
 from hlo_lsp.analysis.checks.opcodes.findings import Judgement, problems
 from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, parsed_shape, read_instruction
 from hlo_lsp.analysis.checks.opcodes.values import int64_value
+from hlo_lsp.analysis.context import PROBLEM_LIMIT
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.syntax import Shape, TupleShape
 from hlo_lsp.problems import Problem
@@ -73,6 +74,8 @@ def numbering_problems(hlo: HloModule, header: int) -> list[Problem]:
             first[number] = line
             continue
         found.extend(problems(hlo, line, text, [(start, end, "parameter-number", message)]))
+        if len(found) > PROBLEM_LIMIT:  # a file of one parameter repeated: the run keeps no more
+            break
     return found
 
 
@@ -84,6 +87,8 @@ def _numbered_parameters(hlo: HloModule, header: int) -> list[tuple[int, str, in
         return []
     parameters, written = [], 0
     for line, _, scan in hlo.instruction_items(computation):
+        if scan.data[3] and scan.data[3] != "parameter":
+            continue
         text = hlo.instruction_text(line, scan.data[0])
         # Counted in whole instruction texts: a parameter whose opcode is on a continuation line is one too.
         written += text.count(" parameter(")
