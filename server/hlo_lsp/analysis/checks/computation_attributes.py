@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from hlo_lsp.analysis.checks.module_header import attributes, blank_comments
 from hlo_lsp.analysis.checks.opcodes.findings import Finding, problems
 from hlo_lsp.analysis.checks.opcodes.values import STRING
-from hlo_lsp.analysis.context import CheckContext
+from hlo_lsp.analysis.context import CheckContext, StructureMemo
 from hlo_lsp.model.hlo_module import Computation, HloModule
 from hlo_lsp.parsing.hlo_scanner import item_text
 from hlo_lsp.problems import Problem
@@ -18,10 +18,17 @@ from hlo_lsp.problems import Problem
 _KEY = "execution_thread"
 
 
+_BY_STRUCTURE = StructureMemo()
+
+
 def check(context: CheckContext) -> Iterator[Problem]:
     hlo = context.hlo
-    if hlo is None:
-        return
+    if hlo is not None:
+        yield from _BY_STRUCTURE.problems(hlo, _closing_problems)
+
+
+def _closing_problems(hlo: HloModule) -> Iterator[Problem]:
+    """The closing lines are part of the structure: the problems are kept while it stays."""
     for computation in hlo.all_computations():
         if computation.end_line is None:
             continue

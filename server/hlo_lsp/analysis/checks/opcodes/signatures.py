@@ -18,6 +18,7 @@ from hlo_lsp.analysis.checks.opcodes.other_lines import shape_text
 from hlo_lsp.analysis.checks.opcodes.reader import parsed_shape, read_instruction
 from hlo_lsp.analysis.checks.opcodes.shape_rules import SIZED_TOKEN, compatible
 from hlo_lsp.analysis.checks.opcodes.text_keys import CACHE_LIMIT
+from hlo_lsp.analysis.context import StructureMemo
 from hlo_lsp.model.hlo_module import Computation, HloModule
 from hlo_lsp.problems import Problem
 
@@ -25,7 +26,16 @@ _LAYOUT = re.compile(r"\{[^{}]*\}|\s+")
 _AGREE: dict[tuple[str, str], bool] = {}  # (signature result, root shape) -> compatible
 
 
-def signature_problems(hlo: HloModule) -> Iterator[Problem]:
+_BY_STRUCTURE = StructureMemo()
+
+
+def signature_problems(hlo: HloModule) -> list[Problem]:
+    """Read on every run, kept while the structure stays: a computation's header and its root's shape are
+    part of it."""
+    return _BY_STRUCTURE.problems(hlo, _signature_problems)
+
+
+def _signature_problems(hlo: HloModule) -> Iterator[Problem]:
     for computation in hlo.all_computations():
         if computation.instruction_lines and len(computation.root_lines) < 2:  # else hlo-structure's problems
             yield from _computation_problems(hlo, computation)
