@@ -221,3 +221,17 @@ def test_an_edit_of_an_attribute_value_is_checked_by_the_opcode_rules_again() ->
     after = check_module(bad)
     assert after == _fresh_check(bad)
     assert [(p.range.start.line, p.code) for p in after] == [(line, "attribute-value")]
+
+
+def test_signature_and_closing_problems_stay_after_an_edit_that_keeps_the_structure(tmp_path: Path) -> None:
+    """They are kept per structure (StructureMemo): an op_name edit neither loses nor moves them."""
+    path = tmp_path / "m.hlo"
+    path.write_text("HloModule m\nENTRY e (p: f32[4]) -> s32[4] {\n  p = f32[4] parameter(0)\n"
+                    '  ROOT v = f32[4] abs(p), metadata={op_name="a"}\n}, execution_thread=x\n')
+    module = module_of(path)
+    before = [(p.range.start.line, p.code) for p in check_module(module)]
+    assert before == [(1, "result-shape"), (4, "attribute-value")]
+    edited = _edited(module, 'op_name="a"', 'op_name="abc"', line=3)
+    assert edited.hlo is not None and module.hlo is not None and edited.hlo.structure_id is module.hlo.structure_id
+    after = check_module(edited)
+    assert after == _fresh_check(edited) and [(p.range.start.line, p.code) for p in after] == before
