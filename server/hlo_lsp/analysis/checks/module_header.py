@@ -14,7 +14,7 @@ from hlo_lsp.analysis.checks.opcodes import values
 from hlo_lsp.analysis.checks.opcodes.findings import Finding, problems
 from hlo_lsp.analysis.checks.opcodes.layouts import layout_findings
 from hlo_lsp.analysis.checks.opcodes.values import Validator, ValueProblem, whole
-from hlo_lsp.analysis.context import CheckContext
+from hlo_lsp.analysis.context import CheckContext, StructureMemo
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.problems import Problem
 
@@ -49,12 +49,20 @@ VALIDATORS: dict[str, Validator] = {
 ALLOWED = ", ".join(sorted(VALIDATORS))
 
 
+_BY_STRUCTURE = StructureMemo()
+
+
 def check(context: CheckContext) -> Iterator[Problem]:
     hlo = context.hlo
-    if hlo is None or hlo.header_line is None:
-        return
+    if hlo is not None and hlo.header_line is not None:
+        yield from _BY_STRUCTURE.problems(hlo, _header_problems)
+
+
+def _header_problems(hlo: HloModule) -> list[Problem]:
+    """The header and the entry's root shape it is read against are part of the structure: kept while it stays."""
+    assert hlo.header_line is not None
     text = _header_text(hlo, hlo.header_line)
-    yield from problems(hlo, hlo.header_line, text, header_findings(hlo, text))
+    return problems(hlo, hlo.header_line, text, header_findings(hlo, text))
 
 
 def _header_text(hlo: HloModule, line: int) -> str:
