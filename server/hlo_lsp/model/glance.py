@@ -61,7 +61,8 @@ _INDENTED_AFTER_NON_HEADER = re.compile(
     r"(?:[ \t\r]*(?://[^\n]*)?\n)*[ \t]+[^\s/]")
 # What dumps never print and a line read alone misreads: a block comment left open at its line's end, a lone
 # `ROOT` marking the instruction below it.
-_CROSS_LINE_FORM = re.compile(r"/\*(?![^\n]*?\*/)|ROOT[ \t]*(?:\r?\n|//)")
+# Two searches, each from its literal prefix: one alternation tries both at every offset (0.25 s at 40 MB).
+_CROSS_LINE_FORMS = (re.compile(r"/\*(?![^\n]*?\*/)"), re.compile(r"ROOT[ \t]*(?:\r?\n|//)"))
 _SCHEDULED_NAME = re.compile(r"\n[ \t]*[0-9]+:([A-Za-z_][A-Za-z0-9_.\-]*)")
 
 
@@ -184,7 +185,7 @@ class _HloText(_Text):
     def has_cross_line_forms(self) -> bool:
         """Whether a line may read otherwise alone than in the file for what lines above it leave open
         (a block comment, a lone `ROOT`): forms dumps never print."""
-        return _CROSS_LINE_FORM.search(self.text) is not None
+        return any(form.search(self.text) is not None for form in _CROSS_LINE_FORMS)
 
     @lazy
     def defined_names(self) -> list[str]:
