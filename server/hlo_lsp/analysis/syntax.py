@@ -11,7 +11,7 @@ from hlo_lsp.analysis.edits import spliced
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.parsing.ba_syntax import line_error
 from hlo_lsp.parsing.file_kinds import FileKind
-from hlo_lsp.parsing.hlo_scanner import blank_comments, item_text
+from hlo_lsp.parsing.hlo_scanner import blank_comments, in_block_comment, item_text
 from hlo_lsp.parsing.hlo_syntax import parse_table_row
 from hlo_lsp.parsing.line_scan import LineScan, as_one_line
 from hlo_lsp.parsing.syntax import ParseError
@@ -137,8 +137,7 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
     lines, scans = chunk.lines, chunk.scans
     last = len(scans) - 1
     for local, scan in enumerate(scans):
-        parse = _parse_items if scan.kind == "items" else parsers.get(scan.kind)
-        if parse is None or start + local in flagged:
+        if (scan.kind != "items" and scan.kind not in parsers) or start + local in flagged:
             continue
         offset = 0
         if scan.kind == "from_instruction":
@@ -152,37 +151,28 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
         if len(text) > MAX_PARSED_CHARS:
             yield _too_long(document, start + local, len(text))
             continue
-        in_comment = _in_comment(scans[local - 1].end_state if local else _state_before(document, start))
+        in_comment = in_block_comment(scans[local - 1].end_state if local else _state_before(document, start))
         parsed = _uncommented(text, in_comment) if in_comment or "/*" in text else text
         if "backend_config={" in parsed:
             parsed = _raw_braces_blanked(parsed)
-        if parse is _parse_items:
-            errors = _items_errors(parsers, scan, parsed)
-        else:
-            error = parse(as_one_line(parsed[offset:]) if "\n" in parsed else parsed[offset:])
-            errors = [] if error is None else [error]
-        for error in errors:
-            yield _located(document, start + local, text, offset + error.start, offset + error.end, error.message)
+        for parse, item in _items(parsers, scan, parsed[offset:]):
+            error = parse(as_one_line(item) if "\n" in item else item)
+            if error is not None:
+                yield _located(document, start + local, text, offset + error.start, offset + error.end,
+                               error.message)
 
 
-def _parse_items(text: str) -> ParseError | None:
-    raise AssertionError("a line of several items is parsed item by item (_items_errors)")
-
-
-def _items_errors(parsers: dict[str, Callable[[str], ParseError | None]], scan: LineScan,
-                  text: str) -> list[ParseError]:
-    """The grammar's errors in each item of a line that holds several (the last goes on over the
-    continuation lines in `text`)."""
-    errors = []
+def _items(parsers: dict[str, Callable[[str], ParseError | None]], scan: LineScan,
+           text: str) -> Iterator[tuple[Callable[[str], ParseError | None], str]]:
+    """(parser, text) of each item the line `text` holds: the line itself, or each item of a line of
+    several (the others blanked; the last goes on over the continuation lines in `text`)."""
+    if scan.kind != "items":
+        yield parsers[scan.kind], text
+        return
     for start, item in scan.data:
         parse = parsers.get(item.kind)
-        if parse is None or item.problem is not None:
-            continue
-        item_text_ = item_text(text, scan, start)
-        error = parse(as_one_line(item_text_) if "\n" in item_text_ else item_text_)
-        if error is not None:
-            errors.append(error)
-    return errors
+        if parse is not None and item.problem is None:
+            yield parse, item_text(text, scan, start)
 
 
 def _table_row(text: str) -> ParseError | None:
@@ -230,10 +220,6 @@ def _raw_braces_blanked(text: str) -> str:
 
 def _state_before(document: Document, line: int) -> object:
     return document.scan(line - 1).end_state if line else None
-
-
-def _in_comment(state: object) -> bool:
-    return isinstance(state, tuple) and state[0] == "comment"
 
 
 def _uncommented(text: str, in_comment: bool) -> str:

@@ -125,6 +125,11 @@ def _after_comments(scan: LineScan, text: str) -> LineScan:
     return _into_comment(scan) if blank_comments(text)[1] else scan
 
 
+def in_block_comment(state: State) -> bool:
+    """Whether a line's end state is inside a block comment."""
+    return isinstance(state, tuple) and state[0] == "comment"
+
+
 def _into_comment(scan: LineScan) -> LineScan:
     return LineScan(scan.kind, ("comment", scan.end_state), scan.refs, scan.data, scan.problem)
 

@@ -11,7 +11,7 @@ from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
 from hlo_lsp.analysis.edits import spliced
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.model.hlo_module import HloModule
-from hlo_lsp.parsing.hlo_scanner import blank_comments
+from hlo_lsp.parsing.hlo_scanner import blank_comments, in_block_comment
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Range
@@ -39,19 +39,15 @@ def _unclosed_comment(hlo: HloModule) -> Iterator[Problem]:
     """A block comment still open at the end of the text: XLA's lexer never finds its `*/`."""
     document = hlo.document
     last = document.line_count - 1
-    if last < 0 or not _in_comment(document.scan(last).end_state):
+    if last < 0 or not in_block_comment(document.scan(last).end_state):
         return
     opened = last
-    while opened > 0 and _in_comment(document.scan(opened - 1).end_state):
+    while opened > 0 and in_block_comment(document.scan(opened - 1).end_state):
         opened -= 1
     text = document.line(opened)
     column = max(text.find("/*", len(blank_comments(text)[0].rstrip())), 0)  # where the blanking to the end starts
     yield _problem(hlo, Range.on_line(opened, column, column + 2), Severity.ERROR, "syntax",
                    "block comment without its `*/`: it runs to the end of the text")
-
-
-def _in_comment(state: object) -> bool:
-    return isinstance(state, tuple) and state[0] == "comment"
 
 
 # What this check found for the last structure of each document and for each chunk: after an
