@@ -169,6 +169,7 @@ class Editor:
     texts: dict[Path, str] = field(default_factory=dict)
     versions: dict[Path, int] = field(default_factory=dict)
     published: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
+    published_at: dict[str, float] = field(default_factory=dict)
     last_publish: float = 0.0
     last_change: float = 0.0
     requests: int = 0
@@ -180,7 +181,7 @@ class Editor:
 
         def publish(params: types.PublishDiagnosticsParams) -> None:
             editor.published[params.uri] = list(params.diagnostics)
-            editor.last_publish = time.monotonic()
+            editor.last_publish = editor.published_at[params.uri] = time.monotonic()
 
         client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish  # timed, unlike the default
 
@@ -256,15 +257,21 @@ class Editor:
         self.published.clear()
 
     async def settled(self) -> None:
-        """Waits until the checks of every change are published (a silence after the debounce)."""
+        """Waits until the checks of every change are published: every open file got diagnostics after the
+        last change (a check that outlasts the silence on a loaded machine is waited for), then a silence
+        after the debounce."""
         deadline = time.monotonic() + SETTLE_TIMEOUT
         while time.monotonic() < deadline:
             now = time.monotonic()
             quiet = now - max(self.last_publish, self.last_change + DEBOUNCE_SECONDS)
-            if quiet >= SILENCE_SECONDS and self.last_publish >= self.last_change:
+            if quiet >= SILENCE_SECONDS and not self.unpublished():
                 return
             await asyncio.sleep(0.1)
-        raise TimeoutError("the server kept publishing diagnostics")
+        raise TimeoutError(f"the server kept publishing diagnostics, or never published {self.unpublished()}")
+
+    def unpublished(self) -> list[str]:
+        """The open files whose diagnostics were not published since the last change."""
+        return [path.name for path in self.texts if self.published_at.get(path.as_uri(), 0.0) < self.last_change]
 
 
 def diagnostics_key(diagnostic: types.Diagnostic) -> tuple[object, ...]:
