@@ -54,6 +54,14 @@ FORMS = {
     "the shape and opcode on lines below the name": (
         "HloModule m\nENTRY e {\n  p = /* its shape\n  */ f32[4] parameter(0)\n  ROOT t =\n"
         "    (f32[4], f32[4])\n    tuple(p,\n      p)\n}\n"),
+    "a name above its `=`, a shape over lines": (
+        "HloModule m\nENTRY e {\n  p // its shape below\n  = f32[4] parameter(0)\n  ROOT t /* a\n  b */= (f32[4],\n"
+        "    f32[4]) tuple(p, p)\n}\n"),
+    "a computation header over lines": (
+        f"HloModule m\n{ADD}ENTRY e (p: f32[4], z: f32[]) -> /* its result\n  */f32[\n  ] {{\n  p = f32[4] parameter(0)\n"
+        "  z = f32[] constant(0)\n  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add\n}\n"),
+    "ENTRY and its name alone on a line": (
+        "HloModule m\nENTRY e // the entry\n{\n  ROOT p = f32[] parameter(0)\n}\n"),
     "operands over lines": (
         f"HloModule m\n{ADD}ENTRY e {{\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
         "  ROOT r = f32[] reduce(\n    p, // the input\n    z\n  ), dimensions={0},\n  to_apply=add\n}\n"),
@@ -215,3 +223,24 @@ def test_an_opcode_glued_to_the_equals_sign(tmp_path: Path) -> None:
 def test_operands_with_and_without_their_sigil_are_all_read(tmp_path: Path) -> None:
     hlo = read(tmp_path, FORMS["operands with and without their sigil"])
     assert [ref.name for _, ref in hlo.document.all_uses() if ref.role is Role.INSTRUCTION_USE] == ["p", "p"]
+
+
+def test_a_name_above_its_equals_defines_the_instruction_on_its_line(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["a name above its `=`, a shape over lines"])
+    assert instructions(hlo) == [("e", "p", "parameter", False), ("e", "t", "tuple", True)]
+    assert [(hlo.site(name).line, str(hlo.shape_of(name))) for name in ("p", "t")] == [  # type: ignore[union-attr]
+        (2, "f32[4]"), (4, "(f32[4], f32[4])")]
+    assert [(line, ref.name) for line, ref in hlo.document.all_uses()] == [(6, "p"), (6, "p")]
+
+
+def test_a_header_over_lines_opens_its_computation_at_its_brace(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["a computation header over lines"])
+    assert [(c.name, c.line, c.is_entry) for c in hlo.all_computations()] == [("add", 1, False), ("e", 6, True)]
+    assert instructions(hlo)[3:] == [("e", "p", "parameter", False), ("e", "z", "constant", False),
+                                     ("e", "r", "reduce", True)]
+
+
+def test_entry_and_its_name_alone_open_the_computation_below(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["ENTRY and its name alone on a line"])
+    assert [(c.name, c.line, c.is_entry) for c in hlo.all_computations()] == [("e", 1, True)]
+    assert instructions(hlo) == [("e", "p", "parameter", True)]

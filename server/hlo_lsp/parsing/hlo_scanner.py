@@ -46,6 +46,10 @@ _INSTRUCTION_START = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME})(?!=):?[ \t]*=[
 _COMPUTATION_HEAD = re.compile(rf"[ \t]*(ENTRY[ \t]+)?%?({_NAME}):?[ \t]*(\(|\{{|,)")
 # `}`, perhaps `// name`, perhaps the computation's attributes: `}, execution_thread="main_thread"`.
 _COMPUTATION_END = re.compile(rf"[ \t]*\}}[ \t]*(//[ \t]*%?({_NAME})?.*|,[ \t]*[A-Za-z_][A-Za-z0-9_]*=.*)?$")
+# A name alone on a line in a computation: its `=`, shape and opcode are on the lines below.
+_LONE_NAME = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME}):?[ \t]*$")
+# `ENTRY name` alone on a line: a computation header whose signature or `{` is below.
+_LONE_HEADER = re.compile(rf"[ \t]*(ENTRY[ \t]+)%?({_NAME}):?[ \t]*$")
 # A continued item's attribute: `key=value` (XLA reads a glued `key=` as an attribute, never as a definition).
 _ATTRIBUTE_START = re.compile(r"[ \t]*[A-Za-z_][A-Za-z0-9_.\-]*=")
 _OPCODE = re.compile(r"[ \t=]([a-z][a-z0-9_\-]*)\(")  # `=` too: `%v=abs(p)`
@@ -184,7 +188,7 @@ def _scan_at_top(state: State, text: str, stripped: str) -> LineScan:
         problem = line_problem(text, head.start(2), head.end(2), "instruction-outside-computation",
                                "instruction outside any computation (a computation header or `}` is missing)")
         return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
-    if _COMPUTATION_HEAD.match(text):
+    if _COMPUTATION_HEAD.match(text) or _LONE_HEADER.match(_without_line_comment(text)):
         return _scan_computation_header(text)
     if _COMPUTATION_END.match(text):
         return LineScan("computation_end", TOP, problem=line_problem(
@@ -198,6 +202,9 @@ def _scan_in_computation(text: str, stripped: str) -> LineScan:
         return _scan_instruction(text, head, COMP)
     if stripped.startswith("ROOT") and _without_line_comment(stripped).rstrip() == "ROOT":
         return plain_scan("blank", _PENDING_ROOT)  # the instruction it marks is on a line below
+    lone = _LONE_NAME.match(_without_line_comment(text) if "//" in text else text)
+    if lone is not None:
+        return _lone_name(text, lone)
     if _COMPUTATION_END.match(text):
         return plain_scan("computation_end", TOP)
     if stripped.startswith("}"):  # `} ENTRY e {`
@@ -210,6 +217,24 @@ def _scan_in_computation(text: str, stripped: str) -> LineScan:
                                "computation header inside another computation (its `}` is missing)")
         return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
     return _unrecognized(text, COMP, "an instruction (`name = shape opcode(operands)`) or `}`")
+
+
+_NAME_OWNER = "instruction_name"  # the owner of the lines after an instruction's name, until its `=`
+
+
+def _lone_name(text: str, lone: re.Match[str]) -> LineScan:
+    """`[ROOT] name` alone on a line: the instruction it names goes on below (`= shape opcode(...)`)."""
+    definition = (make_ref(text, Role.INSTRUCTION_DEF, lone.group(2), lone.start(2)),)
+    data = (lone.group(2), len(text), len(text), "", lone.group(1) is not None)
+    return LineScan("instruction", ("cont", 0, COMP, _NAME_OWNER), definition, data)
+
+
+def _after_name(base: State, text: str) -> LineScan:
+    """The line after an instruction's lone name: its `=`, then its shape and opcode."""
+    equals = text.find("=")
+    if equals < 0 or text[:equals].strip():  # the name's item ends unfinished: the grammar tells
+        return scan_hlo_line(base, text)
+    return _head_continued(base, " " * (equals + 1) + text[equals + 1 :])
 
 
 def _unrecognized(text: str, state: State, expected: str) -> LineScan:
@@ -250,17 +275,51 @@ def printed_parent_frame(printed: int) -> int | None:
 def _scan_computation_header(text: str) -> LineScan:
     head = _COMPUTATION_HEAD.match(text)
     if head is None:
-        return _unrecognized(text, TOP, "a computation header")
+        lone = _LONE_HEADER.match(_without_line_comment(text))
+        if lone is None:
+            return _unrecognized(text, TOP, "a computation header")
+        definition = (make_ref(text, Role.COMPUTATION_DEF, lone.group(2), lone.start(2)),)
+        return LineScan("computation", ("cont", 0, COMP, _HEADER_OWNER), definition, (lone.group(2), True, -1))
     definition = (make_ref(text, Role.COMPUTATION_DEF, head.group(2), head.start(2)),)
     data = (head.group(2), head.group(1) is not None, head.end(3) - 1 if head.group(3) == "(" else -1)
     if text.rstrip().endswith("{") or re.search(r"\{[ \t]*//.*$", text):
         return LineScan("computation", COMP, definition, data)
+    body_open = _body_open(_without_line_comment(text), 0, head.end(2))
+    if body_open < 0:  # its signature, or its `{`, is on the lines below
+        depth = max(bracket_balance(_without_line_comment(text)), 0)
+        return LineScan("computation", ("cont", depth, COMP, _HEADER_OWNER), definition, data)
     several = several_items(TOP, text)
     if several is not None:  # `ENTRY e { p = f32[] parameter(0) }`
         return several
     problem = line_problem(text, head.start(2), head.end(2), "syntax",
                            "computation header must end with `{`")
     return LineScan("computation", COMP, definition, data, problem)
+
+
+# The owner of the lines of a header that goes on until its `{` (its base: the computation it opens).
+_HEADER_OWNER = "computation_header"
+
+
+def _body_open(text: str, depth: int, start: int = 0) -> int:
+    """Where the `{` that opens a computation's body is on a header line, `depth` brackets deep at
+    `start`, or -1."""
+    for index in range(start, len(text)):
+        char = text[index]
+        if char == "{" and depth == 0:
+            return index
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+    return -1
+
+
+def _header_continued(depth: int, text: str) -> LineScan:
+    """A line of a computation header that goes on over lines: more of its signature, or its `{`."""
+    clean = _without_line_comment(text)
+    if _body_open(clean, depth) >= 0:
+        return _continuation(COMP, (_HEADER_OWNER,))
+    return _continuation(("cont", max(depth + bracket_balance(clean), 0), COMP, _HEADER_OWNER), (_HEADER_OWNER,))
 
 
 def _signature_uses(text: str, open_paren: int, refs: RefCollector) -> None:
@@ -295,7 +354,8 @@ def _read_instruction(text: str, head: re.Match[str], state: State) -> LineScan:
     opcode = _OPCODE.search(text, head.end() - 1)
     if opcode is None:
         data = (name, head.end(), head.end(), "", is_root)
-        if "(" not in text:  # `v =` or `v = f32[4]`: XLA reads its shape and opcode on the next lines
+        if "(" not in text or bracket_balance(_without_line_comment(text)) > 0:
+            # `v =`, `v = f32[4]` or `v = (f32[],`: XLA reads the rest of its shape, and its opcode, below
             return LineScan("instruction", ("cont", 0, state, "instruction_head"), definition, data)
         problem = line_problem(text, head.end(), len(text.rstrip()), "syntax",
                                "expected `shape opcode(operands)` after `=`")
@@ -311,7 +371,10 @@ def continued_instruction_data(text: str, data: tuple) -> tuple:
     opcode = _OPCODE.search(clean, max(data[1] - 1, 0))
     if opcode is None:
         return data
-    shape_start = len(clean) - len(clean[data[1] :].lstrip())
+    rest = clean[data[1] :].lstrip()
+    if rest.startswith("="):  # a lone name above its `=`
+        rest = rest[1:].lstrip()
+    shape_start = len(clean) - len(rest)
     return (data[0], min(shape_start, opcode.start(1)), opcode.start(1), sys.intern(opcode.group(1)), data[4])
 
 
@@ -479,11 +542,15 @@ def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineSca
     stripped = text.strip()
     if not stripped or stripped.startswith("//"):
         return plain_scan("continuation", state)
+    if owner == _NAME_OWNER:
+        return _after_name(base, text)
+    if owner == _HEADER_OWNER and not _starts_new_item(text, stripped, base, depth):
+        return _header_continued(depth, text)
     if _starts_new_item(text, stripped, base, depth):
         # A new item starts while the previous one is still open: it was cut short. Scan this line
         # fresh so the rest of the file stays indexed.
         scan = scan_hlo_line(base, text)
-        if scan.problem is not None:
+        if scan.problem is not None or (owner == _HEADER_OWNER and not depth):  # the grammar tells of its `{`
             return scan
         left = f"leaves {depth} bracket(s) open" if depth else "ends with a comma"
         problem = line_problem(text, 0, len(text.rstrip()), "unbalanced-brackets",
