@@ -62,6 +62,11 @@ FORMS = {
         "  z = f32[] constant(0)\n  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add\n}\n"),
     "ENTRY and its name alone on a line": (
         "HloModule m\nENTRY e // the entry\n{\n  ROOT p = f32[] parameter(0)\n}\n"),
+    "stack-frame rows over lines": (
+        "HloModule m\nFileNames\n1 // the file\n\"a.py\"\nFunctionNames\n1 \"f\"\nFileLocations\n"
+        "1 {file_name_id=1 function_name_id=1\n   line=3 end_line=3 column=1 end_column=2}\nStackFrames\n1\n"
+        "{file_location_id=1 parent_frame_id=1}\n\nENTRY e {\n"
+        "  ROOT p = f32[] parameter(0), metadata={op_name=\"x\" stack_frame_id=1}\n}\n"),
     "operands over lines": (
         f"HloModule m\n{ADD}ENTRY e {{\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
         "  ROOT r = f32[] reduce(\n    p, // the input\n    z\n  ), dimensions={0},\n  to_apply=add\n}\n"),
@@ -244,3 +249,11 @@ def test_entry_and_its_name_alone_open_the_computation_below(tmp_path: Path) -> 
     hlo = read(tmp_path, FORMS["ENTRY and its name alone on a line"])
     assert [(c.name, c.line, c.is_entry) for c in hlo.all_computations()] == [("e", 1, True)]
     assert instructions(hlo) == [("e", "p", "parameter", True)]
+
+
+def test_stack_frame_rows_over_lines_give_the_whole_frame(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["stack-frame rows over lines"])
+    (frame,) = hlo.stack(1)
+    assert (frame.file_name, frame.function_name, frame.line, frame.column, frame.table_line) == ("a.py", "f", 3, 1, 10)
+    assert [(line, ref.name, ref.role.name) for line, ref in hlo.document.all_uses()] == [
+        (7, "1", "FILE_NAME_USE"), (7, "1", "FUNCTION_NAME_USE"), (11, "1", "LOCATION_USE"), (14, "1", "FRAME_USE")]

@@ -61,6 +61,11 @@ ACCEPTED = (
     Entry("name alone then another instruction", False, entry("a", "ROOT b = f32[4] abs(p)")),
     Entry("header without its brace", False,
           "HloModule m\n\nENTRY e (p: f32[4]) -> f32[4]\n  ROOT p = f32[4] parameter(0)\n}\n"),
+    Entry("stack-frame rows over lines", True,
+          "HloModule m\nFileNames\n1 // the file\n\"a.py\"\nFunctionNames\n1\n\"f\"\nFileLocations\n"
+          "1 {file_name_id=1 function_name_id=1\n   line=3 end_line=3 column=1 end_column=2}\nStackFrames\n1 /* c */\n"
+          "{file_location_id=1 parent_frame_id=1}\n\nENTRY e {\n"
+          "  ROOT p = f32[] parameter(0), metadata={op_name=\"x\" stack_frame_id=1}\n}\n"),
     Entry("two instructions on a line", True, entry("a = f32[4] abs(p) ROOT b = f32[4] negate(a)")),
     Entry("computation on one line", True, "HloModule m\n\nENTRY e { p = f32[] parameter(0) ROOT a = f32[] abs(p) }\n"),
     Entry("closing brace then the next computation", True,

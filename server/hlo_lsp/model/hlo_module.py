@@ -488,13 +488,13 @@ class HloModule:
 
     def _table_rows(self, table: str, row_id: int) -> tuple[int, dict[str, int]] | None:
         line = self._table_row_line(table, row_id)
-        return (line, _record_fields(self.document.line(line))) if line is not None else None
+        return (line, _record_fields(self.whole_text(line))) if line is not None else None
 
     def _table_string(self, table: str, row_id: int) -> str | None:
         line = self._table_row_line(table, row_id)
         if line is None:
             return None
-        text = self.document.line(line)
+        text = self.whole_text(line)
         start = text.find('"')
         return text[start + 1 : text.rfind('"')] if start >= 0 else None
 

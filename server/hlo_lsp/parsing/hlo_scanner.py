@@ -66,6 +66,8 @@ _REF_VALUE = re.compile(rf"%?({_NAME})")
 _BRACED_LIST = re.compile(r"\{([^{}]*)\}")
 _INT = re.compile(r"[0-9]+")
 _TABLE_ROW = re.compile(r"[ \t]*([0-9]+)[ \t]+(\"(?:[^\"\\]|\\.)*\"|\{[^{}]*\})[ \t]*$")
+# A row whose id is alone on its line, or whose value goes on below (XLA reads it over lines).
+_ROW_GOING_ON = re.compile(r"[ \t]*([0-9]+)[ \t]*(\{[^}]*|\"(?:[^\"\\]|\\.)*)?[ \t]*$")
 _TABLE_FIELD = re.compile(r"([a-z_]+)=([0-9]+)")
 TABLE_NAMES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")  # the headers of the tables
 _TABLE_DEF_ROLE = {
@@ -177,7 +179,7 @@ def _scan_at_top(state: State, text: str, stripped: str) -> LineScan:
     if stripped in TABLE_NAMES:
         return LineScan("table_header", ("table", stripped), data=(stripped,))
     if isinstance(state, tuple) and state[0] == "table":
-        row = _TABLE_ROW.match(text)
+        row = _TABLE_ROW.match(text) or _ROW_GOING_ON.match(_without_line_comment(text))
         if row:
             return _scan_table_row(state[1], text, row)
     if stripped.startswith("ENTRY") and _without_line_comment(stripped).rstrip() == "ENTRY":
@@ -250,7 +252,12 @@ def _module_name(text: str) -> tuple[str, ...]:
 
 def _scan_table_row(table: str, text: str, row: re.Match[str]) -> LineScan:
     definition = (make_ref(text, _TABLE_DEF_ROLE[table], row.group(1), row.start(1)),)
-    return LineScan("table_row", ("table", table), definition, (table, row.group(1), row.start(2)))
+    data = (table, row.group(1), row.start(2))
+    if row.re is _TABLE_ROW:
+        return LineScan("table_row", ("table", table), definition, data)
+    depth, in_string = open_string_end(_without_line_comment(text), False)
+    return LineScan("table_row", ("string" if in_string else "cont", max(depth, 0), ("table", table), "table_row"),
+                    definition, data)
 
 
 def _table_row_uses(text: str, body_start: int, refs: RefCollector) -> None:
@@ -395,6 +402,8 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
     if kind == "continuation":  # an instruction's operands or attributes go on here: `to_apply=add`
         if scan.data == ("instruction",):
             _collect_attribute_refs(text, 0, refs)
+        elif scan.data == ("table_row",):
+            _table_row_uses(text, 0, refs)
         elif scan.data and scan.data[0] == _OPERANDS:
             _continued_operands(_without_line_comment(text) if "//" in text else text, scan.data[1], refs)
         return tuple(refs.refs)
