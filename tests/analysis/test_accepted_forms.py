@@ -67,6 +67,8 @@ FORMS = {
         "1 {file_name_id=1 function_name_id=1\n   line=3 end_line=3 column=1 end_column=2}\nStackFrames\n1\n"
         "{file_location_id=1 parent_frame_id=1}\n\nENTRY e {\n"
         "  ROOT p = f32[] parameter(0), metadata={op_name=\"x\" stack_frame_id=1}\n}\n"),
+    "an instruction without its shape, then another on its line": (
+        "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  a = abs(p), metadata={op_name=\"a\"} ROOT b = f32[4] negate(a)\n}\n"),
     "operands over lines": (
         f"HloModule m\n{ADD}ENTRY e {{\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
         "  ROOT r = f32[] reduce(\n    p, // the input\n    z\n  ), dimensions={0},\n  to_apply=add\n}\n"),
@@ -257,3 +259,8 @@ def test_stack_frame_rows_over_lines_give_the_whole_frame(tmp_path: Path) -> Non
     assert (frame.file_name, frame.function_name, frame.line, frame.column, frame.table_line) == ("a.py", "f", 3, 1, 10)
     assert [(line, ref.name, ref.role.name) for line, ref in hlo.document.all_uses()] == [
         (7, "1", "FILE_NAME_USE"), (7, "1", "FUNCTION_NAME_USE"), (11, "1", "LOCATION_USE"), (14, "1", "FRAME_USE")]
+
+
+def test_an_instruction_without_its_shape_ends_where_the_next_one_starts(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["an instruction without its shape, then another on its line"])
+    assert instructions(hlo) == [("e", "p", "parameter", False), ("e", "a", "abs", False), ("e", "b", "negate", True)]

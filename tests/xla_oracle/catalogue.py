@@ -66,6 +66,8 @@ ACCEPTED = (
           "1 {file_name_id=1 function_name_id=1\n   line=3 end_line=3 column=1 end_column=2}\nStackFrames\n1 /* c */\n"
           "{file_location_id=1 parent_frame_id=1}\n\nENTRY e {\n"
           "  ROOT p = f32[] parameter(0), metadata={op_name=\"x\" stack_frame_id=1}\n}\n"),
+    Entry("two instructions on a line, the first without its shape", True,
+          entry("a = abs(p), metadata={op_name=\"a\"} ROOT b = f32[4] negate(a)")),
     Entry("two instructions on a line", True, entry("a = f32[4] abs(p) ROOT b = f32[4] negate(a)")),
     Entry("computation on one line", True, "HloModule m\n\nENTRY e { p = f32[] parameter(0) ROOT a = f32[] abs(p) }\n"),
     Entry("closing brace then the next computation", True,

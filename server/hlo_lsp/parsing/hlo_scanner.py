@@ -201,6 +201,10 @@ def _scan_at_top(state: State, text: str, stripped: str) -> LineScan:
 def _scan_in_computation(text: str, stripped: str) -> LineScan:
     head = _INSTRUCTION_HEAD.match(text)
     if head:
+        if "=" in text[head.end() :] or "}" in text:  # perhaps another item after it: `a = abs(p) ROOT b = ...`
+            several = several_items(COMP, text)
+            if several is not None:
+                return several
         return _scan_instruction(text, head, COMP)
     if stripped.startswith("ROOT") and _without_line_comment(stripped).rstrip() == "ROOT":
         return plain_scan("blank", _PENDING_ROOT)  # the instruction it marks is on a line below
