@@ -69,6 +69,8 @@ FORMS = {
         "  ROOT p = f32[] parameter(0), metadata={op_name=\"x\" stack_frame_id=1}\n}\n"),
     "an instruction without its shape, then another on its line": (
         "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  a = abs(p), metadata={op_name=\"a\"} ROOT b = f32[4] negate(a)\n}\n"),
+    "a comment over lines after an attribute's comma": (
+        "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT v = f32[4] abs(p), /* a\n b */metadata={op_name=\"x\"}\n}\n"),
     "operands over lines": (
         f"HloModule m\n{ADD}ENTRY e {{\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
         "  ROOT r = f32[] reduce(\n    p, // the input\n    z\n  ), dimensions={0},\n  to_apply=add\n}\n"),

@@ -68,6 +68,8 @@ ACCEPTED = (
           "  ROOT p = f32[] parameter(0), metadata={op_name=\"x\" stack_frame_id=1}\n}\n"),
     Entry("two instructions on a line, the first without its shape", True,
           entry("a = abs(p), metadata={op_name=\"a\"} ROOT b = f32[4] negate(a)")),
+    Entry("block comment over lines after a comma", True,
+          entry("ROOT v = f32[4] abs(p), /* a", " b */metadata={op_name=\"x\"}")),
     Entry("two instructions on a line", True, entry("a = f32[4] abs(p) ROOT b = f32[4] negate(a)")),
     Entry("computation on one line", True, "HloModule m\n\nENTRY e { p = f32[] parameter(0) ROOT a = f32[] abs(p) }\n"),
     Entry("closing brace then the next computation", True,

@@ -95,8 +95,8 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
     if state == COMP:
         fast = _INSTRUCTION_START.match(text)
         if fast is not None and fast.group(3).find("=") < 0:
-            scan = _instruction_scan(text, fast)
-            return scan if "/*" not in text else _after_comments(scan, text)
+            # A comment may hide how the line ends (`abs(p), /* a`): the line is read with it blanked.
+            return _instruction_scan(text, fast) if "/*" not in text else _scan_with_comments(state, text)
     if isinstance(state, tuple) and state[0] in _ITEM_STATES:
         if state[0] in ("cont", "root", "entry") and "/*" in text:  # an item going on: its comments too
             blanked, unclosed = blank_comments(text)
@@ -124,11 +124,6 @@ def _scan_with_comments(state: State, text: str) -> LineScan:
     blanked, unclosed = blank_comments(text)
     scan = scan_hlo_line(state, blanked) if "/*" not in blanked else _scan_item(state, blanked)
     return _into_comment(scan) if unclosed else scan
-
-
-def _after_comments(scan: LineScan, text: str) -> LineScan:
-    """An instruction line that holds comments (`/*index=5*/`): in a comment at its end, if one stays open."""
-    return _into_comment(scan) if blank_comments(text)[1] else scan
 
 
 def in_block_comment(state: State) -> bool:
@@ -490,7 +485,7 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
         if several is not None:
             return several
     if opens == closes and count("(") == count(")") and count("[") == count("]") and \
-            not count('"') & 1 and not text.endswith(",") and "//" not in text:
+            not count('"') & 1 and text[-1:] not in (",", " ", "\t") and "//" not in text:
         return LineScan("instruction", COMP, definition, data)
     return _with_continuation(LineScan("instruction", COMP, definition, data), text, COMP)
 
