@@ -71,6 +71,9 @@ FORMS = {
         "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  a = abs(p), metadata={op_name=\"a\"} ROOT b = f32[4] negate(a)\n}\n"),
     "a comment over lines after an attribute's comma": (
         "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT v = f32[4] abs(p), /* a\n b */metadata={op_name=\"x\"}\n}\n"),
+    "nested instructions": (
+        "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  a = f32[4] add(f32[4] negate(abs(p)), f32[4] negate(p))\n"
+        "  ROOT v = add(a, negate(%p))\n}\n"),
     "operands over lines": (
         f"HloModule m\n{ADD}ENTRY e {{\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
         "  ROOT r = f32[] reduce(\n    p, // the input\n    z\n  ), dimensions={0},\n  to_apply=add\n}\n"),
@@ -266,3 +269,11 @@ def test_stack_frame_rows_over_lines_give_the_whole_frame(tmp_path: Path) -> Non
 def test_an_instruction_without_its_shape_ends_where_the_next_one_starts(tmp_path: Path) -> None:
     hlo = read(tmp_path, FORMS["an instruction without its shape, then another on its line"])
     assert instructions(hlo) == [("e", "p", "parameter", False), ("e", "a", "abs", False), ("e", "b", "negate", True)]
+
+
+def test_a_nested_instruction_is_read_in_its_user_whose_operands_are_its_own(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["nested instructions"])
+    assert instructions(hlo) == [("e", "p", "parameter", False), ("e", "a", "add", False), ("e", "v", "add", True)]
+    assert [(line, ref.name) for line, ref in hlo.document.all_uses()] == [(3, "p"), (3, "p"), (4, "a"), (4, "p")]
+    parsed = hlo.parse(3, "a")
+    assert parsed is not None and [(o.name, str(o.shape)) for o in parsed.operands] == [(None, "f32[4]")] * 2

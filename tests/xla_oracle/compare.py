@@ -2,7 +2,8 @@
 normalizations XLA makes when it builds and prints a module.
 
 XLA renames an instruction name that another computation already used (`a` becomes `a.1`), gives
-nested instructions names of their own (`negate.anon`), fills the default layout of every array
+nested instructions names of their own (`negate.anon`: hlo-lsp reads a nested instruction as part of
+its user, whose operands are then those of the nested one), fills the default layout of every array
 shape, infers a shape left out, marks the last instruction ROOT where none is, makes the last
 computation ENTRY where none is, and prints the instructions in an order of its own.
 """
@@ -80,8 +81,9 @@ def differences(original: Model, printed: Model, xla_names: Names) -> list[tuple
     """(what differs, detail) between our model of a text and our model of XLA's printing of it; `xla_names`
     are the computations XLA built, each with its instructions, in the order it built them."""
     ours = as_xla_builds(original)
-    theirs = {computation.name: computation for computation in printed}
-    names = dict(xla_names)
+    theirs = {computation.name: _nested_inlined(computation) for computation in printed}
+    names = {computation: tuple(name for name in instructions if not _ANON.search(name))
+             for computation, instructions in xla_names}
     mapping, unmatched, extra = aligned_names(tuple(c.name for c in ours), tuple(names))
     found = [("computation we read, XLA does not", name) for name in unmatched]
     found += [("computation XLA reads, we do not", name) for name in extra if name in theirs]
@@ -90,6 +92,24 @@ def differences(original: Model, printed: Model, xla_names: Names) -> list[tuple
         if other is not None:
             found += _computation_differences(computation, other, names[other.name], mapping)
     return found
+
+
+_ANON = re.compile(r"\.anon(\.\d+)?$")  # XLA's name for a nested instruction
+
+
+def _nested_inlined(computation: ComputationModel) -> ComputationModel:
+    """The computation with XLA's nested instructions (`negate.anon`) dropped, each user's operand that
+    names one replaced by the nested instruction's own operands."""
+    nested = {i.name: i for i in computation.instructions if _ANON.search(i.name)}
+    if not nested:
+        return computation
+
+    def inlined(operands: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(name for operand in operands for name in (
+            inlined(nested[operand].operands) if operand in nested else (operand,)))
+
+    return replace(computation, instructions=tuple(
+        replace(i, operands=inlined(i.operands)) for i in computation.instructions if i.name not in nested))
 
 
 def _computation_differences(ours: ComputationModel, theirs: ComputationModel, xla_names: tuple[str, ...],

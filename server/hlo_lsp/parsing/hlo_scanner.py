@@ -94,7 +94,7 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
         text = text[:-1]
     if state == COMP:
         fast = _INSTRUCTION_START.match(text)
-        if fast is not None and fast.group(3).find("=") < 0:
+        if fast is not None and fast.group(3).find("=") < 0 and not _opcode_in_shape(fast.group(3)):
             # A comment may hide how the line ends (`abs(p), /* a`): the line is read with it blanked.
             return _instruction_scan(text, fast) if "/*" not in text else _scan_with_comments(state, text)
     if isinstance(state, tuple) and state[0] in _ITEM_STATES:
@@ -106,6 +106,15 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
     if "/*" in text:
         return _scan_with_comments(state, text)
     return _scan_item(state, text)
+
+
+_OPCODE_CALL = re.compile(r"[a-z][a-z0-9_\-]*\(")  # in what the fast match took for a shape: an opcode
+
+
+def _opcode_in_shape(shape: str) -> bool:
+    """Whether the fast match's shape holds an opcode: `v = add(p, negate(p))` has no shape, its opcode is
+    `add` (a shape's own parentheses follow no lowercase name: tuples, `T(8,128)`)."""
+    return "(" in shape and _OPCODE_CALL.search(shape) is not None
 
 
 def _scan_item(state: State, text: str) -> LineScan:
@@ -727,8 +736,14 @@ def _collect_operands(text: str, start: int, end: int, refs: RefCollector) -> No
         match = _TRAILING_NAME.search(item)
         if match:
             refs.add(Role.INSTRUCTION_USE, match.group(1), item_start + match.start(1))
+        elif item.rstrip().endswith(")"):  # a nested instruction, `negate(p)`: its operands are used
+            nested = _NESTED_OPCODE.search(item)
+            close = matching_paren(text, item_start + nested.end() - 1) if nested else -1
+            if nested and 0 < close <= item_end:
+                _collect_operands(text, item_start + nested.end(), close, refs)
 
 
+_NESTED_OPCODE = re.compile(r"(?<![%\w.\-])[a-z][a-z0-9_\-]*\(")
 _BRACKETED = re.compile(r"\[[^\[\]]*\]|\{[^{}]*\}|\([^()]*\)")
 
 

@@ -138,6 +138,13 @@ class HloTransformer(Transformer[Token, Any]):
         token = children[0]
         return Operand(_name(token), _name_span(token))
 
+    def nested_operand(self, children: list[Any]) -> Operand:
+        """An instruction written in its user's operand list: read as an operand of no name."""
+        shape = children[0] if isinstance(children[0], Shape) else None
+        spans = [(c.start_pos, c.end_pos) if isinstance(c, Token) else c.span for c in children
+                 if isinstance(c, (Token, Operand))]
+        return Operand(None, (min(s for s, _ in spans), max(e for _, e in spans)), shape)
+
     def literal_operand(self, children: list[tuple[int, int]]) -> Operand:
         start, end = children[0]
         return Operand(None, (start, end), literal="")
