@@ -62,14 +62,21 @@ def test_signatures_xla_accepts(tmp_path: Path, text: str) -> None:
     assert [p for p in opcode_problems(tmp_path, text) if p.code == "result-shape"] == []
 
 
-@pytest.mark.parametrize(("header", "underlined"), [
-    ("ENTRY e (p: token[2]) -> token[]", "token[2]"),  # XLA crashes: shape.h, buffer != nullptr
-    ("ENTRY e (p: token[]) -> opaque[3]", "opaque[3]"),
+@pytest.mark.parametrize(("header", "line", "underlined"), [
+    ("ENTRY e (p: token[2]) -> token[]", 2, "token[2]"),  # XLA crashes: shape.h, buffer != nullptr
+    ("ENTRY e (p: token[]) -> opaque[3]", 2, "opaque[3]"),
+    ("ENTRY e // its signature below\n(p: token[2]) -> token[]", 3, "token[2]"),  # a header over lines
 ])
-def test_token_shapes_with_dimensions_in_a_signature(tmp_path: Path, header: str, underlined: str) -> None:
+def test_token_shapes_with_dimensions_in_a_signature(tmp_path: Path, header: str, line: int, underlined: str) -> None:
     text = computation(header, "p = token[] parameter(0)", "ROOT t = token[] after-all()")
-    assert one(tmp_path, text) == (2, "result-shape", "token and opaque shapes have no dimensions: token[] "
-                                                      "(XLA's parser crashes)", underlined)
+    assert one(tmp_path, text) == (line, "result-shape", "token and opaque shapes have no dimensions: token[] "
+                                                         "(XLA's parser crashes)", underlined)
+
+
+def test_a_signature_over_lines_is_compared_with_its_root(tmp_path: Path) -> None:
+    text = computation("ENTRY e (p: f32[4]) -> /* c\n */ f32[8]", "ROOT p = f32[4] parameter(0)")
+    assert one(tmp_path, text) == (3, "result-shape", "Shape of computation e, f32[8], is not compatible with that "
+                                                      "of its root instruction p, f32[4]", "f32[8]")
 
 
 # ---- operands XLA infers no shape from -------------------------------------------------------------------------

@@ -20,6 +20,8 @@ from hlo_lsp.analysis.checks.opcodes.shape_rules import SIZED_TOKEN, compatible
 from hlo_lsp.analysis.checks.opcodes.text_keys import CACHE_LIMIT
 from hlo_lsp.analysis.context import StructureMemo
 from hlo_lsp.model.hlo_module import Computation, HloModule
+from hlo_lsp.parsing.hlo_scanner import blank_comments
+from hlo_lsp.parsing.line_scan import as_one_line
 from hlo_lsp.problems import Problem
 
 _LAYOUT = re.compile(r"\{[^{}]*\}|\s+")
@@ -43,9 +45,10 @@ def _signature_problems(hlo: HloModule) -> Iterator[Problem]:
 
 def _computation_problems(hlo: HloModule, computation: Computation) -> list[Problem]:
     document = hlo.document
-    header = document.line(computation.line)
+    whole = hlo.whole_text(computation.line)  # a header may go on over lines, comments between its tokens
+    header = as_one_line(blank_comments(whole)[0]) if "\n" in whole or "/*" in whole else whole
     if "token[" in header or "opaque[" in header:
-        sized = _sized_tokens(hlo, computation.line, header)
+        sized = _sized_tokens(hlo, computation.line, header, whole)
         if sized:
             return sized
     result = _result_span(header, document.scan(computation.line).data)
@@ -61,16 +64,17 @@ def _computation_problems(hlo: HloModule, computation: Computation) -> list[Prob
         return []
     message = (f"Shape of computation {computation.name}, {written}, is not compatible with that of its root "
                f"instruction {hlo.instruction_scan(root).data[0]}, {found}")
-    return problems(hlo, computation.line, header, [(*result, "result-shape", message)])
+    return problems(hlo, computation.line, whole, [(*result, "result-shape", message)])
 
 
-def _sized_tokens(hlo: HloModule, line: int, header: str) -> list[Problem]:
+def _sized_tokens(hlo: HloModule, line: int, header: str, whole: str) -> list[Problem]:
+    """`token[2]` in a header (`header`: its `whole` text over lines, comments blanked)."""
     found = SIZED_TOKEN.search(header)
     if found is None:
         return []
     end = header.find("]", found.end())
     message = "token and opaque shapes have no dimensions: token[] (XLA's parser crashes)"
-    return problems(hlo, line, header, [(found.start(), end + 1 if end > 0 else found.end(), "result-shape", message)])
+    return problems(hlo, line, whole, [(found.start(), end + 1 if end > 0 else found.end(), "result-shape", message)])
 
 
 def _result_span(header: str, data: tuple[object, ...]) -> tuple[int, int] | None:
