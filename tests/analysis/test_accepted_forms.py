@@ -58,7 +58,8 @@ FORMS = {
         "HloModule m\nENTRY e {\n  p // its shape below\n  = f32[4] parameter(0)\n  ROOT t /* a\n  b */= (f32[4],\n"
         "    f32[4]) tuple(p, p)\n}\n"),
     "a computation header over lines": (
-        f"HloModule m\n{ADD}ENTRY e (p: f32[4], z: f32[]) -> /* its result\n  */f32[\n  ] {{\n  p = f32[4] parameter(0)\n"
+        f"HloModule m\n{ADD}ENTRY e (p: f32[4], z: f32[]) -> /* its result\n  */f32[\n  ] {{\n"
+        "  p = f32[4] parameter(0)\n"
         "  z = f32[] constant(0)\n  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add\n}\n"),
     "ENTRY and its name alone on a line": (
         "HloModule m\nENTRY e // the entry\n{\n  ROOT p = f32[] parameter(0)\n}\n"),
@@ -68,9 +69,11 @@ FORMS = {
         "{file_location_id=1 parent_frame_id=1}\n\nENTRY e {\n"
         "  ROOT p = f32[] parameter(0), metadata={op_name=\"x\" stack_frame_id=1}\n}\n"),
     "an instruction without its shape, then another on its line": (
-        "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  a = abs(p), metadata={op_name=\"a\"} ROOT b = f32[4] negate(a)\n}\n"),
+        "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
+        "  a = abs(p), metadata={op_name=\"a\"} ROOT b = f32[4] negate(a)\n}\n"),
     "a comment over lines after an attribute's comma": (
-        "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT v = f32[4] abs(p), /* a\n b */metadata={op_name=\"x\"}\n}\n"),
+        "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
+        "  ROOT v = f32[4] abs(p), /* a\n b */metadata={op_name=\"x\"}\n}\n"),
     "nested instructions": (
         "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  a = f32[4] add(f32[4] negate(abs(p)), f32[4] negate(p))\n"
         "  ROOT v = add(a, negate(%p))\n}\n"),

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from hlo_lsp.analysis.run import check_module
 from hlo_lsp.model.hlo_module import Computation, HloModule
-from hlo_lsp.parsing.hlo_scanner import blank_comments, hlo_line_uses, item_text
-from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
+from hlo_lsp.parsing.hlo_scanner import blank_comments, continued_instruction_data, hlo_line_uses, item_text
+from hlo_lsp.parsing.line_scan import LineScan, Ref, Role, as_one_line
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.workspace.loader import load
 
@@ -100,9 +100,10 @@ def _instructions(hlo: HloModule, computation: Computation) -> tuple[Instruction
     for line, start, scan in hlo.instruction_items(computation):
         name, shape_start, opcode_start, opcode, root = scan.data
         shape = blank_comments(document.line(line)[shape_start:opcode_start])[0].strip() or None
-        if not opcode:  # `v =` with its shape and opcode on the lines below
-            site, parsed = hlo.site(name, line), hlo.shape_at_line(line, name)
-            opcode, shape = site.opcode if site else opcode, str(parsed) if parsed else shape
+        if not opcode:  # `v =` with its shape and opcode on the lines below: read from its whole text
+            whole = as_one_line(blank_comments(hlo.instruction_text(line, name))[0])
+            _, shape_start, opcode_start, opcode, _ = continued_instruction_data(whole, scan.data)
+            shape = whole[shape_start:opcode_start].strip() or None
         uses = _uses(hlo, line, start, scan)
         operands = tuple(ref.name for ref in uses if ref.role is Role.INSTRUCTION_USE)
         called = tuple(ref.name for ref in uses if ref.role is Role.COMPUTATION_USE)
