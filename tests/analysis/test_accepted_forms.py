@@ -77,6 +77,9 @@ FORMS = {
     "nested instructions": (
         "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  a = f32[4] add(f32[4] negate(abs(p)), f32[4] negate(p))\n"
         "  ROOT v = add(a, negate(%p))\n}\n"),
+    "comments before an operand list and an attribute's value": (
+        f"HloModule m\n{ADD}ENTRY e {{\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
+        "  r = /* a\n b */reduce(p, z), dimensions={0}, to_apply=/* c */%add\n  ROOT v = f32[] negate(r)\n}\n"),
     "operands over lines": (
         f"HloModule m\n{ADD}ENTRY e {{\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
         "  ROOT r = f32[] reduce(\n    p, // the input\n    z\n  ), dimensions={0},\n  to_apply=add\n}\n"),
@@ -280,3 +283,9 @@ def test_a_nested_instruction_is_read_in_its_user_whose_operands_are_its_own(tmp
     assert [(line, ref.name) for line, ref in hlo.document.all_uses()] == [(3, "p"), (3, "p"), (4, "a"), (4, "p")]
     parsed = hlo.parse(3, "a")
     assert parsed is not None and [(o.name, str(o.shape)) for o in parsed.operands] == [(None, "f32[4]")] * 2
+
+
+def test_names_after_comments_are_read(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["comments before an operand list and an attribute's value"])
+    assert [(line, ref.name) for line, ref in hlo.document.all_uses()] == [
+        (4, "a"), (4, "b"), (10, "p"), (10, "z"), (10, "add"), (11, "r")]

@@ -406,6 +406,8 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
         text = text[:-1]
     if kind == "items":
         return tuple(ref for start, item in scan.data for ref in hlo_line_uses(item_text(text, scan, start), item))
+    if kind == "continuation" and "*/" in text:  # a comment that ends, or opens and ends, on this line
+        text = blank_comments(_comment_end_blanked(text))[0]
     refs = RefCollector(text)
     if kind == "continuation":  # an instruction's operands or attributes go on here: `to_apply=add`
         if scan.data == ("instruction",):
@@ -437,6 +439,12 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
     if close_paren > 0:
         _collect_attribute_refs(text, close_paren + 1, refs)
     return tuple(refs.refs)
+
+
+def _comment_end_blanked(text: str) -> str:
+    """A line that starts inside a block comment (a `*/` before any `/*`) with that comment blanked."""
+    close = text.find("*/")
+    return text if close < 0 or "/*" in text[:close] else " " * (close + 2) + text[close + 2 :]
 
 
 def item_text(text: str, scan: LineScan, start: int) -> str:
@@ -788,6 +796,8 @@ def _collect_attribute_refs(text: str, start: int, refs: RefCollector) -> None:
     for match in _ATTRIBUTE_REF.finditer(text, start):
         key = match[match.lastindex]  # type: ignore[index]
         value_start = match.end()
+        while text[value_start : value_start + 1] in (" ", "\t"):  # `to_apply= %f`: spaces (comments blanked)
+            value_start += 1
         if key == "stack_frame_id":
             number = _INT.match(text, value_start)
             if number:
