@@ -94,7 +94,8 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
         text = text[:-1]
     if state == COMP:
         fast = _INSTRUCTION_START.match(text)
-        if fast is not None and fast.group(3).find("=") < 0 and not _opcode_in_shape(fast.group(3)):
+        shape = fast.group(3) if fast is not None else "="
+        if "=" not in shape and ("(" not in shape or not _opcode_in_shape(shape)):
             # A comment may hide how the line ends (`abs(p), /* a`): the line is read with it blanked.
             return _instruction_scan(text, fast) if "/*" not in text else _scan_with_comments(state, text)
     if isinstance(state, tuple) and state[0] in _ITEM_STATES:
