@@ -288,3 +288,16 @@ def test_called_computations_of_while_conditional_and_fusion() -> None:
     assert loop.called_computations == ("cond", "body")
     assert branches.called_computations == ("on_true", "on_false")
     assert fusion.called_computations == ("fused.1",)
+
+
+def test_a_nested_instruction_is_an_operand_of_no_name_with_its_shape() -> None:
+    parsed = parse_instruction("v = f32[4] add(p, f32[4] negate(abs(p)))")
+    assert isinstance(parsed, Instruction)
+    assert [(o.name, str(o.shape) if o.shape else None) for o in parsed.operands] == [("p", None), (None, "f32[4]")]
+
+
+def test_a_nested_opcode_with_a_sigil_is_a_name_xla_rejects_at_its_parenthesis() -> None:
+    text = "v = f32[4] add(p, %negate(p))"
+    parsed = parse_instruction(text)
+    assert isinstance(parsed, ParseError)
+    assert (parsed.start, parsed.message) == (text.index("(p)"), "unexpected `(`; expected `)`, `,`")

@@ -105,6 +105,7 @@ ACCEPTED = (
           entry("a = f32[4] add(f32[4] negate(abs(p)), f32[4] negate(p))", "ROOT v = add(a, negate(%p))")),
     Entry("nested instruction with attributes", False, entry("ROOT v = f32[4] add(p, negate(p), metadata={})")),
     Entry("nested instruction with its sigil", False, entry("ROOT v = f32[4] add(p, %negate(p))")),
+    Entry("nested instruction with its sigil, no ROOT", False, entry("v = f32[4] add(p, %negate(p))")),
     Entry("empty operand slots", True, entry("ROOT v = f32[4] add(p, p,)")),
     Entry("names with dashes and dots", True, entry("a-b.c_1 = f32[4] abs(p)", "ROOT x-1 = f32[4] negate(a-b.c_1)")),
     Entry("keywords as %names", True, entry("%true = f32[4] abs(p)", "ROOT %nan = f32[4] negate(%true)")),

@@ -141,6 +141,9 @@ class HloTransformer(Transformer[Token, Any]):
     def nested_operand(self, children: list[Any]) -> Operand:
         """An instruction written in its user's operand list: read as an operand of no name."""
         shape = children[0] if isinstance(children[0], Shape) else None
+        opcode = children[1 if shape is not None else 0]
+        if str(opcode).startswith("%"):  # XLA reads `%negate(p)` as the name `%negate`, then `(`
+            raise _Rejected(ParseError(opcode.end_pos, opcode.end_pos + 1, "unexpected `(`; expected `)`, `,`"))
         spans = [(c.start_pos, c.end_pos) if isinstance(c, Token) else c.span for c in children
                  if isinstance(c, (Token, Operand))]
         return Operand(None, (min(s for s, _ in spans), max(e for _, e in spans)), shape)
@@ -262,10 +265,20 @@ def _built_parser() -> Lark:
     )
 
 
+class _Rejected(Exception):
+    """What the grammar takes and XLA's parser does not, found while the parse builds its records."""
+
+    def __init__(self, error: ParseError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
 def parse_rule(text: str, start: str) -> Any:
     """`text` parsed as the grammar's rule `start`: its syntax record, or a ParseError."""
     try:
         return _parser().parse(text, start=start)
+    except _Rejected as rejected:
+        return rejected.error
     except UnexpectedInput as error:
         return parse_error_of(text, error)
     except (LarkError, ValueError, IndexError, TypeError) as error:
