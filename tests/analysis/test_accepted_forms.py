@@ -80,6 +80,9 @@ FORMS = {
     "comments before an operand list and an attribute's value": (
         f"HloModule m\n{ADD}ENTRY e {{\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
         "  r = /* a\n b */reduce(p, z), dimensions={0}, to_apply=/* c */%add\n  ROOT v = f32[] negate(r)\n}\n"),
+    "an attribute on the line below a line comment": (
+        "HloModule m\nf {\n  p = f32[] parameter(0)\n  ROOT v = f32[] abs(p)\n}\nENTRY e {\n  s = f32[] parameter(0)\n"
+        "  ROOT v = f32[] call(s), // c\nto_apply=f, metadata={op_name=\"to_apply=f\"}\n}\n"),
     "operands over lines": (
         f"HloModule m\n{ADD}ENTRY e {{\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
         "  ROOT r = f32[] reduce(\n    p, // the input\n    z\n  ), dimensions={0},\n  to_apply=add\n}\n"),
@@ -289,3 +292,9 @@ def test_names_after_comments_are_read(tmp_path: Path) -> None:
     hlo = read(tmp_path, FORMS["comments before an operand list and an attribute's value"])
     assert [(line, ref.name) for line, ref in hlo.document.all_uses()] == [
         (4, "a"), (4, "b"), (10, "p"), (10, "z"), (10, "add"), (11, "r")]
+
+
+def test_an_attribute_starting_a_line_names_its_computation(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["an attribute on the line below a line comment"])
+    assert [(line, ref.name, ref.role) for line, ref in hlo.document.all_uses()] == [
+        (3, "p", Role.INSTRUCTION_USE), (7, "s", Role.INSTRUCTION_USE), (8, "f", Role.COMPUTATION_USE)]

@@ -62,6 +62,8 @@ _REF_KEYS = ("calls", "to_apply", "condition", "body", "select", "scatter", "tru
 # `=` first, then which key precedes it: the regex engine skips to each `=` at C speed instead of trying
 # the keys at every character of a long metadata string. The key is the group that matched (lastindex).
 _ATTRIBUTE_REF = re.compile("=(?:" + "|".join(rf"(?<=[,{{ \t]({key})=)" for key in _REF_KEYS) + ")")
+# The same keys at the very start of a line an item goes on on (`to_apply=f` below `call(s), // c`).
+_LEADING_ATTRIBUTE_REF = re.compile("(?:" + "|".join(f"({key})" for key in _REF_KEYS) + ")=")
 _REF_VALUE = re.compile(rf"%?({_NAME})")
 _BRACED_LIST = re.compile(r"\{([^{}]*)\}")
 _INT = re.compile(r"[0-9]+")
@@ -794,22 +796,30 @@ def _top_level_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
 def _collect_attribute_refs(text: str, start: int, refs: RefCollector) -> None:
     if text.find("=", start) < 0:
         return
+    leading = _LEADING_ATTRIBUTE_REF.match(text) if start == 0 else None
+    if leading is not None:
+        _attribute_ref(text, leading, refs)
     for match in _ATTRIBUTE_REF.finditer(text, start):
-        key = match[match.lastindex]  # type: ignore[index]
-        value_start = match.end()
-        while text[value_start : value_start + 1] in (" ", "\t"):  # `to_apply= %f`: spaces (comments blanked)
-            value_start += 1
-        if key == "stack_frame_id":
-            number = _INT.match(text, value_start)
-            if number:
-                refs.add(Role.FRAME_USE, number.group(0), value_start)
-            continue
-        role = Role.INSTRUCTION_USE if key == "control-predecessors" else Role.COMPUTATION_USE
-        if text.startswith("{", value_start) and (key in _COMPUTATION_LIST_KEYS or role is Role.INSTRUCTION_USE):
-            braced = _BRACED_LIST.match(text, value_start)
-            if braced:
-                refs.add_matches(role, _REF_VALUE.finditer(text, braced.start(1), braced.end(1)))
-            continue
-        name = _REF_VALUE.match(text, value_start)
-        if name:
-            refs.add(role, name.group(1), name.start(1))
+        _attribute_ref(text, match, refs)
+
+
+def _attribute_ref(text: str, match: re.Match[str], refs: RefCollector) -> None:
+    """The names the value of the attribute `match` found (its key, then `=`) refers to."""
+    key = match[match.lastindex]  # type: ignore[index]
+    value_start = match.end()
+    if text[value_start : value_start + 1] in (" ", "\t"):  # `to_apply= %f`: spaces (comments blanked)
+        value_start = len(text) - len(text[value_start:].lstrip(" \t"))
+    if key == "stack_frame_id":
+        number = _INT.match(text, value_start)
+        if number:
+            refs.add(Role.FRAME_USE, number.group(0), value_start)
+        return
+    role = Role.INSTRUCTION_USE if key == "control-predecessors" else Role.COMPUTATION_USE
+    if text.startswith("{", value_start) and (key in _COMPUTATION_LIST_KEYS or role is Role.INSTRUCTION_USE):
+        braced = _BRACED_LIST.match(text, value_start)
+        if braced:
+            refs.add_matches(role, _REF_VALUE.finditer(text, braced.start(1), braced.end(1)))
+        return
+    name = _REF_VALUE.match(text, value_start)
+    if name:
+        refs.add(role, name.group(1), name.start(1))
