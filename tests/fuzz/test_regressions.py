@@ -15,6 +15,7 @@ from conftest import SPLIT_MLP, copy_module, problems_of
 from hlo_lsp import cli
 from hlo_lsp.analysis.checks import hlo_structure
 from hlo_lsp.analysis.run import PROBLEM_LIMIT, check_module
+from hlo_lsp.features import targets
 from hlo_lsp.features.hover import hover
 from hlo_lsp.features.memory_svg import timeline_svg
 from hlo_lsp.features.memory_timeline import memory_report
@@ -332,3 +333,17 @@ def test_a_glance_leaves_lines_below_an_open_block_comment_to_the_whole_module(t
     line_document = glance.line_document(below)
     assert line_document is None or not glance.reads_as_whole(line_document, below)
     assert glance.instruction_module(lines[below].split()[0].lstrip("%")) is None
+
+
+def test_a_shape_on_a_long_line_that_is_not_ascii_is_found_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutant #329332 (a 240 KB dump read as one line: only carriage returns, and one astral character):
+    finding the shape under the cursor converted each shape's columns by a scan of the line's prefix,
+    work in the square of the line's length (2.7 s for one definition request)."""
+    line = "\U0001f600 " + " ".join(f"%v{n} = f32[{n},8]{{1,0}} add(%a, %b)" for n in range(3000))
+    character = len(line) - len(line.split(" ")[-3]) + 1  # in the last shape, in UTF-16 units (the emoji: 2)
+    converted: list[int] = []
+    real = targets.utf16_column
+    monkeypatch.setattr(targets, "utf16_column", lambda text, index: converted.append(index) or real(text, index))
+    found = target_at(Document(line, FileKind.HLO_MODULE, "m.txt"), Position(0, character))
+    assert found is not None and (found.kind, found.name) == ("shape", "f32[2999,8]{1,0}")
+    assert len(converted) <= 2  # the target's own range only

@@ -7,7 +7,7 @@ import re
 from hlo_lsp.features.types import Target
 from hlo_lsp.model.document import Document
 from hlo_lsp.parsing.line_scan import DEFINITION_ROLES, Ref, Role
-from hlo_lsp.text import Position, Range, utf16_column
+from hlo_lsp.text import Position, Range, Utf16Columns, utf16_column
 
 _KIND_OF_ROLE = {
     Role.INSTRUCTION_DEF: "instruction",
@@ -65,9 +65,12 @@ def _from_ref(document: Document, line: int, ref: Ref) -> Target:
 
 
 def _shape_at(document: Document, position: Position, text: str) -> Target | None:
+    columns = Utf16Columns(text)  # one pass over a long non-ASCII line, not one per shape
     for match in _SHAPE.finditer(text):
         start = match.start() + (1 if match.group(0).startswith("(") else 0)
-        if _within(text, (start, match.end()), position.character):
+        if columns.column(start) > position.character:
+            return None  # the shapes after it
+        if position.character <= columns.column(match.end()):
             return _target("shape", text[start : match.end()], document, position.line, text, (start, match.end()))
     return None
 
