@@ -75,6 +75,7 @@ ACCEPTED = (
     Entry("computation named after a comment", True,
           entry("c = f32[] constant(0)", "ROOT r = f32[] reduce(p, c), dimensions={0}, to_apply=/* c */ %add",
                 before=ADD)),
+    Entry("shape required, a comment before the opcode", False, entry("ROOT c = /* c */constant(1)")),
     Entry("two instructions on a line", True, entry("a = f32[4] abs(p) ROOT b = f32[4] negate(a)")),
     Entry("computation on one line", True, "HloModule m\n\nENTRY e { p = f32[] parameter(0) ROOT a = f32[] abs(p) }\n"),
     Entry("closing brace then the next computation", True,

@@ -160,8 +160,9 @@ def test_shapes_written_over_lines_read_as_xla_reads_them(tmp_path: Path) -> Non
     assert one(tmp_path, entry("a = abs(p)", "ROOT r = f32[/* c */5] reshape(a)"))[1] == "operand-shape"
 
 
-def test_a_comment_is_no_shape(tmp_path: Path) -> None:
+@pytest.mark.parametrize("instruction", ["p =/* c */ parameter(0)", "p = /* c */parameter(0)"])
+def test_a_comment_is_no_shape(tmp_path: Path, instruction: str) -> None:
     # XLA: cannot infer shape for opcode: parameter
-    text = computation("ENTRY e", "p =/* c */ parameter(0)")
-    assert one(tmp_path, text)[:3] == (3, "shape-required", "cannot infer shape for opcode: parameter; write the "
-                                                             "result shape before it")
+    text = computation("ENTRY e", instruction)
+    assert one(tmp_path, text) == (3, "shape-required", "cannot infer shape for opcode: parameter; write the "
+                                                        "result shape before it", "parameter")

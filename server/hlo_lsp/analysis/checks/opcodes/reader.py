@@ -67,7 +67,10 @@ def read_instruction(text: str, data: tuple[object, ...]) -> InstructionParts | 
             return None  # no attribute, or a second instruction on the line: the grammar's problem
         value = _stripped(clean, key.end(), end)
         attributes.append((key.group(1), key.start(1), value[0], value[1]))
-    shape = _COMMENTS.sub(" ", text[shape_start:opcode_start]).strip()  # `p = /* c */ parameter(0)` has none
+    shape = text[shape_start:opcode_start]
+    if text.find("/", shape_start, opcode_start) >= 0:  # `p = /* c */ parameter(0)`: comments blanked, then cut
+        shape = _COMMENTS.sub(lambda found: " " * len(found.group()), text[:opcode_start])[shape_start:]
+    shape = shape.strip()
     return InstructionParts(clean, opcode, (opcode_start, open_paren), shape,
                             (open_paren, close + 1), operands, attributes)
 
