@@ -19,8 +19,17 @@ from hlo_lsp.model.document import Document, document_state_signature
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.text import Position, Range
 
+# Items XLA reads over lines at any token: each line's state depends on lines above in new ways.
+OVER_LINES = (
+    "HloModule m\nFileNames\n1 // the file\n\"a.py\"\nStackFrames\n1\n{file_location_id=1 parent_frame_id=1}\n"
+    "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n"
+    "ENTRY e (p: f32[4], z: f32[]) -> /* its result\n  */f32[\n  ] {\n  p // its shape below\n  = f32[4] parameter(0)\n"
+    "  z = f32[] constant(0)\n  ROOT t /* a\n  b */= (f32[],\n    f32[]) tuple(z, z)\n"
+    "  r = /* a\n b */reduce(p, z), dimensions={0}, // c\nto_apply=add\n  v = f32[4] add(p, negate(abs(p)))\n}\n"
+    "ENTRY f // the entry\n{\n  ROOT q = f32[] parameter(0)\n}\n")
 DUMPS = {
     "hlo": (Path(str(SPLIT_MLP) + ".txt").read_text(), FileKind.HLO_MODULE),
+    "over-lines": (OVER_LINES, FileKind.HLO_MODULE),
     "handwritten": (HANDWRITTEN.read_text(), FileKind.HLO_MODULE),
     "buffer-assignment": (Path(str(COMBINED_MLP) + "-buffer-assignment.txt").read_text(), FileKind.BUFFER_ASSIGNMENT),
 }
