@@ -151,24 +151,27 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
         if len(text) > MAX_PARSED_CHARS:
             yield _too_long(document, start + local, len(text))
             continue
-        in_comment = in_block_comment(scans[local - 1].end_state if local else _state_before(document, start))
+        before = scans[local - 1].end_state if local else _state_before(document, start)
+        in_comment = type(before) is tuple and in_block_comment(before)  # a state name: in no comment
         parsed = _uncommented(text, in_comment) if in_comment or "/*" in text else text
         if "backend_config={" in parsed:
             parsed = _raw_braces_blanked(parsed)
-        for parse, item in _items(parsers, scan, parsed[offset:]):
-            error = parse(as_one_line(item) if "\n" in item else item)
+        if scan.kind != "items":  # the common case: the line (and its continuation lines) is one item
+            error = parsers[scan.kind](as_one_line(parsed[offset:]) if "\n" in parsed else parsed[offset:])
             if error is not None:
                 yield _located(document, start + local, text, offset + error.start, offset + error.end,
                                error.message)
+            continue
+        for parse, item in _items(parsers, scan, parsed):
+            error = parse(as_one_line(item) if "\n" in item else item)
+            if error is not None:
+                yield _located(document, start + local, text, error.start, error.end, error.message)
 
 
 def _items(parsers: dict[str, Callable[[str], ParseError | None]], scan: LineScan,
            text: str) -> Iterator[tuple[Callable[[str], ParseError | None], str]]:
-    """(parser, text) of each item the line `text` holds: the line itself, or each item of a line of
-    several (the others blanked; the last goes on over the continuation lines in `text`)."""
-    if scan.kind != "items":
-        yield parsers[scan.kind], text
-        return
+    """(parser, text) of each item of a line of several items, `text` (the others blanked; the last
+    goes on over the continuation lines in `text`)."""
     for start, item in scan.data:
         parse = parsers.get(item.kind)
         if parse is not None and item.problem is None:
