@@ -312,6 +312,14 @@ def test_operand_after_an_astral_comment_in_the_operand_list() -> None:
                      (Role.INSTRUCTION_USE, "add.1", b + 1, b + 6)]
 
 
+def test_operand_after_an_astral_comment_on_a_line_the_operands_go_on_on() -> None:
+    first = scan_hlo_line("comp", "  %add.0 = f32[32,10]{1,0} add(")
+    text = "    /*😀*/ %param_2.2, /* a"
+    found = uses(text, scan_hlo_line(first.end_state, text))
+    a = text.index("%param_2.2") + 1
+    assert found == [(Role.INSTRUCTION_USE, "param_2.2", a + 1, a + 10)]  # 😀 counts twice
+
+
 def test_lines_without_names_share_one_scan_per_kind_and_state() -> None:
     # A large module has hundreds of thousands of blank lines and `}`: one record each, not one per line.
     ends = [scan for _, scan in scanned(SPLIT_MLP_HLO) if scan.kind == "computation_end"]

@@ -65,6 +65,7 @@ _ATTRIBUTE_REF = re.compile("=(?:" + "|".join(rf"(?<=[,{{ \t]({key})=)" for key 
 # The same keys at the very start of a line an item goes on on (`to_apply=f` below `call(s), // c`).
 _LEADING_ATTRIBUTE_REF = re.compile("(?:" + "|".join(f"({key})" for key in _REF_KEYS) + ")=")
 _REF_VALUE = re.compile(rf"%?({_NAME})")
+_FRAME_KEY_GROUP = _REF_KEYS.index("stack_frame_id") + 1
 _BRACED_LIST = re.compile(r"\{([^{}]*)\}")
 _INT = re.compile(r"[0-9]+")
 _TABLE_ROW = re.compile(r"[ \t]*([0-9]+)[ \t]+(\"(?:[^\"\\]|\\.)*\"|\{[^{}]*\})[ \t]*$")
@@ -403,15 +404,34 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
     definitions first and reads uses only where they are asked for.
     """
     kind = scan.kind
+    if kind == "instruction":  # most lines: read here, without a call
+        data = scan.data
+        if not data[3]:
+            return ()
+        if text.endswith("\r"):
+            text = text[:-1]
+        refs = RefCollector(text)  # its columns: those of the text as written, comments and all
+        if "/" in text:
+            if "//" in text:  # what a line comment holds names nothing: `abs(p // c`
+                text = _without_line_comment(text)
+            if "/*" in text:  # nor what a block comment holds, closed or left open: `abs(p /* a`
+                text = blank_comments(text)[0]
+        open_paren = data[2] + len(data[3])
+        close_paren = matching_paren(text, open_paren)
+        if data[3] not in _LITERAL_OPCODES:
+            _collect_operands(text, open_paren + 1, close_paren if close_paren > 0 else len(text), refs)
+        if close_paren > 0:
+            _collect_attribute_refs(text, close_paren + 1, refs)
+        return tuple(refs.refs)
     if kind not in _KINDS_WITH_USES:
         return ()
     if text.endswith("\r"):
         text = text[:-1]
     if kind == "items":
         return tuple(ref for start, item in scan.data for ref in hlo_line_uses(item_text(text, scan, start), item))
+    refs = RefCollector(text)
     if kind == "continuation" and "*/" in text:  # a comment that ends, or opens and ends, on this line
         text = blank_comments(_comment_end_blanked(text))[0]
-    refs = RefCollector(text)
     if kind == "continuation":  # an instruction's operands or attributes go on here: `to_apply=add`
         if scan.data == ("instruction",):
             _collect_attribute_refs(text, 0, refs)
@@ -424,23 +444,7 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
         if scan.data[2] >= 0:
             _signature_uses(text, scan.data[2], refs)
         return tuple(refs.refs)
-    if kind == "table_row":
-        _table_row_uses(text, scan.data[2], refs)
-        return tuple(refs.refs)
-    if not scan.data[3]:
-        return ()
-    if "//" in text:  # what a line comment holds names nothing: `abs(p // c`
-        text = _without_line_comment(text)
-    if "/*" in text:  # nor what a block comment holds, closed or left open: `abs(p /* a`
-        text = blank_comments(text)[0]
-    _, _, opcode_start, opcode, _ = scan.data
-    open_paren = opcode_start + len(opcode)
-    close_paren = matching_paren(text, open_paren)
-    operands_end = close_paren if close_paren > 0 else len(text)
-    if opcode not in _LITERAL_OPCODES:
-        _collect_operands(text, open_paren + 1, operands_end, refs)
-    if close_paren > 0:
-        _collect_attribute_refs(text, close_paren + 1, refs)
+    _table_row_uses(text, scan.data[2], refs)  # a table row: the kinds with uses are all told above
     return tuple(refs.refs)
 
 
@@ -735,7 +739,11 @@ def _string_end(text: str, quote: int) -> int:
 
 
 def _collect_operands(text: str, start: int, end: int, refs: RefCollector) -> None:
-    if text.find("%", start, end) >= 0:
+    sigils = text.count("%", start, end)
+    if sigils and sigils > text.count(",", start, end):  # as dumps print them: every operand has its sigil
+        refs.add_matches(Role.INSTRUCTION_USE, _SIGIL_NAME.finditer(text, start, end))
+        return
+    if sigils:
         matches = list(_SIGIL_NAME.finditer(text, start, end))
         if len(matches) > text.count(",", start, end) or len(matches) > _top_level_commas(text[start:end]):
             refs.add_matches(Role.INSTRUCTION_USE, matches)
@@ -800,6 +808,11 @@ def _collect_attribute_refs(text: str, start: int, refs: RefCollector) -> None:
     if leading is not None:
         _attribute_ref(text, leading, refs)
     for match in _ATTRIBUTE_REF.finditer(text, start):
+        if match.lastindex == _FRAME_KEY_GROUP:  # on every line of a dump: read here, without a call
+            number = _INT.match(text, match.end())
+            if number:
+                refs.add(Role.FRAME_USE, number.group(0), match.end())
+                continue
         _attribute_ref(text, match, refs)
 
 
