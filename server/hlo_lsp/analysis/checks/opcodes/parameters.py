@@ -19,6 +19,7 @@ from hlo_lsp.problems import Problem
 # The parameter numbers of computations that number them 0, 1, 2... in order (the common case).
 ORDERED = {count: [str(number) for number in range(count)] for count in range(1, 64)}
 _NUMBER_SETS = {count: frozenset(numbers) for count, numbers in ORDERED.items()}
+_NUMBER_SETS_LIMIT = 256
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)  # `parameter(/* c */0)` is parameter 0
 
 
@@ -47,8 +48,13 @@ def _leaf_count(shape: Shape) -> int:
 
 def numbered_in_order(numbers: list[str]) -> bool:
     """Whether the numbers are 0 to n-1 as XLA prints them, in any order (without converting one)."""
-    expected = _NUMBER_SETS.get(len(numbers)) or frozenset(str(number) for number in range(len(numbers)))
-    return len(set(numbers)) == len(numbers) and expected.issuperset(numbers)
+    count = len(numbers)
+    expected = _NUMBER_SETS.get(count)
+    if expected is None:  # a computation of many parameters: its set is made once, not on every re-check
+        expected = frozenset(str(number) for number in range(count))
+        if len(_NUMBER_SETS) < _NUMBER_SETS_LIMIT:
+            _NUMBER_SETS[count] = expected
+    return len(set(numbers)) == count and expected.issuperset(numbers)
 
 
 def number_span(text: str, data: tuple[object, ...]) -> tuple[int, int]:
