@@ -211,3 +211,15 @@ def test_custom_call_layout_constraints(tmp_path: Path) -> None:
     shape = module('ROOT r = f32[4] custom-call(p), custom_call_target="x", operand_layout_constraints={f32[5]{0}}')
     assert one(tmp_path, shape)[1:3] == ("operand-shape", "Operand layout constraint shape f32[5]{0} for operand 0 is "
                                                           "not compatible with operand shape f32[4]")
+
+
+def test_a_line_read_out_of_place_first_is_still_judged_where_it_belongs(tmp_path: Path) -> None:
+    # The oracle's long run: the same text outside any computation (an instruction, then `}`) taught the
+    # check that its line needs nothing; inside one it is two items, and its token[2] went untold.
+    line = "  ROOT t = token[2] after-all() }"
+    misplaced, placed = tmp_path / "misplaced", tmp_path / "placed"
+    misplaced.mkdir(), placed.mkdir()
+    opcode_problems(misplaced, f"HloModule m\n\n{line}\ne {{\n")
+    assert one(placed, f"HloModule m\n\nENTRY e {{\n{line}\n") == (
+        3, "result-shape", "token[2]: token and opaque shapes have no dimensions, token[] (XLA's parser crashes)",
+        "after-all")

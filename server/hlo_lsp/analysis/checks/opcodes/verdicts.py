@@ -55,6 +55,10 @@ class VerdictCache:
 
     def _learn_line(self, chunk: Chunk, local: int, key: bytes) -> None:
         scan = chunk.scans[local]
+        if scan.problem is not None:
+            # A line the scanner finds out of place (an instruction outside any computation): the same
+            # text may read otherwise where it belongs (as a line of several items), so it teaches nothing.
+            return
         verdict = self._verdict(chunk.lines[local].rstrip("\r"), scan.kind, scan.data,
                                 isinstance(scan.end_state, tuple))
         self.verdicts[key] = verdict
