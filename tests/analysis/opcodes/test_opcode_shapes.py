@@ -166,3 +166,11 @@ def test_a_comment_is_no_shape(tmp_path: Path, instruction: str) -> None:
     text = computation("ENTRY e", instruction)
     assert one(tmp_path, text) == (3, "shape-required", "cannot infer shape for opcode: parameter; write the "
                                                         "result shape before it", "parameter")
+
+
+@pytest.mark.parametrize("parameter", ["p = f32[4] parameter(0)", "p // its shape below\n= f32[4] parameter(0)"])
+def test_a_broadcast_of_an_array_needs_its_dimensions(tmp_path: Path, parameter: str) -> None:
+    # XLA: attribute dimensions is expected but not seen; the operand's shape may be written below its name.
+    text = computation("ENTRY e", parameter, "ROOT b = broadcast(p)")
+    assert one(tmp_path, text) == (4 + parameter.count("\n"), "missing-attribute", "attribute dimensions is expected "
+                                   "but not seen (the operand of broadcast is not a scalar)", "broadcast")

@@ -32,6 +32,9 @@ def shape_text(hlo: HloModule, line: int, name: str | None = None) -> str:
     scan = hlo.instruction_scan(line, name)
     if scan.kind != "instruction" or len(scan.data) < 5:
         return ""
+    if not scan.data[3]:  # its shape and opcode on the lines below (`p` / `= f32[4] parameter(0)`)
+        shape = hlo.shape_at_line(line, name)
+        return str(shape) if shape is not None else ""
     return hlo.document.line(line)[scan.data[1] : scan.data[2]].strip()
 
 
