@@ -97,8 +97,7 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
         text = text[:-1]
     if state == COMP:
         fast = _INSTRUCTION_START.match(text)
-        shape = fast.group(3) if fast is not None else "="
-        if "=" not in shape and ("(" not in shape or not _opcode_in_shape(shape)):
+        if fast is not None and _reads_fast(fast.group(3)):
             # A comment may hide how the line ends (`abs(p), /* a`): the line is read with it blanked.
             return _instruction_scan(text, fast) if "/*" not in text else _scan_with_comments(state, text)
     if isinstance(state, tuple) and state[0] in _ITEM_STATES:
@@ -115,10 +114,11 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
 _OPCODE_CALL = re.compile(r"[a-z][a-z0-9_\-]*\(")  # in what the fast match took for a shape: an opcode
 
 
-def _opcode_in_shape(shape: str) -> bool:
-    """Whether the fast match's shape holds an opcode: `v = add(p, negate(p))` has no shape, its opcode is
-    `add` (a shape's own parentheses follow no lowercase name: tuples, `T(8,128)`)."""
-    return "(" in shape and _OPCODE_CALL.search(shape) is not None
+def _reads_fast(shape: str) -> bool:
+    """Whether the fast match read the line right, by what it took for the shape: not when that holds
+    a `=` (another item, a glued `q=`) or an opcode (`v = add(p, negate(p))` has no shape, its opcode is
+    `add`; a shape's own parentheses follow no lowercase name: tuples, `T(8,128)`)."""
+    return "=" not in shape and ("(" not in shape or _OPCODE_CALL.search(shape) is None)
 
 
 def _scan_item(state: State, text: str) -> LineScan:
@@ -303,10 +303,10 @@ def _scan_computation_header(text: str) -> LineScan:
     data = (head.group(2), head.group(1) is not None, head.end(3) - 1 if head.group(3) == "(" else -1)
     if text.rstrip().endswith("{") or re.search(r"\{[ \t]*//.*$", text):
         return LineScan("computation", COMP, definition, data)
-    body_open = _body_open(_without_line_comment(text), 0, head.end(2))
-    if body_open < 0:  # its signature, or its `{`, is on the lines below
-        depth = max(bracket_balance(_without_line_comment(text)), 0)
-        return LineScan("computation", ("cont", depth, COMP, _HEADER_OWNER), definition, data)
+    clean = _without_line_comment(text)
+    if _body_open(clean, 0, head.end(2)) < 0:  # its signature, or its `{`, is on the lines below
+        return LineScan("computation", ("cont", max(bracket_balance(clean), 0), COMP, _HEADER_OWNER), definition,
+                        data)
     several = several_items(TOP, text)
     if several is not None:  # `ENTRY e { p = f32[] parameter(0) }`
         return several
@@ -430,9 +430,9 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
     if kind == "items":
         return tuple(ref for start, item in scan.data for ref in hlo_line_uses(item_text(text, scan, start), item))
     refs = RefCollector(text)
-    if kind == "continuation" and "*/" in text:  # a comment that ends, or opens and ends, on this line
-        text = blank_comments(_comment_end_blanked(text))[0]
     if kind == "continuation":  # an instruction's operands or attributes go on here: `to_apply=add`
+        if "*/" in text:  # a comment that ends, or opens and ends, on this line
+            text = blank_comments(_comment_end_blanked(text))[0]
         if scan.data == ("instruction",):
             _collect_attribute_refs(text, 0, refs)
         elif scan.data == ("table_row",):
@@ -743,9 +743,9 @@ def _collect_operands(text: str, start: int, end: int, refs: RefCollector) -> No
     if sigils and sigils > text.count(",", start, end):  # as dumps print them: every operand has its sigil
         refs.add_matches(Role.INSTRUCTION_USE, _SIGIL_NAME.finditer(text, start, end))
         return
-    if sigils:
+    if sigils:  # commas inside shapes and literals too: the operands counted by the list's own commas
         matches = list(_SIGIL_NAME.finditer(text, start, end))
-        if len(matches) > text.count(",", start, end) or len(matches) > _top_level_commas(text[start:end]):
+        if len(matches) > _top_level_commas(text[start:end]):
             refs.add_matches(Role.INSTRUCTION_USE, matches)
             return  # every operand has its sigil; else some have not: `add(f32[4] p, %q)`
     for item_start, item_end in _top_level_items(text, start, end):

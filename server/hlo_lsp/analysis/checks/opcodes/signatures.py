@@ -45,10 +45,10 @@ def _signature_problems(hlo: HloModule) -> Iterator[Problem]:
 
 def _computation_problems(hlo: HloModule, computation: Computation) -> list[Problem]:
     document = hlo.document
-    whole = document.line(computation.line)
+    whole = header = document.line(computation.line)
     if isinstance(document.scan(computation.line).end_state, tuple) or "/*" in whole:
         whole = hlo.whole_text(computation.line)  # a header over lines, or comments between its tokens
-    header = as_one_line(blank_comments(whole)[0]) if "\n" in whole or "/*" in whole else whole
+        header = as_one_line(blank_comments(whole)[0])
     if "token[" in header or "opaque[" in header:
         sized = _sized_tokens(hlo, computation.line, header, whole)
         if sized:
