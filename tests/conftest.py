@@ -160,6 +160,25 @@ def after_random_edits_like_a_fresh_document(data: st.DataObject, text: str,
             assert answer(document) == answer(Document(document.text, FileKind.HLO_MODULE, "module.txt"))
 
 
+def after_random_module_edits_like_a_fresh_check(data: st.DataObject, text: str, pieces: list[str],
+                                                 check: Callable[[ModuleDump], object]) -> None:
+    """Random edits of a one-file module (in chunks of 4 lines) typing `pieces`; after each, `check` of
+    the edited module, which may start from its last run, is `check` of a fresh module of the same text."""
+    with mock.patch.object(document_module, "CHUNK_LINES", 4):
+        document = Document(text, FileKind.HLO_MODULE, "module.hlo")
+        module = ModuleDump("module", {FileKind.HLO_MODULE: document})
+        check(module)
+        for _ in range(data.draw(st.integers(1, 6), label="edits")):
+            line = data.draw(st.integers(0, document.line_count - 1), label="line")
+            column = data.draw(st.integers(0, 60), label="column")
+            removed = data.draw(st.integers(0, 3), label="removed")
+            piece = "".join(data.draw(st.lists(st.sampled_from(pieces), max_size=2), label="text"))
+            document = document.apply_edit(Range(Position(line, column), Position(line, column + removed)), piece)
+            module = module.updated({FileKind.HLO_MODULE: document})
+            fresh = Document(document.text, FileKind.HLO_MODULE, "module.hlo")
+            assert check(module) == check(ModuleDump("module", {FileKind.HLO_MODULE: fresh}))
+
+
 def module_of(path: Path) -> ModuleDump:
     """The module a file belongs to, companions included."""
     loaded = load([str(path)])

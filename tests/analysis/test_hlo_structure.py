@@ -5,11 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import (
     COMBINED_MLP,
     HANDWRITTEN,
+    RANDOM_EDITS,
     SPLIT_MLP,
+    after_random_module_edits_like_a_fresh_check,
     copy_module,
     lines_of,
     module_of,
@@ -17,6 +21,9 @@ from conftest import (
     problems_of,
     where,
 )
+from hlo_lsp.analysis.checks import hlo_structure
+from hlo_lsp.analysis.context import CheckContext
+from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.problems import Problem, Severity
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
@@ -240,3 +247,31 @@ def test_on_a_line_of_several_items_a_name_is_defined_before_its_use_or_not_at_a
     problems = problems_of(path)
     assert [(p.range.start.line, p.range.start.character, p.code) for p in problems] == [
         (2, 17, "undefined-instruction")]
+
+
+# ---- after an edit --------------------------------------------------------------------------------------------
+
+# Names that resolve nowhere in several chunks (of 4 lines), after op_name strings an edit may lengthen.
+UNDEFINED_AFTER_EDITS = """HloModule m
+
+ENTRY e {
+  p = f32[] parameter(0)
+  a = f32[] add(p, q), metadata={op_name="a" stack_frame_id=7}
+  b = f32[] negate(a), metadata={op_name="b"}
+  c = f32[] abs(b), metadata={op_name="c" stack_frame_id=8}
+  d = f32[] add(c, r), metadata={op_name="d"}
+  f = f32[] call(d), to_apply=nowhere, metadata={op_name="f"}
+  ROOT g = f32[] add(f, s), metadata={op_name="g" stack_frame_id=9}
+}
+"""
+
+
+@RANDOM_EDITS
+@given(data=st.data())
+def test_after_any_edits_the_undefined_names_are_those_of_a_fresh_check(data: st.DataObject) -> None:
+    def undefined(module: ModuleDump) -> list[tuple[int, int, str]]:
+        return [(p.range.start.line, p.range.start.character, p.message)
+                for p in hlo_structure.check(CheckContext(module))]
+
+    pieces = ["x", "é", "😀", ' op_name="', "q", "p", " stack_frame_id=1", ",", "\n"]
+    after_random_module_edits_like_a_fresh_check(data, UNDEFINED_AFTER_EDITS, pieces, undefined)

@@ -93,9 +93,12 @@ def assert_indexed_like_fresh(document: Document, text: str) -> None:
 @given(data=st.data(), dump=st.sampled_from(sorted(DUMPS)), chunk_lines=st.sampled_from([4, 5, 6, 8]))
 def test_any_edit_sequence_indexes_like_a_fresh_document(data, dump, chunk_lines):
     text, kind = DUMPS[dump]
+    read_between = data.draw(st.booleans(), label="uses read between edits")  # then edits inherit them
     with mock.patch.object(document_module, "CHUNK_LINES", chunk_lines):
         document = Document(text, kind)
         for _ in range(data.draw(st.integers(1, 6), label="edits")):
+            if read_between:
+                document_state_signature(document)
             start = position(data, text)
             end = position(data, text, near=start.line)
             if data.draw(st.booleans(), label="end first"):

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
+from typing import Generic, TypeVar
+
 from hlo_lsp.model.document import Document, EditedFrom
 from hlo_lsp.problems import Problem
+
+T = TypeVar("T")
 
 
 def spliced(document: Document, edit: EditedFrom, before: list[Problem], first: int,
@@ -16,3 +22,30 @@ def spliced(document: Document, edit: EditedFrom, before: list[Problem], first: 
     kept = [problem for problem in before if problem.range.start.line < start]
     moved = [problem.shifted(new_after - old_after) for problem in before if problem.range.start.line >= old_after]
     return kept + found + moved
+
+
+class LastRuns(Generic[T]):
+    """What a check derived from the version of each document it last read, for one structure of the
+    module: an edit of that version that keeps the structure starts from it. Documents are held
+    weakly (a closed file goes), and only the last few sources are kept."""
+
+    def __init__(self, remembered: int = 16) -> None:
+        self._runs: dict[str, tuple[object, weakref.ref[Document], T]] = {}
+        self._remembered = remembered
+        self._lock = threading.Lock()
+
+    def after_edit(self, document: Document, structure: object) -> tuple[EditedFrom, T] | None:
+        """The edit that made `document` and the last run's result, when that run read the version the
+        edit started from, in the same structure."""
+        with self._lock:
+            last = self._runs.get(document.source)
+        edit = document.edited_from
+        if last is None or edit is None or last[0] is not structure or last[1]() is not edit.previous:
+            return None
+        return edit, last[2]
+
+    def remember(self, document: Document, structure: object, result: T) -> None:
+        with self._lock:
+            if len(self._runs) >= self._remembered:
+                self._runs.clear()
+            self._runs[document.source] = (structure, weakref.ref(document), result)

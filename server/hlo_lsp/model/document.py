@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import threading
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -39,7 +40,7 @@ class Chunk:
     """A run of consecutive lines with their scans; immutable once built."""
 
     __slots__ = ("lines", "scans", "start_state", "_scanner", "_uses", "_defined_names", "_used_names", "_problems",
-                 "derived", "__weakref__")
+                 "derived", "_before", "__weakref__")
 
     def __init__(self, lines: list[str], scans: list[LineScan], start_state: State, scanner: Scanner) -> None:
         self.lines = lines
@@ -53,6 +54,22 @@ class Chunk:
         # What checks derive from these lines alone, under a key of their own: kept as long as the
         # chunk, which edits share between versions (a plain dict: reads are atomic, no lock).
         self.derived: dict[str, object] = {}
+        self._before: weakref.ref[Chunk] | None = None
+
+    def follows(self, before: Chunk) -> None:
+        """Marks this chunk as `before` edited line for line: what is read per line of it may be taken
+        from `before`'s unchanged lines while `before` lives (held weakly: no chain of versions)."""
+        self._before = weakref.ref(before)
+
+    def before(self) -> Chunk | None:
+        """The chunk this one was edited from, line for line (None when not known, or gone)."""
+        return self._before() if self._before is not None else None
+
+    def changed_lines(self, before: Chunk) -> list[int]:
+        """The local lines whose text or scan differs from those of `before`, edited into this one."""
+        return [local for local, (text, scan, old_text, old_scan)
+                in enumerate(zip(self.lines, self.scans, before.lines, before.scans))
+                if text != old_text or scan != old_scan]
 
     @property
     def end_state(self) -> State:
@@ -62,8 +79,14 @@ class Chunk:
         """Per line, the names it uses (read on first request)."""
         if self._uses is None:
             read = self._scanner.uses
+            before = self.before()
             with paused_collector():
-                uses = [read(text, scan) for text, scan in zip(self.lines, self.scans)]
+                if before is not None and before._uses is not None:  # an edit: its unchanged lines' uses
+                    uses = list(before._uses)
+                    for local in self.changed_lines(before):
+                        uses[local] = read(self.lines[local], self.scans[local])
+                else:
+                    uses = [read(text, scan) for text, scan in zip(self.lines, self.scans)]
                 # With the uses, the set of the names they hold: built here, by whoever reads the
                 # uses first (the check, in the background), not by the first question that looks
                 # a name up, which would wait for every chunk's set.
@@ -384,6 +407,10 @@ class Document:
             following += 1
         region_state = self.chunks[first].start_state
         rebuilt = _make_chunks(new_lines, new_scans, region_state, self.scanner)
+        if len(rebuilt) == following - first:
+            for old, new in zip(self.chunks[first:following], rebuilt):
+                if len(old.lines) == len(new.lines):
+                    new.follows(old)
         edited = Document._without_text(self.kind, self.source, self.scanner)
         self.edited_from = None  # one version back is enough: no chain of every version kept alive
         edited.edited_from = EditedFrom(self, first, following, first + len(rebuilt))

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import itertools
 import threading
-import weakref
 from collections.abc import Iterator
 
 from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
-from hlo_lsp.analysis.edits import spliced
-from hlo_lsp.model.document import Chunk, Document
+from hlo_lsp.analysis.edits import LastRuns, spliced
+from hlo_lsp.model.document import Chunk
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.hlo_scanner import blank_comments, in_block_comment
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
@@ -153,12 +152,11 @@ def _check_undefined_names(hlo: HloModule) -> Iterator[Problem]:
     """Every use resolves: instructions within their computation (XLA's parser scope), the rest module-wide.
     After an edit that kept the structure, from the previous version's problems and the edited chunks'."""
     document = hlo.document
-    with _lock:
-        last = _undefined_by_source.get(document.source)
-    edit = document.edited_from
-    if last is not None and edit is not None and last[0] is hlo.structure_id and last[1]() is edit.previous:
+    last = _undefined_names.after_edit(document, hlo.structure_id)
+    if last is not None:
+        edit, before = last
         spans = document.chunks_with_starts()[edit.first : edit.new_end]
-        found = spliced(document, edit, last[2], edit.first, list(_chunks_undefined_names(hlo, spans)))
+        found = spliced(document, edit, before, edit.first, list(_chunks_undefined_names(hlo, spans)))
     else:
         found = []
         for problem in _chunks_undefined_names(hlo, document.chunks_with_starts()):
@@ -166,24 +164,19 @@ def _check_undefined_names(hlo: HloModule) -> Iterator[Problem]:
             if len(found) > PROBLEM_LIMIT:  # a garbled module: the run stops here, nothing is remembered
                 yield from found
                 return
-    with _lock:
-        if len(_undefined_by_source) >= _STRUCTURES_REMEMBERED:
-            _undefined_by_source.clear()
-        _undefined_by_source[document.source] = (hlo.structure_id, weakref.ref(document), found)
+    _undefined_names.remember(document, hlo.structure_id, found)
     yield from found
 
 
-# The last document checked for undefined names, per source (held weakly: a closed file goes), with
-# its structure and problems.
-_undefined_by_source: dict[str, tuple[object, weakref.ref[Document], list[Problem]]] = {}
+_undefined_names: LastRuns[list[Problem]] = LastRuns()
 
 
 def _chunks_undefined_names(hlo: HloModule, spans: list[tuple[int, Chunk]]) -> Iterator[Problem]:
     defined = hlo.defined_names()
     for start, chunk in spans:
-        kept: tuple[object, int, list[Problem]] | None = chunk.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
-        if kept is not None and kept[0] is hlo.structure_id and kept[1] == start:
-            yield from kept[2]
+        kept = _kept_undefined_names(hlo, start, chunk)
+        if kept is not None:
+            yield from kept
             continue
         # a garbled chunk (a 10 MB line of operands) may have millions: the check stops at the limit
         problems = list(itertools.islice(_chunk_undefined_names(hlo, defined, start, chunk), PROBLEM_LIMIT + 1))
@@ -191,11 +184,34 @@ def _chunks_undefined_names(hlo: HloModule, spans: list[tuple[int, Chunk]]) -> I
         yield from problems
 
 
+def _kept_undefined_names(hlo: HloModule, start: int, chunk: Chunk) -> list[Problem] | None:
+    """The chunk's problems found before for this structure: its own, or, for a chunk edited line for
+    line, those of the chunk it was edited from on its unchanged lines and its changed lines' own."""
+    kept: tuple[object, int, list[Problem]] | None = chunk.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
+    if kept is not None and kept[0] is hlo.structure_id and kept[1] == start:
+        return kept[2]
+    before = chunk.before()
+    kept = before.derived.get(_DERIVED_KEY) if before is not None else None  # type: ignore[assignment]
+    if (before is None or kept is None or kept[0] is not hlo.structure_id or kept[1] != start
+            or len(kept[2]) > PROBLEM_LIMIT):  # the chunk's problems were cut short: all read again
+        return None
+    changed = chunk.changed_lines(before)
+    unchanged = set(range(len(chunk.lines))).difference(changed)
+    found = [problem for problem in kept[2] if problem.range.start.line - start in unchanged]
+    found += _chunk_undefined_names(hlo, hlo.defined_names(), start, chunk, changed)
+    problems = sorted(found, key=Problem.sort_key)[: PROBLEM_LIMIT + 1]
+    chunk.derived[_DERIVED_KEY] = (hlo.structure_id, start, problems)
+    return problems
+
+
 def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, frozenset[str]], start: int,
-                           chunk: Chunk) -> Iterator[Problem]:
+                           chunk: Chunk, lines: list[int] | None = None) -> Iterator[Problem]:
+    """The chunk's uses that resolve nowhere, on its `lines` (local numbers; all by default)."""
     instructions = defined.get(Role.INSTRUCTION_DEF, frozenset())
     scopes = _Scopes(hlo, instructions)
-    for local, refs in enumerate(chunk.uses()):
+    uses = chunk.uses()
+    for local in range(len(uses)) if lines is None else lines:
+        refs = uses[local]
         kind = chunk.scans[local].kind if refs else None
         if kind == "computation":
             continue  # a signature's names: XLA's parser reads the signature and throws it away

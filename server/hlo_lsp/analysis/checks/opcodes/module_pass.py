@@ -1,14 +1,15 @@
 """The pass of the hlo-opcodes check over a module, chunk by chunk.
 
 A chunk's findings are kept with the chunk, for the structure they were read in: an edit that keeps
-the structure re-reads the chunks it replaced only. What depends on other lines' text (async chains,
-channels) and the parameters of computations no chunk holds whole are read again on every run.
+the structure re-reads the chunks it replaced only. The pass over all chunks (and the parameters of
+computations no chunk holds whole) is kept per document: an edit that moves no line starts from the
+last one. What depends on other lines' text (async chains, channels) is read again on every run.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 
 from hlo_lsp.analysis.checks.opcodes.async_chains import async_problems
@@ -21,7 +22,8 @@ from hlo_lsp.analysis.checks.opcodes.signatures import signature_problems
 from hlo_lsp.analysis.checks.opcodes.text_keys import line_keys
 from hlo_lsp.analysis.checks.opcodes.verdicts import EVALUATE, VERDICTS, Verdict
 from hlo_lsp.analysis.context import CheckContext
-from hlo_lsp.model.document import Chunk
+from hlo_lsp.analysis.edits import LastRuns
+from hlo_lsp.model.document import Chunk, EditedFrom
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, item_text
 from hlo_lsp.parsing.line_scan import LineScan
@@ -39,23 +41,80 @@ class _ChunkFacts:
     per_run: list[int] = field(default_factory=list)  # lines of async ops, send-done and recv-done
 
 
+@dataclass(slots=True)
+class _Pass:
+    """What a pass found, kept to derive the next version's after an edit that moved no line."""
+
+    facts: list[_ChunkFacts]  # per chunk
+    chunk_problems: list[Problem]
+    open_problems: list[Problem]  # of the computations no chunk holds whole
+    per_run: list[int]
+
+
+_last_passes: LastRuns[_Pass] = LastRuns()
+
+
 def check(context: CheckContext) -> Iterator[Problem]:
     hlo = context.hlo
     if hlo is None:
         return
+    last = _last_passes.after_edit(hlo.document, hlo.structure_id)
+    done = _after_edit(hlo, *last) if last is not None else None
+    if done is None:
+        done = yield from _whole_pass(hlo)
+    else:
+        yield from done.chunk_problems
+    _last_passes.remember(hlo.document, hlo.structure_id, done)
+    yield from done.open_problems
+    yield from _per_run_problems(hlo, done.per_run)
+    yield from signature_problems(hlo)
+
+
+def _whole_pass(hlo: HloModule) -> Generator[Problem, None, _Pass]:
+    """Every chunk's findings, yielded as they come (a garbled module's run stops at the problem limit)."""
+    done = _Pass([], [], [], [])
     open_parameters: dict[int, list[str]] = {}
-    per_run: list[int] = []
     for start, chunk in hlo.document.chunks_with_starts():
         facts = _kept_facts(hlo, start, chunk)
+        done.facts.append(facts)
+        done.chunk_problems += facts.problems
         yield from facts.problems
         for header, numbers in facts.open_parameters.items():
             open_parameters.setdefault(header, []).extend(numbers)
-        per_run.extend(facts.per_run)
+        done.per_run += facts.per_run
     for header, numbers in open_parameters.items():
         if not numbered_in_order(numbers):
-            yield from numbering_problems(hlo, header)
-    yield from _per_run_problems(hlo, per_run)
-    yield from signature_problems(hlo)
+            done.open_problems += numbering_problems(hlo, header)
+    return done
+
+
+def _after_edit(hlo: HloModule, edit: EditedFrom, before: _Pass) -> _Pass | None:
+    """The pass of an edited document from its previous version's, when the edit moved no line and
+    left every computation's parameter numbers as they were (else None: a whole pass). With the
+    structure, the numbers and the lines of the parameters the same, so are their problems."""
+    document = hlo.document
+    first, end = edit.first, edit.new_end
+    if end - first != edit.old_end - first or document.chunk_start(end) != edit.previous.chunk_start(end):
+        return None
+    while first > 0 and isinstance(document.chunks[first - 1].end_state, tuple):
+        first -= 1  # an instruction continued into the edited chunks is read again with them
+    spans = document.chunks_with_starts()[first:end]
+    facts = [_kept_facts(hlo, start, chunk) for start, chunk in spans]
+    if any(new.open_parameters != old.open_parameters for new, old in zip(facts, before.facts[first:end])):
+        return None
+    lines = range(spans[0][0], document.chunk_start(end))
+    return _Pass(before.facts[:first] + facts + before.facts[end:],
+                 _replaced(before.chunk_problems, lines, [p for new in facts for p in new.problems]),
+                 before.open_problems,
+                 [line for line in before.per_run if line < lines.start]
+                 + [line for new in facts for line in new.per_run]
+                 + [line for line in before.per_run if line >= lines.stop])
+
+
+def _replaced(problems: list[Problem], lines: range, found: list[Problem]) -> list[Problem]:
+    """`problems` with those on `lines` replaced by `found`, in order of lines."""
+    return ([problem for problem in problems if problem.range.start.line < lines.start] + found
+            + [problem for problem in problems if problem.range.start.line >= lines.stop])
 
 
 def _kept_facts(hlo: HloModule, start: int, chunk: Chunk) -> _ChunkFacts:

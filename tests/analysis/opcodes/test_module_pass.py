@@ -1,0 +1,84 @@
+"""The hlo-opcodes pass after an edit: derived from the previous version's in proportion to the edit,
+and always what a fresh check of the same text finds."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import RANDOM_EDITS, after_random_module_edits_like_a_fresh_check
+from hlo_lsp.analysis.checks import opcodes
+from hlo_lsp.analysis.context import CheckContext
+from hlo_lsp.model import document as document_module
+from hlo_lsp.model.document import Document
+from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.problems import Problem
+from hlo_lsp.text import Position, Range
+
+# Computations longer than a chunk (4 lines here), parameters numbered out of order and twice, an
+# async chain and an attribute the rules read: what the pass keeps per chunk, per computation and per run.
+TEXT = """HloModule m
+
+w {
+  p = f32[4] parameter(0)
+  ROOT n = f32[4] negate(p)
+}
+
+c {
+  a = f32[] parameter(1)
+  b = f32[] parameter(3)
+  x = f32[] add(a, b), metadata={op_name="x"}
+  y = f32[] multiply(x, x)
+  z = f32[] subtract(y, a)
+  q = f32[] parameter(0)
+  ROOT r = f32[] add(z, q)
+}
+
+d {
+  a = f32[] parameter(0)
+  x = f32[] negate(a), metadata={op_name="x"}
+  y = f32[] abs(x)
+  z = f32[] exponential(y)
+  b = f32[] parameter(0)
+  ROOT r = f32[] add(z, b)
+}
+
+ENTRY e {
+  p = f32[4] parameter(0)
+  s = ((f32[4]), f32[4], s32[]) async-start(p), calls=w
+  d = f32[4] async-done(s), metadata={op_name="d"}
+  t = f32[4] transpose(d), dimensions={0}
+  ROOT u = f32[4] negate(t)
+}
+"""
+# What the edits type: most keep every line where it was (the pass then starts from the last one).
+PIECES = ["x", "0", "1", "2", " ", ",", "(", ")", "/* c */", "async-done", "parameter(3)", 'op_name="', "{", "}",
+          "\n"]
+
+
+def opcode_problems(module: ModuleDump) -> list[Problem]:
+    return sorted(opcodes.check(CheckContext(module)), key=Problem.sort_key)
+
+
+@RANDOM_EDITS
+@given(data=st.data())
+def test_after_any_edits_the_pass_finds_what_a_fresh_one_does(data: st.DataObject) -> None:
+    after_random_module_edits_like_a_fresh_check(data, TEXT, PIECES, opcode_problems)
+
+
+def test_an_edit_beside_a_misnumbered_computation_keeps_its_problem_where_it_was() -> None:
+    with mock.patch.object(document_module, "CHUNK_LINES", 4):
+        document = Document(TEXT, FileKind.HLO_MODULE, "pass.hlo")
+        module = ModuleDump("pass", {FileKind.HLO_MODULE: document})
+        before = [(p.range.start.line, p.message) for p in opcode_problems(module)]
+        assert before == [(9, "parameter number 3 leaves a gap: the computation has 3 parameters, numbered from 0 "
+                              "(XLA's parser crashes)"), (22, "Duplicate parameter number 0 (first on line 19)")]
+        line = TEXT.split("\n").index('  x = f32[] add(a, b), metadata={op_name="x"}')
+        edited = document.apply_edit(Range(Position(line, 43), Position(line, 43)), "yz")
+        assert edited.edited_from is not None and edited.edited_from.first > 0  # the pass starts from the last one
+        after = opcode_problems(module.updated({FileKind.HLO_MODULE: edited}))
+        assert [(p.range.start.line, p.message) for p in after] == before
+
