@@ -71,6 +71,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=20250611)
     parser.add_argument("--start", type=int, default=0)
     parser.add_argument("--no-minimize", dest="minimize", action="store_false")
+    parser.add_argument("--list", action="store_true", help="also list every disagreement: its text and detail")
     args = parser.parse_args()
     reason = XlaParser.unavailable()
     if reason is not None:
@@ -80,6 +81,7 @@ def main() -> int:
             for start in range(args.start, args.start + args.texts, BATCH)]
     started, done, crashes = time.monotonic(), 0, 0
     found: list[Disagreement] = []
+    every: list[Disagreement] = []
     counts: Counter[str] = Counter()
     with tempfile.TemporaryDirectory(prefix="hlo-xla-") as folder, multiprocessing.get_context("fork").Pool(
             args.workers, initializer=_init, initargs=(folder,)) as pool:
@@ -91,6 +93,7 @@ def main() -> int:
                     print(f"  new after {done + count} texts: {disagreement.cause}", flush=True)
                     new.discard(disagreement.cause)
             done, crashes, found = done + count, crashes + batch_crashes, distinct(found + batch)
+            every += batch if args.list else []
             if done % 5000 < BATCH:
                 print(f"  {done} texts, {len(counts)} distinct, {time.monotonic() - started:.0f} s", flush=True)
     unknown = [d for d in found if known(d) is None]
@@ -98,6 +101,10 @@ def main() -> int:
           f"{sum(counts.values())} disagreements, {len(found)} distinct ({len(unknown)} not known), "
           f"{time.monotonic() - started:.0f} s")
     _print_distinct(found, counts, args.minimize)
+    if args.list:
+        print("\nevery disagreement:")
+        for disagreement in sorted(every, key=lambda d: d.cause):
+            print(f"  {disagreement.cause} | {disagreement.detail} | {disagreement.origin}")
     return 1 if unknown else 0
 
 

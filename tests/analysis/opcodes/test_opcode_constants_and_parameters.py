@@ -95,8 +95,20 @@ def test_parameter_numbers(tmp_path: Path) -> None:
 def test_a_parameter_number_after_a_comment_is_read_as_xla_reads_it(tmp_path: Path) -> None:
     # XLA: Duplicate parameter number 0
     twice = module("ROOT r = f32[4] add(p, q)", params=("p = f32[4] parameter(0)", "q = f32[4] parameter(/* c */0)"))
-    assert one(tmp_path, twice) == (4, "parameter-number", "Duplicate parameter number 0 (first on line 4)",
-                                    "/* c */0")
+    assert one(tmp_path, twice) == (4, "parameter-number", "Duplicate parameter number 0 (first on line 4)", "0")
+
+
+@pytest.mark.parametrize(("second", "line", "underlined"), [
+    ("q = f32[4] parameter(/* ROOT x = f32[] abs(y) */0)", 4, "0"),  # a `)` in the comment
+    ("q = f32[4] /* a\n b */parameter(0)", 5, "0"),  # its opcode on the next line
+    ("q = f32[// c\n4] parameter(/* c */0)", 5, "0"),  # its shape over two lines
+])
+def test_a_parameter_number_twice_whatever_comes_between(tmp_path: Path, second: str, line: int,
+                                                          underlined: str) -> None:
+    # XLA: Duplicate parameter number 0 (texts of the 10,000-text oracle sample, #1462, #4412 and #2341)
+    twice = module("ROOT r = f32[4] add(p, q)", params=("p = f32[4] parameter(0)", second))
+    assert one(tmp_path, twice) == (line, "parameter-number", "Duplicate parameter number 0 (first on line 4)",
+                                    underlined)
 
 
 def test_parameters_in_any_order_and_in_each_computation(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, parsed_shap
 from hlo_lsp.analysis.checks.opcodes.values import int64_value
 from hlo_lsp.analysis.context import PROBLEM_LIMIT
 from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.hlo_scanner import blank_comments, continued_instruction_data
 from hlo_lsp.parsing.syntax import Shape, TupleShape
 from hlo_lsp.problems import Problem
 
@@ -20,7 +21,6 @@ from hlo_lsp.problems import Problem
 ORDERED = {count: [str(number) for number in range(count)] for count in range(1, 64)}
 _NUMBER_SETS = {count: frozenset(numbers) for count, numbers in ORDERED.items()}
 _NUMBER_SETS_LIMIT = 256
-_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)  # `parameter(/* c */0)` is parameter 0
 
 
 def parameter_line(read: InstructionParts, judgement: Judgement) -> None:
@@ -58,9 +58,9 @@ def numbered_in_order(numbers: list[str]) -> bool:
 
 
 def number_span(text: str, data: tuple[object, ...]) -> tuple[int, int]:
-    """Where the number of `parameter(N)` is in its line."""
+    """Where the number of `parameter(N)` is in its text (a `)` in a comment does not close it)."""
     start = data[2] + len("parameter(")  # type: ignore[operator]
-    return start, text.find(")", start)
+    return start, blank_comments(text)[0].find(")", start)
 
 
 def numbering_problems(hlo: HloModule, header: int) -> list[Problem]:
@@ -93,16 +93,23 @@ def _numbered_parameters(hlo: HloModule, header: int) -> list[tuple[int, str, in
         return []
     parameters, written = [], 0
     for line, _, scan in hlo.instruction_items(computation):
-        if scan.data[3] and scan.data[3] != "parameter":
+        data = scan.data
+        if data[3] and data[3] != "parameter":
             continue
-        text = hlo.instruction_text(line, scan.data[0])
-        # Counted in whole instruction texts: a parameter whose opcode is on a continuation line is one too.
-        written += text.count(" parameter(")
-        if scan.data[3] == "parameter":
-            if read_instruction(text, scan.data) is None:
+        text = hlo.instruction_text(line, data[0])
+        if not data[3]:  # its opcode on a line below
+            data = continued_instruction_data(text, data)
+        blanked = blank_comments(text)[0]
+        # Counted in whole instruction texts, comments aside: a parameter on the line of another
+        # instruction is one too.
+        written += blanked.count(" parameter(")
+        if data[3] == "parameter":
+            if read_instruction(text, data) is None:
                 return []  # a parameter the grammar cannot read
-            start, end = number_span(text, scan.data)
-            parameters.append((line, text, start, end, int64_value(_BLOCK_COMMENT.sub("", text[start:end]).strip())))
+            start, end = number_span(text, data)
+            number = blanked[start:end].strip()
+            start = blanked.find(number, start) if number else start
+            parameters.append((line, text, start, start + len(number) if number else end, int64_value(number)))
     if written > len(parameters):
         return []  # a parameter on the line of another instruction: the grammar's problem first
     return parameters
