@@ -97,9 +97,15 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
         text = text[:-1]
     if state == COMP:
         fast = _INSTRUCTION_START.match(text)
-        if fast is not None and _reads_fast(fast.group(3)):
-            # A comment may hide how the line ends (`abs(p), /* a`): the line is read with it blanked.
-            return _instruction_scan(text, fast) if "/*" not in text else _scan_with_comments(state, text)
+        if fast is not None:
+            # Whether the fast match read the line right, by what it took for the shape: not when that
+            # holds a `=` (another item, a glued `q=`) or an opcode (`v = add(p, negate(p))` has no
+            # shape; a shape's own parentheses follow no lowercase name: tuples, `T(8,128)`). Inlined:
+            # a 40 MB module has a million lines.
+            shape = fast.group(3)
+            if "=" not in shape and ("(" not in shape or _OPCODE_CALL.search(shape) is None):
+                # A comment may hide how the line ends (`abs(p), /* a`): the line is read with it blanked.
+                return _instruction_scan(text, fast) if "/*" not in text else _scan_with_comments(state, text)
     if isinstance(state, tuple) and state[0] in _ITEM_STATES:
         if state[0] in ("cont", "root", "entry") and "/*" in text:  # an item going on: its comments too
             blanked, unclosed = blank_comments(text)
@@ -112,13 +118,6 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
 
 
 _OPCODE_CALL = re.compile(r"[a-z][a-z0-9_\-]*\(")  # in what the fast match took for a shape: an opcode
-
-
-def _reads_fast(shape: str) -> bool:
-    """Whether the fast match read the line right, by what it took for the shape: not when that holds
-    a `=` (another item, a glued `q=`) or an opcode (`v = add(p, negate(p))` has no shape, its opcode is
-    `add`; a shape's own parentheses follow no lowercase name: tuples, `T(8,128)`)."""
-    return "=" not in shape and ("(" not in shape or _OPCODE_CALL.search(shape) is None)
 
 
 def _scan_item(state: State, text: str) -> LineScan:
@@ -504,16 +503,17 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
     data = (name, match.start(3), match.start(4), sys.intern(match.group(4)), match.group(1) is not None)
     count = text.count
     opens, closes = count("{"), count("}")
-    if closes > opens or text.find(" =", match.end()) >= 0:  # perhaps another item after it
+    if closes > opens or " =" in text[match.end() :]:  # perhaps another item after it
         several = several_items(COMP, text)
         if several is not None:
             return several
     if opens == closes and count("(") == count(")") and count("[") == count("]") and \
-            not count('"') & 1 and text[-1:] not in (",", " ", "\t") and "//" not in text:
+            not count('"') & 1 and text[-1:] not in _GOES_ON and "//" not in text:
         return LineScan("instruction", COMP, definition, data)
     return _with_continuation(LineScan("instruction", COMP, definition, data), text, COMP)
 
 
+_GOES_ON = frozenset((",", " ", "\t"))  # a line that ends so may go on below
 _MAX_ITEMS_ON_A_LINE = 64  # more on one line: a garbled line (a paste), read as one item
 
 
