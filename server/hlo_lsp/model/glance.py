@@ -492,7 +492,10 @@ class ModuleGlance:
                 else:  # maybe the rest of an instruction continued over several lines
                     raise _Declined
             picks.pick(line, state)
-            return picks.document()
+            document = picks.document()
+            if state == "comp" and document.scan(line).problem is not None:
+                raise _Declined  # garbled, or a part of an item of the lines above (in a string left open)
+            return document
         except _Declined:
             return None
 
