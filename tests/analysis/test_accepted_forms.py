@@ -100,6 +100,14 @@ FORMS = {
     "operands with and without their sigil": (
         "HloModule m\nENTRY e {\n  p = f32[4,4] parameter(0)\n"
         "  ROOT v = f32[4,4] add(f32[4,4]{1,0} p, f32[4,4]{1,0} %p)\n}\n"),
+    "computations written inline, over lines": (
+        "HloModule m\nENTRY e {\n  p = s32[] parameter(0)\n  ROOT w = s32[] while(p), condition={\n"
+        "    a = s32[] parameter(0)\n    c = s32[] constant(10)\n    ROOT lt = pred[] compare(a, c), direction=LT\n"
+        "  }, body=\n  { // its body\n    b = s32[] parameter(0)\n    one = s32[] constant(1)\n"
+        "    ROOT n = s32[] add(b, one)\n  }, metadata={op_name=\"w\"}\n}\n"),
+    "a called computation on the line below its key": (
+        "HloModule m\nf {\n  p = f32[] parameter(0)\n  ROOT v = f32[] abs(p)\n}\nENTRY e {\n  s = f32[] parameter(0)\n"
+        "  ROOT v = f32[] call(s), to_apply= // c\n  %f\n}\n"),
     "a backend_config of raw text in braces": (
         "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
         "  ROOT v = f32[4] abs(p), backend_config={no ] [ json}\n}\n"),
@@ -165,6 +173,20 @@ def test_continued_attributes_belong_to_their_instruction(tmp_path: Path) -> Non
     hlo = read(tmp_path, FORMS["attributes continued on the next lines"])
     assert instructions(hlo)[-1] == ("e", "v", "reduce", True)
     assert [ref.name for _, ref in hlo.document.all_uses() if ref.role is Role.COMPUTATION_USE] == ["add"]
+
+
+def test_the_lines_of_a_computation_written_inline_are_its_instructions(tmp_path: Path) -> None:
+    """XLA reads them as a computation of its own that the instruction calls; they are read as part of
+    the instruction (as on one line): no instruction of the computation around them, no root of it."""
+    hlo = read(tmp_path, FORMS["computations written inline, over lines"])
+    assert instructions(hlo) == [("e", "p", "parameter", False), ("e", "w", "while", True)]
+    assert [ref.name for _, ref in hlo.document.all_uses() if ref.role is Role.INSTRUCTION_USE] == ["p"]
+
+
+def test_a_called_computation_below_its_key_is_called(tmp_path: Path) -> None:
+    hlo = read(tmp_path, FORMS["a called computation on the line below its key"])
+    assert [(line, ref.name) for line, ref in hlo.document.all_uses() if ref.role is Role.COMPUTATION_USE] == [
+        (8, "f")]
 
 
 def test_a_computation_closed_with_an_attribute_is_closed(tmp_path: Path) -> None:

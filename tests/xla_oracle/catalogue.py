@@ -120,6 +120,12 @@ ACCEPTED = (
     Entry("inline computation", True, _s("z = f32[] constant(0)", "ROOT r = f32[] reduce(s, z), dimensions={},"
                                          " to_apply={ x = f32[] parameter(0) y = f32[] parameter(1)"
                                          " ROOT a = f32[] add(x, y) }")),
+    Entry("inline computations over lines", True, _s(
+        "ROOT w = f32[] while(s), condition={", "  a = f32[] parameter(0)", "  ROOT t = pred[] constant(true)",
+        "}, body=", "{", "  b = f32[] parameter(0)", "  ROOT n = f32[] negate(b)", "}")),
+    Entry("a called computation below its key", True, _s("ROOT r = f32[] call(s), to_apply= // c", "%f",
+                                                         before="f {\n  x = f32[] parameter(0)\n"
+                                                                "  ROOT y = f32[] abs(x)\n}\n\n")),
     Entry("literals at the edges", True, entry(
         "a = f16[] constant(65519)", "b = s32[] constant(18446744073709551615)", "c = u64[] constant(-1)",
         "d = pred[] constant(2)", "e = f32[2] constant({1 2})", "f = f32[] constant(1e-50)",

@@ -434,6 +434,8 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
             text = blank_comments(_comment_end_blanked(text))[0]
         if scan.data == ("instruction",):
             _collect_attribute_refs(text, 0, refs)
+        elif scan.data == (_CALLED,):
+            _called_value_refs(text, refs)
         elif scan.data == ("table_row",):
             _table_row_uses(text, 0, refs)
         elif scan.data and scan.data[0] == _OPERANDS:
@@ -445,6 +447,22 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
         return tuple(refs.refs)
     _table_row_uses(text, scan.data[2], refs)  # a table row: the kinds with uses are all told above
     return tuple(refs.refs)
+
+
+def _called_value_refs(text: str, refs: RefCollector) -> None:
+    """The line below `to_apply=` (or another key naming computations): the names of its value (one, or
+    a braced list; none in a computation written inline), then its attributes."""
+    clean = _without_line_comment(text) if "//" in text else text
+    value_start = len(clean) - len(clean.lstrip())
+    braced = _BRACED_LIST.match(clean, value_start)
+    if braced is not None:
+        refs.add_matches(Role.COMPUTATION_USE, _REF_VALUE.finditer(clean, braced.start(1), braced.end(1)))
+        _collect_attribute_refs(clean, braced.end(), refs)
+        return
+    name = _REF_VALUE.match(clean, value_start)
+    if name is not None:
+        refs.add(Role.COMPUTATION_USE, name.group(1), name.start(1))
+        _collect_attribute_refs(clean, name.end(), refs)
 
 
 def _comment_end_blanked(text: str) -> str:
@@ -507,13 +525,14 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
         several = several_items(COMP, text)
         if several is not None:
             return several
-    if opens == closes and count("(") == count(")") and count("[") == count("]") and \
-            not count('"') & 1 and text[-1:] not in _GOES_ON and "//" not in text:
+    if opens == closes and count("(") == count(")") and count("[") == count("]") and not count('"') & 1 and \
+            "//" not in text and (text[-1:] not in _GOES_ON or text[-1] == "=" and not _names_computation_below(text)):
+        # (a line that ends with another `=` goes on when the grammar says so: its error is the line's own)
         return LineScan("instruction", COMP, definition, data)
     return _with_continuation(LineScan("instruction", COMP, definition, data), text, COMP)
 
 
-_GOES_ON = frozenset((",", " ", "\t"))  # a line that ends so may go on below
+_GOES_ON = frozenset((",", "=", " ", "\t"))  # a line that ends so may go on below (`=`: see below)
 _MAX_ITEMS_ON_A_LINE = 64  # more on one line: a garbled line (a paste), read as one item
 
 
@@ -545,7 +564,11 @@ def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
     if isinstance(scan.end_state, tuple):  # an instruction whose opcode is still to come
         return scan
     depth, in_string = open_string_end(text, False) if '"' in text else (bracket_balance(text), False)
-    owner = _OPERANDS if depth > 0 and scan.kind == "instruction" and _operands_open(text, scan) else scan.kind
+    owner = scan.kind
+    if depth > 0 and scan.kind == "instruction":
+        owner = _OPERANDS if _operands_open(text, scan) else _INLINE if _opens_inline_computation(text) else owner
+    elif depth <= 0 and scan.kind == "instruction" and _names_computation_below(text):
+        owner = _CALLED
     if in_string:
         return LineScan(scan.kind, ("string", max(depth, 0), state, owner), scan.refs, scan.data, scan.problem)
     if depth <= 0 and not _goes_on(text):
@@ -554,6 +577,28 @@ def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
 
 
 _OPERANDS = "instruction_operands"  # the owner of the lines of an operand list that goes on over lines
+# The owner of the lines of a computation written inline, over lines (`to_apply={` and its instructions
+# below, until its `}`): XLA's parser reads them as the instruction's, not as instructions of their own.
+_INLINE = "inline_computation"
+_INLINE_OPEN = re.compile(r"(?<![\w.\-])(?:calls|to_apply|condition|body|select|scatter|true_computation|"
+                          r"false_computation)[ \t]*=[ \t]*\{")
+
+
+# The owner of the line below a key that names a computation (`to_apply=` ending a line): its value, a
+# name or a computation written inline.
+_CALLED = "called_computation"
+_CALLED_KEY_END = re.compile(r"(?<![\w.\-])(?:calls|to_apply|condition|body|select|scatter|true_computation|"
+                             r"false_computation|comparator|branch_computations|called_computations)[ \t]*=$")
+
+
+def _names_computation_below(text: str) -> bool:
+    """Whether the line ends with a key whose value, a computation, is on the line below."""
+    return bool(_CALLED_KEY_END.search(_without_line_comment(text).rstrip()))
+
+
+def _opens_inline_computation(text: str) -> bool:
+    """Whether the line leaves open the `{` of a computation written inline (`to_apply={`)."""
+    return "{" in text and any(_operand_list_end(text[found.end() :], 1) < 0 for found in _INLINE_OPEN.finditer(text))
 
 
 def _operands_open(text: str, scan: LineScan) -> bool:
@@ -578,6 +623,8 @@ def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineSca
         return _after_name(base, text)
     if owner == _HEADER_OWNER and not _starts_new_item(text, stripped, base, depth):
         return _header_continued(depth, text)
+    if owner == _INLINE:  # its instructions, and the `}` that closes it, are the instruction's
+        return _continued(depth, base, owner, text)
     if _starts_new_item(text, stripped, base, depth):
         # A new item starts while the previous one is still open: it was cut short. Scan this line
         # fresh so the rest of the file stays indexed.
@@ -609,6 +656,12 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
     if owner == _OPERANDS:
         data = (_OPERANDS, entering)
         owner = _OPERANDS if depth > 0 and _operand_list_end(text, entering) < 0 else "instruction"
+    elif owner == _CALLED:  # this line holds the value: a name, or the `{` of a computation written inline
+        owner = _INLINE if depth > entering else "instruction"
+    elif owner == "instruction" and depth > entering and _opens_inline_computation(text):
+        owner = _INLINE
+    if owner == "instruction" and depth == 0 and _names_computation_below(text):
+        owner = _CALLED
     if in_string:
         return _continuation(("string", depth, base, owner), data)
     if depth > 0 or _goes_on(text):
