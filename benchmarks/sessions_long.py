@@ -6,8 +6,9 @@ Each worker keeps two servers for its whole run: one that plays every session (a
 what earlier sessions left behind is part of the test), and one that opens each session's final texts
 for the first time. Every session works on copies of its module in a folder of its own. Session n is
 drawn from seed n (`--start n --sessions 1` replays it; tests/lsp/test_session_differential.py with
-HLO_LSP_SESSIONS_START=n HLO_LSP_SESSIONS=1 HLO_LSP_MINIMIZE=1 minimizes it). Prints a summary line and
-each session whose outcomes differ, with its steps.
+HLO_LSP_SESSIONS_START=n HLO_LSP_SESSIONS=1 HLO_LSP_MINIMIZE=1 minimizes it). Prints each session whose
+outcomes differ, with its steps, when its batch ends (`--start` at the batch's first seed replays what its
+servers played before it), and a summary line.
 """
 
 from __future__ import annotations
@@ -68,11 +69,12 @@ def main() -> int:
         for (batch, _), failed in zip(jobs, pool.imap(work, jobs)):
             done += len(batch)
             failures += failed
+            for seed, found in failed:  # as they come: a long run may be stopped before its end
+                played = f"its servers played seeds {batch[0]}-{seed}"
+                print(f"\nseed {seed} ({played}):\n  " + "\n  ".join(found), flush=True)
             print(f"  {done} sessions, {len(failures)} differing, {time.monotonic() - started:.0f} s", flush=True)
-    print(f"sessions: {args.sessions} from seed {args.start}, {args.steps} steps each, {len(failures)} differing, "
-          f"{time.monotonic() - started:.0f} s")
-    for seed, found in failures:
-        print(f"\nseed {seed}:\n  " + "\n  ".join(found))
+    print(f"sessions: {args.sessions} from seed {args.start}, {args.steps} steps each, {len(failures)} differing "
+          f"({', '.join(str(seed) for seed, _ in failures) or 'none'}), {time.monotonic() - started:.0f} s")
     return 1 if failures else 0
 
 
