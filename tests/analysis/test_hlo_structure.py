@@ -275,3 +275,17 @@ def test_after_any_edits_the_undefined_names_are_those_of_a_fresh_check(data: st
 
     pieces = ["x", "é", "😀", ' op_name="', "q", "p", " stack_frame_id=1", ",", "\n"]
     after_random_module_edits_like_a_fresh_check(data, UNDEFINED_AFTER_EDITS, pieces, undefined)
+
+
+def test_a_computation_whose_brace_closes_an_attribute_says_where_it_went(tmp_path: Path) -> None:
+    """XLA's lexer reads a `}` alone below `metadata={...` as closing it (oracle sample text #677: a line
+    comment inserted before the `}`); when that leaves the computation open, the problem says so."""
+    path = tmp_path / "m.hlo"
+    path.write_text('HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n'
+                    '  ROOT v = f32[4] abs(p), metadata={op_name="x"\n}\n\n'
+                    "f {\n  q = f32[] parameter(0)\n  ROOT w = f32[] negate(q)\n}\n")
+    assert [(p.range.start.line, p.message) for p in problems_of(path)] == [
+        (2, "computation e has no closing `}`: the `}` on line 6 closes a bracket left open above it, as XLA reads it"),
+        (7, "computation header inside another computation (its `}` is missing)")]
+    path.write_text(path.read_text().replace('"x"\n}', '"x" // c\n}\n}'))
+    assert problems_of(path) == []

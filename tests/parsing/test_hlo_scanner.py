@@ -258,10 +258,12 @@ def test_next_instruction_after_unbalanced_brackets_is_still_an_instruction() ->
     assert [u[1] for u in uses(after, second)] == ["param_2.2", "add.1", "4"]
 
 
-def test_named_closing_brace_after_unbalanced_brackets_still_ends_the_computation() -> None:
+def test_a_closing_brace_alone_after_unbalanced_brackets_closes_them_as_xla_reads_it() -> None:
     root, _ = line(COMBINED_MLP_HLO, "ROOT subtract.2 = ")
     first = scan_hlo_line("comp", root.replace('source_line=172}', 'source_line=172'))
-    end = scan_hlo_line(first.end_state, "} // fused_computation")
+    closing = scan_hlo_line(first.end_state, "} // fused_computation")
+    assert (closing.kind, closing.end_state) == ("continuation", "comp")
+    end = scan_hlo_line(closing.end_state, "}")
     assert (end.kind, end.end_state) == ("computation_end", "top")
 
 

@@ -641,7 +641,9 @@ def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineSca
 def _starts_new_item(text: str, stripped: str, base: State, depth: int) -> bool:
     if _ATTRIBUTE_START.match(text):
         return False  # `key=value`: the attributes of the item above go on, or the fields of its `{...}`
-    return bool(_INSTRUCTION_HEAD.match(text) or (base == COMP and _COMPUTATION_END.match(text)) or (
+    # A `}` inside open brackets closes one, as XLA's lexer reads it (`metadata={...` / `}`): the
+    # computation's own `}` then comes later, or the structure check tells it is missing.
+    return bool(_INSTRUCTION_HEAD.match(text) or (base == COMP and not depth and _COMPUTATION_END.match(text)) or (
         stripped.endswith("{") and _COMPUTATION_HEAD.match(text) and "=" not in stripped))
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
 from hlo_lsp.analysis.edits import LastRuns, spliced
 from hlo_lsp.model.document import Chunk
-from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.model.hlo_module import Computation, HloModule
 from hlo_lsp.parsing.hlo_scanner import blank_comments, in_block_comment
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
 from hlo_lsp.problems import Problem, Severity
@@ -71,6 +71,21 @@ def _computation_problems(hlo: HloModule) -> list[Problem]:
     return problems
 
 
+def _brace_taken_by_an_item(hlo: HloModule, computation: Computation) -> int | None:
+    """The line of a `}` alone that the computation's last lines read as closing a bracket of an item
+    (`metadata={...` above it): the `}` the computation was likely meant to end with."""
+    document = hlo.document
+    last = max((computation.line, *computation.instruction_lines))
+    for line in range(last, min(last + _BRACE_LOOKAHEAD, document.line_count)):
+        if document.scan(line).kind == "continuation" and \
+                blank_comments(document.line(line))[0].split("//")[0].strip() == "}":
+            return line
+    return None
+
+
+_BRACE_LOOKAHEAD = 64  # lines after a computation's last instruction where its `}` is looked for
+
+
 def _problem(hlo: HloModule, where: Range, severity: Severity, code: str, message: str) -> Problem:
     return Problem(hlo.document.source, where, severity, code, message)
 
@@ -96,8 +111,11 @@ def _check_computations(hlo: HloModule) -> Iterator[Problem]:
                            f"(first on line {seen[computation.name] + 1})")
         seen.setdefault(computation.name, computation.line)
         if computation.end_line is None:
+            taken = _brace_taken_by_an_item(hlo, computation)
+            why = "" if taken is None else (f": the `}}` on line {taken + 1} closes a bracket left open above it, "
+                                            "as XLA reads it")
             yield _problem(hlo, computation.name_range, Severity.ERROR, "unclosed-computation",
-                           f"computation {computation.name} has no closing `}}`")
+                           f"computation {computation.name} has no closing `}}`{why}")
         if len(computation.root_lines) > 1:
             yield _problem(hlo, computation.name_range, Severity.ERROR, "root-count",
                            f"computation {computation.name} has {len(computation.root_lines)} ROOT instructions; "
