@@ -3,19 +3,20 @@ and always what a fresh check of the same text finds."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from unittest import mock
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import RANDOM_EDITS, after_random_module_edits_like_a_fresh_check
+from conftest import RANDOM_EDITS, after_random_module_edits_like_a_fresh_check, problems_of
 from hlo_lsp.analysis.checks import opcodes
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.model import document as document_module
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.parsing.file_kinds import FileKind
-from hlo_lsp.problems import Problem
+from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range
 
 # Computations longer than a chunk (4 lines here), parameters numbered out of order and twice, an
@@ -82,3 +83,17 @@ def test_an_edit_beside_a_misnumbered_computation_keeps_its_problem_where_it_was
         after = opcode_problems(module.updated({FileKind.HLO_MODULE: edited}))
         assert [(p.range.start.line, p.message) for p in after] == before
 
+
+
+def test_a_line_out_of_place_is_judged_alike_whatever_was_read_before(tmp_path: Path) -> None:
+    """Long-mode session seed 10262: the opcode rules' verdicts are kept per line text, process-wide. A
+    line read inside a computation taught its verdict; the same text out of place (outside any
+    computation, which teaches nothing) then had its attribute judged, while a fresh process skips it."""
+    line = '  c = f32[] constant(0), metadata={op_name="x" stack_frame_id=5]'
+    inside = tmp_path / "inside.hlo"
+    inside.write_text(f"HloModule m\n\nENTRY e {{\n{line}\n}}\n")
+    assert "attribute-value" in [p.code for p in problems_of(inside)]
+    outside = tmp_path / "outside.hlo"
+    outside.write_text(f"HloModule m\n\nENTRY e {{\n  ROOT p = f32[] parameter(0)\n}}\n}}\n{line}\n")
+    assert [p.code for p in problems_of(outside) if p.range.start.line == 6 and p.severity is Severity.ERROR] == [
+        "instruction-outside-computation"]

@@ -141,6 +141,8 @@ def _chunk_facts(hlo: HloModule, start: int, chunk: Chunk) -> _ChunkFacts:
     header, numbers = (opened.line if opened is not None else -1), []
     spans, headers, verdicts = VERDICTS.parameter_spans, VERDICTS.header_keys, VERDICTS.verdicts
     for local in itertools.compress(itertools.count(), map(VERDICTS.active.__contains__, keys)):
+        if chunk.scans[local].problem is not None:
+            continue  # a line out of place, which teaches the verdicts nothing: its key may be known from elsewhere
         key = keys[local]
         span = spans.get(key)
         if span is not None:
