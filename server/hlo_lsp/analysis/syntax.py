@@ -137,33 +137,35 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
     lines, scans = chunk.lines, chunk.scans
     last = len(scans) - 1
     for local, scan in enumerate(scans):
-        if (scan.kind != "items" and scan.kind not in parsers) or start + local in flagged:
+        kind = scan.kind
+        parse = parsers.get(kind)
+        if (parse is None and kind != "items") or start + local in flagged:
             continue
         offset = 0
-        if scan.kind == "from_instruction":
+        if kind == "from_instruction":
             if len(scan.data) <= 1:
                 continue
             offset = scan.data[0]
-        if local < last and scans[local + 1].kind != "continuation":
-            text = lines[local].rstrip("\r")
-        else:
-            text = _item_text(document, start + local)
+        one_line = local < last and scans[local + 1].kind != "continuation"
+        text = lines[local].rstrip("\r") if one_line else _item_text(document, start + local)
         if len(text) > MAX_PARSED_CHARS:
             yield _too_long(document, start + local, len(text))
             continue
         before = scans[local - 1].end_state if local else _state_before(document, start)
         in_comment = type(before) is tuple and in_block_comment(before)  # a state name: in no comment
         parsed = _uncommented(text, in_comment) if in_comment or "/*" in text else text
-        if "backend_config={" in parsed:
+        if _RAW_BRACED in parsed:
             parsed = _raw_braces_blanked(parsed)
-        if scan.kind != "items":  # the common case: the line (and its continuation lines) is one item
-            error = parsers[scan.kind](as_one_line(parsed[offset:]) if "\n" in parsed else parsed[offset:])
+        if parse is not None:  # the common case: the line (and its continuation lines) is one item
+            if offset:
+                parsed = parsed[offset:]
+            error = parse(parsed if one_line or "\n" not in parsed else as_one_line(parsed))
             if error is not None:
                 yield _located(document, start + local, text, offset + error.start, offset + error.end,
                                error.message)
             continue
-        for parse, item in _items(parsers, scan, parsed):
-            error = parse(as_one_line(item) if "\n" in item else item)
+        for parse_item, item in _items(parsers, scan, parsed):
+            error = parse_item(as_one_line(item) if "\n" in item else item)
             if error is not None:
                 yield _located(document, start + local, text, error.start, error.end, error.message)
 
