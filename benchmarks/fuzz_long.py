@@ -83,9 +83,11 @@ def main() -> int:
             for failure in distinct(total.failures):  # a new kind of failure is told at once
                 if str(failure) not in known:
                     print(f"  new failure after {done} mutants: {str(failure)[:2000]}", flush=True)
-            for failure in result.failures:  # each slow call too: one kind, told apart by its input only
+            for failure in result.failures:  # each slow call in full (one kind, told apart by its input only)
                 if failure.kind == "slow" and str(failure) not in known:
                     print(f"  slow: {str(failure)[:600]}", flush=True)
+                elif failure.kind != "slow":  # and every failing mutant, by its number: a run stopped early keeps them
+                    print(f"  failed: [{failure.kind}] {failure.operation} on {failure.description[:120]}", flush=True)
             if done % 5000 < BATCH:
                 print(f"  {done} mutants, {len(total.crashes)} crashes, {len(total.slow)} slow, "
                       f"{time.monotonic() - started:.0f} s", flush=True)
