@@ -337,6 +337,26 @@ def test_a_line_inside_a_string_left_open_above_is_left_to_the_whole_module(tmp_
     assert glance.line_document(inside.line) is None
 
 
+def test_a_closing_brace_with_an_instruction_after_it_is_left_to_the_whole_module(tmp_path: Path) -> None:
+    """Fuzzer mutant #542855 (`}` typed before an instruction of ENTRY: `  }%reduce = ...`): the file ends
+    ENTRY there, so a caller below it is in no computation; the glance, which reads no such line, said
+    the caller was in ENTRY. A `}` with more after it on its line is a form the glance declines."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    hlo_path = Path(f"{stem}.txt")
+    lines = hlo_path.read_text().split("\n")
+    entry = next(n for n, line in enumerate(lines) if line.startswith("ENTRY"))
+    lines[entry + 2] = "  }" + lines[entry + 2].lstrip()
+    hlo_path.write_text("\n".join(lines))
+    module, glance = whole_module(hlo_path), glance_at(hlo_path)
+    assert module.hlo is not None
+    header = next(c for c in module.hlo.all_computations() if not c.is_entry)
+    position = Position(header.line, header.name_range.start.character)
+    line = glance.line_document(header.line)
+    target = target_at(line, position) if line is not None else None
+    glanced = glance.module_at(line, header.line, target.kind, target.name) if line and target else None
+    assert glanced is None
+
+
 def test_a_computation_defined_twice_is_declined(tmp_path: Path) -> None:
     stem = copy_module(SPLIT_MLP, tmp_path)
     hlo_path = Path(f"{stem}.txt")
