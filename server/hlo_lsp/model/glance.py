@@ -61,10 +61,10 @@ _INDENTED_AFTER_NON_HEADER = re.compile(
     r"(?:[ \t\r]*(?://[^\n]*)?\n)*[ \t]+[^\s/]")
 # What dumps never print and a line read alone misreads: a block comment left open at its line's end, a lone
 # `ROOT` marking the instruction below it, a `}` with more after it on its line (`}%v = ...`, `} ENTRY e {`:
-# it may end a computation where the glance's lines do not show it).
+# it may end a computation where the glance's lines do not show it; not a literal's `})`).
 # Searches each from its literal prefix: one alternation tries them all at every offset (0.25 s at 40 MB).
 _CROSS_LINE_FORMS = (re.compile(r"/\*(?![^\n]*?\*/)"), re.compile(r"ROOT[ \t]*(?:\r?\n|//)"),
-                     re.compile(r"\n[ \t]*\}[ \t]*[^\s,/]"))
+                     re.compile(r"\n[ \t]*\}[ \t]*[^\s,/)\]}]"))
 _SCHEDULED_NAME = re.compile(r"\n[ \t]*[0-9]+:([A-Za-z_][A-Za-z0-9_.\-]*)")
 
 
