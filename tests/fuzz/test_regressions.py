@@ -347,3 +347,21 @@ def test_a_shape_on_a_long_line_that_is_not_ascii_is_found_in_one_pass(monkeypat
     found = target_at(Document(line, FileKind.HLO_MODULE, "m.txt"), Position(0, character))
     assert found is not None and (found.kind, found.name) == ("shape", "f32[2999,8]{1,0}")
     assert len(converted) <= 2  # the target's own range only
+
+
+# Reduced by hand from mutant #563400 (a 200 KB module header: the header repeated, with bytes that are not
+# UTF-8): the opcode rules' findings on it were thousands, and each one's UTF-16 column was counted from
+# the start of the line, O(n²) in its length.
+HEADER = ("HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}, "
+          "allow_spmd_sharding_propagation_to_output={true}")
+LONG_HEADER = " ".join([HEADER] * 3000) + " /* 𝔣 */\n\nENTRY e {\n  ROOT p = f32[4] parameter(0)\n}\n"
+
+
+def test_checks_of_a_long_header_with_a_letter_outside_the_bmp_are_fast(tmp_path: Path) -> None:
+    (tmp_path / "m.before_optimizations.txt").write_text(LONG_HEADER)
+    module = load([str(tmp_path)]).modules[0]
+    started = time.perf_counter()
+    with _watchdog(10.0):
+        problems = check_module(module)
+    assert time.perf_counter() - started < 3.0  # ~8 s before the fix
+    assert [p.range.start.line for p in problems] and {p.range.start.line for p in problems} == {0}

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.problems import Problem, Severity
-from hlo_lsp.text import Position, Range, utf16_column
+from hlo_lsp.text import Position, Range, Utf16Columns
 
 Finding = tuple[int, int, str, str]  # start, end (offsets in the instruction's text), code, message
 
@@ -30,13 +30,29 @@ class Judgement:
 
 def problems(hlo: HloModule, line: int, text: str, findings: list[Finding]) -> list[Problem]:
     """Findings at offsets of an instruction's text (its lines joined by newlines) as problems."""
-    return [Problem(hlo.document.source, Range(_position(line, text, start), _position(line, text, max(start, end))),
-                    Severity.ERROR, code, message) for start, end, code, message in findings]
+    if not findings:
+        return []
+    at = _Positions(line, text)
+    return [Problem(hlo.document.source, Range(at.position(start), at.position(max(start, end))), Severity.ERROR,
+                    code, message) for start, end, code, message in findings]
 
 
-def _position(line: int, text: str, offset: int) -> Position:
-    line_start = text.rfind("\n", 0, offset) + 1
-    line_end = text.find("\n", line_start)
-    own = text[line_start : line_end if line_end >= 0 else len(text)]
-    column = offset - line_start
-    return Position(line + text.count("\n", 0, line_start), column if own.isascii() else utf16_column(own, column))
+class _Positions:
+    """Positions of offsets into an instruction's text, each of its lines' UTF-16 columns read once (a
+    200 KB line of non-ASCII text with thousands of findings would otherwise be scanned per finding)."""
+
+    __slots__ = ("_line", "_text", "_one_line", "_columns")
+
+    def __init__(self, line: int, text: str) -> None:
+        self._line, self._text, self._one_line = line, text, "\n" not in text
+        self._columns: dict[int, Utf16Columns] = {}
+
+    def position(self, offset: int) -> Position:
+        text = self._text
+        line_start = 0 if self._one_line else text.rfind("\n", 0, offset) + 1
+        columns = self._columns.get(line_start)
+        if columns is None:
+            line_end = text.find("\n", line_start)
+            columns = self._columns[line_start] = Utf16Columns(text[line_start : line_end if line_end >= 0 else None])
+        lines_before = 0 if self._one_line else text.count("\n", 0, line_start)
+        return Position(self._line + lines_before, columns.column(offset - line_start))
