@@ -4,13 +4,13 @@ shape inferences known open (dot, reduce-window, unary operands). The first run 
 in 50 causes; the latest (commit 42dcccf) 604 in 40, 4 of them new there (one text each: a `}` and the next
 header after a split line, a comment left open over a duplicated line, a comment nested in a header
 attribute's comment; and a broadcast's missing dimensions after its operand's name read above its `=`,
-fixed since). Some listed causes that run did not
-see are kept: the test's seeded sample draws smaller texts than the long run. They are the open part of
+fixed since). A 10,000-text sample at the end of the next session (with two more catalogue forms, inline
+computations over lines and a called computation below its key) found 136 in 27 causes, 96 of them inline
+computations read as part of their instruction. Some listed causes that run did not see are kept: the test's seeded sample draws smaller texts than the long run. They are the open part of
 reading HLO exactly as XLA's parser does: inline computations (`to_apply={ x = ... }`, most of what is
 left: on one line or over lines, they are read as part of the instruction that calls them, so XLA's
 computation `_` is not in the model and the rules of instructions are not applied inside them), a text
-of one instruction without a header, a `}` that closes an attribute's brace on a line of its
-own, lines of several items whose rules read other lines (async chains, control-predecessors, aliasing),
+of one instruction without a header, lines of several items whose rules read other lines (async chains, control-predecessors, aliasing),
 some multi-line strings, shapes XLA infers or checks against operands. A test fails on any cause not listed
 here; a cause fixed is taken off the list."""
 
