@@ -94,7 +94,7 @@ def _after_edit(hlo: HloModule, edit: EditedFrom, before: _Pass) -> _Pass | None
     structure, the numbers and the lines of the parameters the same, so are their problems."""
     document = hlo.document
     first, end = edit.first, edit.new_end
-    if end - first != edit.old_end - first or document.chunk_start(end) != edit.previous.chunk_start(end):
+    if end == first or end != edit.old_end or document.chunk_start(end) != edit.previous.chunk_start(end):
         return None
     while first > 0 and isinstance(document.chunks[first - 1].end_state, tuple):
         first -= 1  # an instruction continued into the edited chunks is read again with them
