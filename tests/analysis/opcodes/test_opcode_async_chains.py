@@ -74,3 +74,14 @@ def test_an_async_start_whose_opcode_is_below_its_name(tmp_path: Path) -> None:
     text = module("s = /* a\n b */((f32[4]), f32[4], s32[]) async-start(p), calls=w", "ROOT d = f32[4] async-done(s)",
                   before=NEGATE)
     assert [p for p in opcode_problems(tmp_path, text) if p.code == "async-chain"] == []
+
+
+def test_async_chains_over_lines(tmp_path: Path) -> None:
+    """An opcode on the line below its instruction's name is read there (oracle sample text #5906, XLA:
+    AsyncUpdate and AsyncDone expect a single async op as their operand)."""
+    done_of_a_parameter = module("ROOT d = f32[4] async-done(q)", params=("q = f32[4] // c", "parameter(0)"))
+    assert one(tmp_path, done_of_a_parameter)[1:] == (
+        "async-chain", "AsyncUpdate and AsyncDone expect a single async op as their operand", "(q)")
+    start_below = module("s = // c", "  ((f32[4]), f32[4], s32[]) async-start(p), calls=w",
+                         "ROOT d = f32[4] async-done(s), calls=w", before=NEGATE)
+    assert opcode_problems(tmp_path, start_below) == []  # XLA accepts

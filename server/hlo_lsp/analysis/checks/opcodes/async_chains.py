@@ -12,6 +12,7 @@ from hlo_lsp.analysis.checks.opcodes.findings import Finding
 from hlo_lsp.analysis.checks.opcodes.other_lines import definition
 from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, parsed_shape
 from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.hlo_scanner import continued_instruction_data
 from hlo_lsp.parsing.syntax import Shape, TupleShape
 
 
@@ -69,7 +70,10 @@ def _async_link(hlo: HloModule, op: _AsyncOp, ops: dict[int, _AsyncOp]) -> list[
 
 
 def _has_opcode(hlo: HloModule, line: int) -> bool:
+    """Whether the instruction on `line` has an opcode the scan read (on its line, or on a line below)."""
     data = hlo.instruction_scan(line).data
+    if len(data) == 5 and not data[3]:  # `p = f32[4] // c` / `parameter(0)`
+        data = continued_instruction_data(hlo.instruction_text(line), data)
     return len(data) == 5 and bool(data[3])
 
 

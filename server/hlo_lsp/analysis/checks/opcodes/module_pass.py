@@ -224,7 +224,8 @@ def _evaluate(hlo: HloModule, line: int, data: tuple[object, ...], facts: _Chunk
 def _per_run_problems(hlo: HloModule, lines: list[int]) -> Iterator[Problem]:
     reads: dict[int, InstructionParts] = {}
     for line in lines:
-        read = read_instruction(hlo.instruction_text(line), hlo.instruction_scan(line).data)
+        text, data = hlo.instruction_text(line), hlo.instruction_scan(line).data
+        read = read_instruction(text, data if data[3] else continued_instruction_data(text, data))
         if read is not None:
             reads[line] = read
     for line, finding in async_problems(hlo, reads):
