@@ -357,6 +357,29 @@ def test_a_closing_brace_with_an_instruction_after_it_is_left_to_the_whole_modul
     assert glanced is None
 
 
+def test_a_caller_below_a_line_that_closes_more_braces_than_it_opens_is_left_to_the_whole_module(
+        tmp_path: Path) -> None:
+    """Fuzzer mutants #582875 and #612482 (bytes flipped in a layout of ENTRY: `f32[]{:T(}28)}`): the file
+    reads the line's last `}` as ENDing ENTRY and what follows as another computation, which then holds
+    the callers below; the glance took ENTRY's header as theirs."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    hlo_path = Path(f"{stem}.txt")
+    lines = hlo_path.read_text().split("\n")
+    entry = next(n for n, line in enumerate(lines) if line.startswith("ENTRY"))
+    garbled = next(n for n in range(entry + 1, len(lines)) if "{1,0}" in lines[n])
+    lines[garbled] = lines[garbled].replace("{1,0}", "{1,(}0)}", 1)
+    hlo_path.write_text("\n".join(lines))
+    module, glance = whole_module(hlo_path), glance_at(hlo_path)
+    assert module.hlo is not None
+    called = [c for c in module.hlo.all_computations() if not c.is_entry and c.line < entry]
+    assert called
+    for computation in called:
+        target = target_at(module.hlo_document, Position(computation.line, computation.name_range.start.character))
+        assert target is not None
+        glanced = glance.module_about("computation", computation.name)
+        assert glanced is None or hover(glanced, target) == hover(module, target), computation.name
+
+
 def test_a_computation_defined_twice_is_declined(tmp_path: Path) -> None:
     stem = copy_module(SPLIT_MLP, tmp_path)
     hlo_path = Path(f"{stem}.txt")

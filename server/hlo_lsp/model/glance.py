@@ -266,6 +266,8 @@ class _HloText(_Text):
             caller = picks.pick(caller_line, "comp", _INSTRUCTION)
             if caller.end_state != "comp" or caller.problem is not None or header == caller_line:
                 raise _Declined  # an instruction continued over several lines, garbled, or outside any computation
+            if self.braces_open_between(header, caller_line) != 1:
+                raise _Declined  # a line between them closes more than it opens: it may end the computation
             if picks.pick(header, "top", _COMPUTATION).kind != "computation":
                 raise _Declined  # held already, as another kind of line
 
@@ -278,6 +280,12 @@ class _HloText(_Text):
             if scan.kind == "computation" or scan.problem is not None:
                 raise _Declined
         raise _Declined
+
+    def braces_open_between(self, first: int, last: int) -> int:
+        """How many more `{` than `}` the lines from `first` up to `last` hold (1 from a computation's
+        header to a line of its body, in any text XLA prints)."""
+        start, end = self.line_start(first), self.line_start(last)
+        return self.text.count("{", start, end) - self.text.count("}", start, end)
 
     def computation_header(self, offset: int) -> int:
         """The header line of the computation around `offset`: the nearest line before it that is not
