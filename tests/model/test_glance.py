@@ -380,6 +380,22 @@ def test_a_caller_below_a_line_that_closes_more_braces_than_it_opens_is_left_to_
         assert glanced is None or hover(glanced, target) == hover(module, target), computation.name
 
 
+def test_a_name_alone_on_a_line_is_a_definition_the_glance_counts(tmp_path: Path) -> None:
+    """Fuzzer mutant #596970 (a splice left `  p_0__1_.1` alone on a line of a fused computation): the file
+    reads it as that name's definition, above its `=`, the first of two; the glance found only the other."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    hlo_path = Path(f"{stem}.txt")
+    lines = hlo_path.read_text().split("\n")
+    entry = next(n for n, line in enumerate(lines) if line.startswith("ENTRY"))
+    name = next(line.split()[0].lstrip("%") for line in lines[entry + 1:] if " parameter(" in line)
+    fused = next(n for n, line in enumerate(lines) if line.startswith("%fused_computation"))
+    lines.insert(fused + 2, f"  {name}")
+    hlo_path.write_text("\n".join(lines))
+    module, glance = whole_module(hlo_path), glance_at(hlo_path)
+    assert module.hlo is not None and len(module.hlo.definition_lines(name)) == 2
+    assert glance.instruction_module(name) is None
+
+
 def test_a_computation_defined_twice_is_declined(tmp_path: Path) -> None:
     stem = copy_module(SPLIT_MLP, tmp_path)
     hlo_path = Path(f"{stem}.txt")

@@ -214,8 +214,9 @@ class _HloText(_Text):
     def definition(self, name: str) -> int:
         """The offset of the one line that defines instruction `name` (declines for none or several):
         wherever the scanner may read a definition, `name` then `=` with any spaces or tabs between
-        (`state =0(...` too), after nothing, `%`, `ROOT` or `ROOT %` on its line."""
-        found = [match.start() for match in re.finditer(re.escape(name) + r"[ \t]*=", self.text)
+        (`state =0(...` too), or `name` alone, its `=` below (fuzzer mutant #596970), after nothing, `%`,
+        `ROOT` or `ROOT %` on its line."""
+        found = [match.start() for match in re.finditer(re.escape(name) + r":?[ \t]*(?:=|//|\r?\n|\Z)", self.text)
                  if " ".join(self.prefix_on_line(match.start()).split()) in _DEFINITION_PREFIXES]
         if len(found) != 1:
             raise _Declined
