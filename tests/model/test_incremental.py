@@ -26,7 +26,9 @@ OVER_LINES = (
     "ENTRY e (p: f32[4], z: f32[]) -> /* its result\n  */f32[\n  ] {\n  p // its shape below\n  = f32[4] parameter(0)\n"
     "  z = f32[] constant(0)\n  ROOT t /* a\n  b */= (f32[],\n    f32[]) tuple(z, z)\n"
     "  r = /* a\n b */reduce(p, z), dimensions={0}, // c\nto_apply=add\n  v = f32[4] add(p, negate(abs(p)))\n}\n"
-    "ENTRY f // the entry\n{\n  ROOT q = f32[] parameter(0)\n}\n")
+    "ENTRY f // the entry\n{\n  q = f32[] parameter(0)\n  c = f32[] call(q), to_apply= // below\n  add\n"
+    "  ROOT w = f32[] reduce(p, q), dimensions={0}, to_apply={\n    a = f32[] parameter(0)\n"
+    "    ROOT n = f32[] negate(a), metadata={op_name=\"x\"\n}\n  }\n}\n")
 DUMPS = {
     "hlo": (Path(str(SPLIT_MLP) + ".txt").read_text(), FileKind.HLO_MODULE),
     "over-lines": (OVER_LINES, FileKind.HLO_MODULE),
