@@ -32,7 +32,7 @@ class LastRuns(Generic[T]):
     def __init__(self, remembered: int = 16) -> None:
         self._runs: dict[str, tuple[object, weakref.ref[Document], T]] = {}
         self._remembered = remembered
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # a callback that forgets a version may run while it is held
 
     def after_edit(self, document: Document, structure: object) -> tuple[EditedFrom, T] | None:
         """The edit that made `document` and the last run's result, when that run read the version the
@@ -45,7 +45,16 @@ class LastRuns(Generic[T]):
         return edit, last[2]
 
     def remember(self, document: Document, structure: object, result: T) -> None:
+        """Keeps `result` for the next version of `document`, as long as `document` lives."""
+        source = document.source
         with self._lock:
             if len(self._runs) >= self._remembered:
                 self._runs.clear()
-            self._runs[document.source] = (structure, weakref.ref(document), result)
+            self._runs[source] = (structure, weakref.ref(document, lambda gone: self._forget(source, gone)), result)
+
+    def _forget(self, source: str, gone: weakref.ref[Document]) -> None:
+        """Drops what was kept for a version no one holds any more (a closed file's)."""
+        with self._lock:
+            kept = self._runs.get(source)
+            if kept is not None and kept[1] is gone:
+                del self._runs[source]
