@@ -4,11 +4,15 @@ names. Every text said rejected here was run through XLA's parser and rejected, 
 
 from __future__ import annotations
 
+import gc
+import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import problems_of
+from conftest import SPLIT_MLP, module_of, problems_of
+from hlo_lsp.analysis.run import check_module
+from hlo_lsp.parsing.line_scan import Role
 from hlo_lsp.problems import Severity
 
 BODY = "\n\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT v = f32[4] abs(p)\n}\n"
@@ -154,3 +158,15 @@ def test_instruction_names_xla_accepts(tmp_path: Path) -> None:
     lines = "".join(f"  {name} = f32[4] abs(p)\n" for name in names)
     computation = "%f32 {\n  x = f32[] parameter(0)\n  ROOT y = f32[] abs(x)\n}\n\n"
     assert no_problem(tmp_path, f"HloModule m\n\n{computation}ENTRY e {{\n  p = f32[4] parameter(0)\n{lines}}}\n")
+
+
+def test_a_closed_modules_instruction_names_are_not_kept() -> None:
+    """The check kept the last module's set of names (a 40 MB module's 300,000 names: 35 MB held after
+    its files were closed, until another module was checked)."""
+    module = module_of(Path(f"{SPLIT_MLP}.txt"))
+    assert module.hlo is not None
+    names = module.hlo.defined_names()[Role.INSTRUCTION_DEF]
+    check_module(module)
+    del module
+    gc.collect()
+    assert sys.getrefcount(names) == 2  # `names` here, and getrefcount's argument

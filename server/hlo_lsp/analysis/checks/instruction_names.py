@@ -20,23 +20,25 @@ def check(context: CheckContext) -> Iterator[Problem]:
     hlo = context.hlo
     if hlo is None:
         return
-    names = hlo.defined_names().get(Role.INSTRUCTION_DEF, frozenset())
-    for name in _illegal(names):
+    for name in _illegal(hlo):
         yield from _problems(hlo, name)
 
 
-_last: list[tuple[frozenset[str], list[str]]] = []  # the last set of names read, and its illegal names
+# The structure whose names were read last, and its illegal names (not the names themselves: a closed
+# module's 300,000 names would stay in memory).
+_last: list[tuple[object, list[str]]] = []
 
 
-def _illegal(names: frozenset[str]) -> list[str]:
-    """The illegal names among `names`, found in C (a 40 MB module defines 300,000): kept for the
-    set, which the versions of a module share while its structure stays."""
-    if _last and _last[0][0] is names:
+def _illegal(hlo: HloModule) -> list[str]:
+    """The illegal names among the module's, found in C (a 40 MB module defines 300,000): kept for its
+    structure, which the versions of a module share while their names stay the same."""
+    if _last and _last[0][0] is hlo.structure_id:
         return _last[0][1]
+    names = hlo.defined_names().get(Role.INSTRUCTION_DEF, frozenset())
     joined = "\n" + "\n".join(names) + "\n"
     reserved = [joined[start + 1 : joined.index("\n", start + 1)] for start in _starts(joined, "\n__")]
     found = sorted(names & ELEMENT_TYPES) + sorted(name for name in reserved if not name.startswith("__xla_"))
-    _last[:] = [(names, found)]
+    _last[:] = [(hlo.structure_id, found)]
     return found
 
 
