@@ -388,7 +388,10 @@ def _read_instruction(text: str, head: re.Match[str], state: State) -> LineScan:
 
 def continued_instruction_data(text: str, data: tuple) -> tuple:
     """The scan data (name, shape start, opcode start, opcode, is_root) of an instruction whose opcode
-    is on a line below its first (`v =` above `f32[4] abs(p)`): offsets into its whole `text`."""
+    is on a line below its first (`v =` above `f32[4] abs(p)`): offsets into its whole `text`. `data`
+    itself when its opcode is on its first line."""
+    if data[3]:
+        return data
     clean = as_one_line(blank_comments(text)[0])
     opcode = _OPCODE.search(clean, max(data[1] - 1, 0))
     if opcode is None:

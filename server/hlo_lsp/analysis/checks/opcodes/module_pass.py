@@ -22,7 +22,7 @@ from hlo_lsp.analysis.checks.opcodes.signatures import signature_problems
 from hlo_lsp.analysis.checks.opcodes.text_keys import line_keys
 from hlo_lsp.analysis.checks.opcodes.verdicts import EVALUATE, VERDICTS, Verdict
 from hlo_lsp.analysis.context import CheckContext
-from hlo_lsp.analysis.edits import LastRuns
+from hlo_lsp.analysis.edits import LastRuns, spliced
 from hlo_lsp.model.document import Chunk, EditedFrom
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, item_text
@@ -104,17 +104,11 @@ def _after_edit(hlo: HloModule, edit: EditedFrom, before: _Pass) -> _Pass | None
         return None
     lines = range(spans[0][0], document.chunk_start(end))
     return _Pass(before.facts[:first] + facts + before.facts[end:],
-                 _replaced(before.chunk_problems, lines, [p for new in facts for p in new.problems]),
+                 spliced(document, edit, before.chunk_problems, first, [p for new in facts for p in new.problems]),
                  before.open_problems,
                  [line for line in before.per_run if line < lines.start]
                  + [line for new in facts for line in new.per_run]
                  + [line for line in before.per_run if line >= lines.stop])
-
-
-def _replaced(problems: list[Problem], lines: range, found: list[Problem]) -> list[Problem]:
-    """`problems` with those on `lines` replaced by `found`, in order of lines."""
-    return ([problem for problem in problems if problem.range.start.line < lines.start] + found
-            + [problem for problem in problems if problem.range.start.line >= lines.stop])
 
 
 def _kept_facts(hlo: HloModule, start: int, chunk: Chunk) -> _ChunkFacts:
@@ -202,12 +196,10 @@ def _evaluate(hlo: HloModule, line: int, data: tuple[object, ...], facts: _Chunk
     """Reads the line's own instruction (its findings may differ from its key's other lines'); `whole`:
     `text` is all of it already (an item of a line that holds several)."""
     if whole:
-        if not data[3]:
-            data = continued_instruction_data(text, data)
-    elif isinstance(hlo.document.scan(line).end_state, tuple):  # continued on the next lines
+        data = continued_instruction_data(text, data)
+    elif isinstance(hlo.document.scan(line).end_state, tuple):  # continued on the next lines, its opcode too
         text = hlo.instruction_text(line)
-        if not data[3]:  # its opcode too
-            data = continued_instruction_data(text, data)
+        data = continued_instruction_data(text, data)
     judged = VERDICTS.judgement(text, data)
     if judged is None:
         return None
@@ -225,7 +217,7 @@ def _per_run_problems(hlo: HloModule, lines: list[int]) -> Iterator[Problem]:
     reads: dict[int, InstructionParts] = {}
     for line in lines:
         text, data = hlo.instruction_text(line), hlo.instruction_scan(line).data
-        read = read_instruction(text, data if data[3] else continued_instruction_data(text, data))
+        read = read_instruction(text, continued_instruction_data(text, data))
         if read is not None:
             reads[line] = read
     for line, finding in async_problems(hlo, reads):

@@ -97,8 +97,7 @@ def _numbered_parameters(hlo: HloModule, header: int) -> list[tuple[int, str, in
         if data[3] and data[3] != "parameter":
             continue
         text = hlo.instruction_text(line, data[0])
-        if not data[3]:  # its opcode on a line below
-            data = continued_instruction_data(text, data)
+        data = continued_instruction_data(text, data)  # its opcode perhaps on a line below
         blanked = blank_comments(text)[0]
         # Counted in whole instruction texts, comments aside: a parameter on the line of another
         # instruction is one too.
