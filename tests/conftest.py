@@ -144,6 +144,17 @@ RANDOM_EDITS = settings(max_examples=40, deadline=None, derandomize=True, databa
                         suppress_health_check=[HealthCheck.too_slow])
 
 
+def random_edit(data: st.DataObject, document: Document, pieces: list[str], most_removed: int,
+                most_pieces: int) -> Document:
+    """`document` edited on one of its lines: up to `most_removed` characters replaced by up to
+    `most_pieces` of `pieces`."""
+    line = data.draw(st.integers(0, document.line_count - 1), label="line")
+    column = data.draw(st.integers(0, 60), label="column")
+    removed = data.draw(st.integers(0, most_removed), label="removed")
+    piece = "".join(data.draw(st.lists(st.sampled_from(pieces), max_size=most_pieces), label="text"))
+    return document.apply_edit(Range(Position(line, column), Position(line, column + removed)), piece)
+
+
 def after_random_edits_like_a_fresh_document(data: st.DataObject, text: str,
                                              answer: Callable[[Document], object], edits: int = 5) -> None:
     """Random edits of an HLO module (in chunks of 4 lines); after each, `answer` of the edited document
@@ -152,11 +163,7 @@ def after_random_edits_like_a_fresh_document(data: st.DataObject, text: str,
         document = Document(text, FileKind.HLO_MODULE, "module.txt")
         answer(document)
         for _ in range(data.draw(st.integers(1, edits), label="edits")):
-            line = data.draw(st.integers(0, document.line_count - 1), label="line")
-            column = data.draw(st.integers(0, 60), label="column")
-            removed = data.draw(st.integers(0, 4), label="removed")
-            piece = "".join(data.draw(st.lists(st.sampled_from(HLO_PIECES), max_size=3), label="text"))
-            document = document.apply_edit(Range(Position(line, column), Position(line, column + removed)), piece)
+            document = random_edit(data, document, HLO_PIECES, most_removed=4, most_pieces=3)
             assert answer(document) == answer(Document(document.text, FileKind.HLO_MODULE, "module.txt"))
 
 
@@ -169,11 +176,7 @@ def after_random_module_edits_like_a_fresh_check(data: st.DataObject, text: str,
         module = ModuleDump("module", {FileKind.HLO_MODULE: document})
         check(module)
         for _ in range(data.draw(st.integers(1, 6), label="edits")):
-            line = data.draw(st.integers(0, document.line_count - 1), label="line")
-            column = data.draw(st.integers(0, 60), label="column")
-            removed = data.draw(st.integers(0, 3), label="removed")
-            piece = "".join(data.draw(st.lists(st.sampled_from(pieces), max_size=2), label="text"))
-            document = document.apply_edit(Range(Position(line, column), Position(line, column + removed)), piece)
+            document = random_edit(data, document, pieces, most_removed=3, most_pieces=2)
             module = module.updated({FileKind.HLO_MODULE: document})
             fresh = Document(document.text, FileKind.HLO_MODULE, "module.hlo")
             assert check(module) == check(ModuleDump("module", {FileKind.HLO_MODULE: fresh}))
