@@ -809,3 +809,22 @@ def test_an_allocation_numbered_twice_is_declined(tmp_path: Path) -> None:
     assert glance.allocation_module(line, header + 1) is None
     assert glance.instruction_module("ynn_fusion.1") is None
     assert glance.instruction_module("ynn_fusion.1", memory=False) is not None
+
+
+def test_an_allocation_numbered_with_a_leading_zero_is_one_numbered_twice(tmp_path: Path) -> None:
+    """`allocation 0` and `allocation 00` are one number to the whole module, which means the first."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    allocations = Path(f"{stem}-buffer-assignment.txt")
+    lines = allocations.read_text().split("\n")
+    value = next(number for number, text in enumerate(lines) if " ynn_fusion.1 " in text)
+    header = max(number for number in range(value) if lines[number].startswith("allocation "))
+    first = next(text for text in lines if text.startswith("allocation "))
+    number = first.split()[1].rstrip(":")
+    lines[header] = f"allocation 0{number}:" + lines[header].split(":", 1)[1]
+    allocations.write_text("\n".join(lines))
+    module, glance, _ = companion_glance(f"{stem}.txt")
+    document = module.documents[FileKind.BUFFER_ASSIGNMENT]
+    line = glance.line_document(header, document.source)
+    assert line is not None and line.scan(header).kind == "allocation"
+    assert glance.allocation_module(line, header) is None
+    assert glance.instruction_module("ynn_fusion.1") is None

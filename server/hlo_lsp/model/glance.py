@@ -342,12 +342,13 @@ class _BuffersText(_Text):
     def numbers_one_allocation(self, index: int) -> bool:
         """Whether `allocation {index}:` is printed once: a garbled file may number two allocations
         alike, and the whole module then says which one it means."""
-        return self._allocation_numbers[str(index)] == 1
+        return self._allocation_numbers[index] == 1
 
     @lazy
-    def _allocation_numbers(self) -> Counter[str]:
-        """How often each `allocation N:` is printed: one pass, however many values a hover picks."""
-        return Counter(_ALLOCATION_NUMBER.findall(self.text))
+    def _allocation_numbers(self) -> Counter[int]:
+        """How often each `allocation N:` is printed (`00` numbers 0 too): one pass, however many values
+        a hover picks."""
+        return Counter(map(int, _ALLOCATION_NUMBER.findall(self.text)))
 
     def state_entering(self, line: int) -> State:
         """The scanner's state at the start of `line`: its section's, or found by scanning from the
@@ -387,7 +388,7 @@ _RESYNC: dict[State, tuple[str, str, State]] = {
     "alloc": ("\nallocation ", "allocation", "alloc"),  # its values, and a `reused by` list
 }
 _RESYNC_LINES = 5_000  # a cursor further from where its state is known is left to the whole file
-_ALLOCATION_NUMBER = re.compile(r"allocation ([0-9]+):")
+_ALLOCATION_NUMBER = re.compile(r"allocation ([0-9]{1,19}):")  # as many digits as the scanner reads
 
 
 class _LiveRangeSection:
