@@ -147,6 +147,12 @@ ACCEPTED = (
     Entry("async chain", True, "HloModule m\n\nw {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] abs(x)\n}\n\n"
           + entry("s = ((f32[4]), f32[4], s32[]) async-start(p), calls=w",
                   "ROOT d = f32[4] async-done(s), calls=w", head="")),
+    Entry("control-predecessors on a line of several items", True, entry(
+        "a = f32[4] abs(p) ROOT b = f32[4] negate(p), control-predecessors={a}")),
+    Entry("async chain on a line of several items", True,
+          "HloModule m\n\nw {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] abs(x)\n}\n\n"
+          + entry("s = ((f32[4]), f32[4], s32[]) async-start(p), calls=w ROOT d = f32[4] async-done(s), calls=w",
+                  head="")),
     Entry("custom-call with layout constraints", True, entry(
         'ROOT c = f32[4]{0} custom-call(p), custom_call_target="x", operand_layout_constraints={f32[4]{0}}')),
     Entry("shardings", True, entry(
@@ -216,6 +222,8 @@ REJECTED = (
           "  ROOT y = f32[4] abs(x)\n}\n\n" + entry("s = f32[4] async-start(p), calls=w",
                                                      "ROOT d = f32[4] async-done(s), calls=w", head="")),
     Entry("async-done of a non-async operand", False, entry("ROOT d = f32[4] async-done(p)")),
+    Entry("async-done of a non-async operand on a line of several items", False,
+          entry("a = f32[4] abs(p) ROOT d = f32[4] async-done(a)")),
     Entry("async-update shape differs", False, "HloModule m\n\nw {\n  x = f32[4] parameter(0)\n"
           "  ROOT y = f32[4] abs(x)\n}\n\n" + entry("s = ((f32[4]), f32[4], s32[]) async-start(p), calls=w",
                                                      "u = ((f32[4]), f32[4], u32[]) async-update(s)",

@@ -10,18 +10,16 @@ computations read as part of their instruction. Some listed causes that run did 
 reading HLO exactly as XLA's parser does: inline computations (`to_apply={ x = ... }`, most of what is
 left: on one line or over lines, they are read as part of the instruction that calls them, so XLA's
 computation `_` is not in the model and the rules of instructions are not applied inside them), a text
-of one instruction without a header, lines of several items whose rules read other lines (async chains, control-predecessors, aliasing),
+of one instruction without a header,
 some multi-line strings, shapes XLA infers or checks against operands. A test fails on any cause not listed
 here; a cause fixed is taken off the list."""
 
 from __future__ import annotations
 
 OPEN: frozenset[str] = frozenset((
-    "XLA accepts, we reject: [attribute-value] control-predecessors: instruction 'a' is not defined before this one (XLA's parser reads names in order)",
     "XLA accepts, we reject: [attribute-value] frontend_attributes: expected '{' to start frontend attributes",
     "XLA accepts, we reject: [attribute-value] input_output_alias: output index {N} is not an index of the entry computation's result shape S",
     "XLA accepts, we reject: [attribute-value] metadata: expects '{' to start sub attributes",
-    'XLA accepts, we reject: [async-chain] AsyncUpdate and AsyncDone expect a single async op as their operand',
     'XLA accepts, we reject: [attribute-value] replica_groups: expects a list of replica groups, e.g. {{N,N},{N,N}}',
     'XLA accepts, we reject: [empty-computation] computation X has no instruction',
     'XLA accepts, we reject: [empty-module] the module has no computation',
@@ -49,11 +47,9 @@ OPEN: frozenset[str] = frozenset((
     'XLA accepts, we reject: [undefined-instruction] instruction X is not defined in this module',
     'XLA crashes on, we accept: crash (SIGABRT): hlo_computation.cc:N] Check failed: param_no >= N && param_no < parameter_count',
     'XLA crashes on, we accept: crash (SIGABRT): hlo_instruction.cc:N] Check failed: operand->shapeS.is_unbounded_dynamicS || ShapeUtil::StaticExtentProduct(shape) == ShapeUtil::StaticExtentPr',
-    'XLA rejects, we accept: AsyncUpdate and AsyncDone expect a single async op as their operand.',
     'XLA rejects, we accept: AsyncUpdate expects the op shape to be the same as the operand shape.',
     'XLA rejects, we accept: Computation w is called by more than one async op.',
     'XLA rejects, we accept: Duplicate parameter number N',
-    'XLA rejects, we accept: Expect async_wrapped_computation to be w, but got v',
     'XLA rejects, we accept: Operand layout constraint shape S for operand N is not compatible with operand shape S',
     'XLA rejects, we accept: RET_CHECK failure (external/xla/xla/hlo/ir/hlo_input_output_alias_config.cc:N) ShapeUtil::IndexIsValid(alias_.shapeS, output_index) Trying to set up alias at {N',
     'XLA rejects, we accept: Shape of computation X, S, is not compatible with that of its root instruction X, S',

@@ -44,6 +44,27 @@ def test_async_chains_xla_accepts(tmp_path: Path) -> None:
     assert opcode_problems(tmp_path, text) == []
 
 
+@pytest.mark.parametrize(("body", "message", "underlined"), [
+    (("a = f32[4] abs(p) ROOT d = f32[4] async-done(a)",),
+     "AsyncUpdate and AsyncDone expect a single async op as their operand", "(a)"),
+    ((START + " ROOT d = f32[4] async-done(s), calls=v",), "Expect async_wrapped_computation to be w, but got v", "v"),
+    ((START + " d = f32[4] async-done(s)", "ROOT e = f32[4] async-done(d)"),
+     "AsyncUpdate and AsyncDone expect a single async op as their operand", "(d)"),
+])
+def test_async_chains_on_lines_of_several_items(tmp_path: Path, body: tuple[str, ...], message: str,
+                                                 underlined: str) -> None:
+    """Each instruction of a line is one of the chain (XLA reads by name, not by line)."""
+    found = one(tmp_path, module(*body, before=NEGATE + NEGATE.replace("w {", "v {")))
+    assert found[1:] == ("async-chain", message, underlined)
+
+
+def test_an_async_chain_on_lines_of_several_items_xla_accepts(tmp_path: Path) -> None:
+    text = module("q = f32[4] negate(p) " + START, "ROOT d = f32[4] async-done(s), calls=w", before=NEGATE)
+    assert opcode_problems(tmp_path, text) == []
+    text = module(START + " ROOT d = f32[4] async-done(s), calls=w", before=NEGATE)
+    assert opcode_problems(tmp_path, text) == []
+
+
 def test_two_async_starts_without_calls_are_not_the_same_callers(tmp_path: Path) -> None:
     """Two `async-start`s that name no computation: the check looked for the value of `calls` they lack
     (StopIteration: an internal error)."""

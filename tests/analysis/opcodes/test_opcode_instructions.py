@@ -184,6 +184,15 @@ def test_control_predecessor_defined_after_its_instruction(tmp_path: Path) -> No
                                                          "this one (XLA's parser reads names in order)", "z")
 
 
+def test_control_predecessors_on_a_line_of_several_items(tmp_path: Path) -> None:
+    """Defined earlier on the same line is defined before (XLA reads names in order, not lines)."""
+    assert opcode_problems(tmp_path, module("a = f32[4] abs(p) ROOT b = f32[4] negate(p), "
+                                            "control-predecessors={a}")) == []
+    text = module("ROOT b = f32[4] negate(p), control-predecessors={a} a = f32[4] abs(p)")
+    assert one(tmp_path, text) == (4, "attribute-value", "control-predecessors: instruction 'a' is not defined before "
+                                                         "this one (XLA's parser reads names in order)", "a")
+
+
 # ---- crashes XLA's parser dies on --------------------------------------------------------------------------
 @pytest.mark.parametrize(("instruction", "code", "message"), [
     ("ROOT r = u64[] replica-id()", "result-shape", "replica-id must have shape u32[], not u64[] (XLA's parser "

@@ -305,7 +305,7 @@ def _undefined(hlo: HloModule, line: int, ref: Ref, instructions: frozenset[str]
 
 
 def _defined_later(hlo: HloModule, ref: Ref, line: int) -> int | None:
-    """The line below `line` that defines what `ref` names in its scope, if it is defined only there."""
+    """The line, `line` or below, that defines what `ref` names in its scope, if it is defined only there."""
     if ref.role is Role.COMPUTATION_USE:
         computation = hlo.computations.get(ref.name)
         return computation.line if computation is not None and computation.line > line else None
@@ -315,4 +315,4 @@ def _defined_later(hlo: HloModule, ref: Ref, line: int) -> int | None:
     if computation is None or not hlo.defines(computation, ref.name):
         return None
     return next((found for found in hlo.definition_lines(ref.name)
-                 if found > line and hlo.computation_at(found) is computation), None)
+                 if found >= line and hlo.computation_at(found) is computation), None)

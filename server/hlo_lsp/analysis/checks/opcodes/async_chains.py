@@ -9,11 +9,14 @@ from dataclasses import dataclass
 
 from hlo_lsp.analysis.checks.opcodes import tables
 from hlo_lsp.analysis.checks.opcodes.findings import Finding
-from hlo_lsp.analysis.checks.opcodes.other_lines import definition
+from hlo_lsp.analysis.checks.opcodes.other_lines import definition, operand_name
 from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, parsed_shape
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.hlo_scanner import continued_instruction_data
 from hlo_lsp.parsing.syntax import Shape, TupleShape
+
+
+_Key = tuple[int, str]  # an instruction's line and name (a line may hold several)
 
 
 @dataclass(slots=True)
@@ -31,49 +34,56 @@ def _async_op(read: InstructionParts, line: int) -> _AsyncOp | None:
     return _AsyncOp(line, read, wrapped[1], wrapped[0]) if wrapped else None
 
 
-def async_problems(hlo: HloModule, reads: dict[int, InstructionParts]) -> list[tuple[int, Finding]]:
-    """(line, finding) of the async ops among `reads` (instructions by line)."""
-    ops = {line: op for line, read in reads.items() if (op := _async_op(read, line)) is not None}
-    found: list[tuple[int, Finding]] = []
+def async_problems(hlo: HloModule, reads: dict[_Key, InstructionParts]) -> list[tuple[_Key, Finding]]:
+    """(key, finding) of the async ops among `reads` (instructions by line and name)."""
+    ops = {key: op for key, read in reads.items() if (op := _async_op(read, key[0])) is not None}
+    found: list[tuple[_Key, Finding]] = []
     callers: dict[str, int] = {}
-    for line, op in sorted(ops.items()):
+    for key, op in sorted(ops.items(), key=lambda keyed: (keyed[0][0], keyed[1].read.opcode_span[0])):
         if op.stage == "-start":
             computation = (op.read.attribute("calls") or "").lstrip("%")
             if not computation:
                 continue  # no computation named: nothing two starts could share
             if op.wrapped is None and computation in callers:
                 span = op.read.value_span("calls")
-                found.append((line, (*span, "async-chain", f"Computation {computation} is called by more than one "
+                found.append((key, (*span, "async-chain", f"Computation {computation} is called by more than one "
                                                             f"async op (first on line {callers[computation] + 1})")))
-            callers.setdefault(computation, line)
+            callers.setdefault(computation, op.line)
         else:
-            found.extend((line, finding) for finding in _async_link(hlo, op, ops))
+            found.extend((key, finding) for finding in _async_link(hlo, op, ops))
     return found
 
 
-def _async_link(hlo: HloModule, op: _AsyncOp, ops: dict[int, _AsyncOp]) -> list[Finding]:
+def _async_link(hlo: HloModule, op: _AsyncOp, ops: dict[_Key, _AsyncOp]) -> list[Finding]:
     read = op.read
-    operand = definition(hlo, op.line, read.item(read.operands[0])) if len(read.operands) == 1 else None
+    operand = _operand_key(hlo, op) if len(read.operands) == 1 else None
     previous = ops.get(operand) if operand is not None else None
     if previous is None or previous.stage == "-done":
-        if len(read.operands) == 1 and (operand is None or not _has_opcode(hlo, operand)):
+        if len(read.operands) == 1 and (operand is None or not _has_opcode(hlo, *operand)):
             return []  # an operand not defined here (hlo-structure says so), or whose opcode the scan did not read
         return [(*read.operands_span, "async-chain", "AsyncUpdate and AsyncDone expect a single async op as their "
                                                      "operand")]
     start = previous
     while start.stage == "-update" and len(start.read.operands) == 1:
-        earlier = definition(hlo, start.line, start.read.item(start.read.operands[0]))
+        earlier = _operand_key(hlo, start)
         if earlier is None or earlier not in ops:
             return []
         start = ops[earlier]
     return _async_agreement(hlo, op, previous, start)
 
 
-def _has_opcode(hlo: HloModule, line: int) -> bool:
-    """Whether the instruction on `line` has an opcode the scan read (on its line, or on a line below)."""
-    data = hlo.instruction_scan(line).data
+def _operand_key(hlo: HloModule, op: _AsyncOp) -> _Key | None:
+    """The line and name of the instruction that `op`'s one operand names, where it is defined beside it."""
+    item = op.read.item(op.read.operands[0])
+    line = definition(hlo, op.line, item)
+    return (line, operand_name(item)) if line is not None else None
+
+
+def _has_opcode(hlo: HloModule, line: int, name: str) -> bool:
+    """Whether the instruction `name` on `line` has an opcode the scan read (on its line, or below)."""
+    data = hlo.instruction_scan(line, name).data
     if len(data) == 5 and not data[3]:  # `p = f32[4] // c` / `parameter(0)`
-        data = continued_instruction_data(hlo.instruction_text(line), data)
+        data = continued_instruction_data(hlo.instruction_text(line, name), data)
     return len(data) == 5 and bool(data[3])
 
 

@@ -5,7 +5,7 @@ channel_id of a channel operand, even absent, is theirs, and a recv-done's opera
 from __future__ import annotations
 
 from hlo_lsp.analysis.checks.opcodes.findings import Finding
-from hlo_lsp.analysis.checks.opcodes.other_lines import attribute_of_line, definition, shape_text
+from hlo_lsp.analysis.checks.opcodes.other_lines import attribute_of_line, definition, operand_name, shape_text
 from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts
 from hlo_lsp.analysis.checks.opcodes.values import int64_value
 from hlo_lsp.model.hlo_module import HloModule
@@ -21,13 +21,14 @@ def channel_problems(hlo: HloModule, line: int, read: InstructionParts) -> list[
     operand = definition(hlo, line, read.item(read.operands[0])) if len(read.operands) == 1 else None
     if operand is None:
         return []
-    scan = hlo.instruction_scan(operand)
+    name = operand_name(read.item(read.operands[0]))
+    scan = hlo.instruction_scan(operand, name)
     found = []
-    if read.opcode == "recv-done" and not shape_text(hlo, operand).startswith("("):
+    if read.opcode == "recv-done" and not shape_text(hlo, operand, name).startswith("("):
         found.append((*read.operands_span, "operand-shape", "recv-done of an operand that is not a tuple "
                                                             "(XLA's parser crashes)"))
     if scan.data[3] in _CHANNEL_OPCODES:
-        theirs = attribute_of_line(hlo, operand, "channel_id")
+        theirs = attribute_of_line(hlo, operand, "channel_id", name)
         mine = read.attribute("channel_id")
         if _int_or_none(mine) != _int_or_none(theirs):
             span = read.value_span("channel_id") if mine is not None else read.opcode_span

@@ -167,10 +167,13 @@ def _scan_parameters(hlo: HloModule, line: int, read: InstructionParts, judgemen
 def _control_predecessors(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
     start, end = read.value_span("control-predecessors")
     here = hlo.computation_at(line)
+    column = len(read.text) - len(read.text.lstrip())  # where the instruction starts (an item may start mid-line)
     for match in re.finditer(r"%?([A-Za-z_][A-Za-z0-9_.\-]*)", read.text[start:end]):
         name = match.group(1)
-        defined = hlo.line_of(name) if hlo.names_are_unique else None
-        if here is not None and defined is not None and defined >= line and hlo.computation_at(defined) is here:
+        site = hlo.site(name) if hlo.names_are_unique else None
+        defined = site.line if site is not None else None
+        if here is not None and defined is not None and hlo.computation_at(defined) is here and (
+                defined > line or defined == line and site.name_range.start.character >= column):
             judgement.add((start + match.start(1), start + match.end(1)), "attribute-value",
                           f"control-predecessors: instruction '{name}' is not defined before this one "
                           "(XLA's parser reads names in order)")

@@ -204,7 +204,8 @@ def _evaluate(hlo: HloModule, line: int, data: tuple[object, ...], facts: _Chunk
     if judged is None:
         return None
     findings, actions = judged
-    # the per-run rules read lines by their scans: an item of a line of several items has none of its own
+    if whole and actions & _PER_RUN and line not in facts.per_run[-1:]:
+        facts.per_run.append(line)  # the run reads the line's items again, each by its name
     _apply(hlo, line, text, data, tuple(actions - {"parameter"} - (_PER_RUN if whole else set())), facts)
     facts.problems.extend(problems(hlo, line, text, findings))
     if "parameter" not in actions:
@@ -214,14 +215,28 @@ def _evaluate(hlo: HloModule, line: int, data: tuple[object, ...], facts: _Chunk
 
 
 def _per_run_problems(hlo: HloModule, lines: list[int]) -> Iterator[Problem]:
-    reads: dict[int, InstructionParts] = {}
+    reads: dict[tuple[int, str], InstructionParts] = {}
     for line in lines:
-        text, data = hlo.instruction_text(line), hlo.instruction_scan(line).data
-        read = read_instruction(text, continued_instruction_data(text, data))
-        if read is not None:
-            reads[line] = read
-    for line, finding in async_problems(hlo, reads):
-        yield from problems(hlo, line, reads[line].text, [finding])
-    for line, read in reads.items():
+        for name, text, data in _instructions_on(hlo, line):
+            read = read_instruction(text, continued_instruction_data(text, data))
+            if read is not None:
+                reads[line, name] = read
+    for (line, name), finding in async_problems(hlo, reads):
+        yield from problems(hlo, line, reads[line, name].text, [finding])
+    for (line, _), read in reads.items():
         if read.opcode in ("send-done", "recv-done"):
             yield from problems(hlo, line, read.text, channel_problems(hlo, line, read))
+
+
+def _instructions_on(hlo: HloModule, line: int) -> Iterator[tuple[str, str, tuple[object, ...]]]:
+    """(name, text, scan data) of the instruction on `line`, or of each on a line of several items
+    (its text the item's, the others blanked)."""
+    scan = hlo.document.scan(line)
+    if scan.kind != "items":
+        data = hlo.instruction_scan(line).data
+        yield str(data[0]), hlo.instruction_text(line), data
+        return
+    text = hlo.whole_text(line)
+    for start, item in scan.data:
+        if item.kind == "instruction" and item.problem is None:
+            yield str(item.data[0]), item_text(text, scan, start), item.data

@@ -47,6 +47,7 @@ def operand_shape(hlo: HloModule, line: int, read: InstructionParts, index: int)
     return parsed_shape(shape_text(hlo, found, operand_name(item))) if found is not None else None
 
 
-def attribute_of_line(hlo: HloModule, line: int, key: str) -> str | None:
-    read = read_instruction(hlo.instruction_text(line), hlo.instruction_scan(line).data)
+def attribute_of_line(hlo: HloModule, line: int, key: str, name: str | None = None) -> str | None:
+    """The attribute `key` of the instruction on `line` (`name`, on a line of several items)."""
+    read = read_instruction(hlo.instruction_text(line, name), hlo.instruction_scan(line, name).data)
     return read.attribute(key) if read is not None else None
