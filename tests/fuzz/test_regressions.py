@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import time
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from hlo_lsp.features.symbols import document_symbols
 from hlo_lsp.features.targets import target_at
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
+from hlo_lsp.model import glance as glance_module
 from hlo_lsp.model.glance import ModuleGlance
 from hlo_lsp.parsing import hlo_syntax
 from hlo_lsp.parsing.file_kinds import FileKind
@@ -367,3 +369,33 @@ def test_checks_of_a_long_header_with_a_letter_outside_the_bmp_are_fast(tmp_path
     problems, seconds = timed_check(tmp_path, LONG_HEADER, 10.0)
     assert seconds < 3.0  # ~8 s before the fix
     assert [p.range.start.line for p in problems] and {p.range.start.line for p in problems} == {0}
+
+
+class _CountedMatches:
+    """A compiled pattern whose `match` calls are counted."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern, self.calls = pattern, 0
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        self.calls += 1
+        return self.pattern.match(text, pos)
+
+
+def test_a_name_repeated_on_a_long_line_is_looked_up_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutant #862379 (a TF dump's parameter line repeated to 200 KB): looking up where `lhs` is defined
+    read the line's text before each of its 5,851 names again (2.6 s for one hover); its blanks are
+    read once now."""
+    line = "  " + "  ".join(["%lhs = s32[] parameter(1)"] * 3000)
+    text = f"HloModule m\n\nENTRY e {{\n  %p = s32[] parameter(0)\n{line}\n  ROOT %r = s32[] add(%p, %lhs)\n}}\n"
+    counted = _CountedMatches(glance_module._BLANKS)
+    monkeypatch.setattr(glance_module, "_BLANKS", counted)
+    document = Document(text, FileKind.HLO_MODULE, "m.txt")
+    glance = ModuleGlance.of("m", {FileKind.HLO_MODULE: document})
+    use = Position(5, text.split("\n")[5].index("%lhs") + 1)
+    target = target_at(document, use)
+    assert glance is not None and target is not None
+    glanced = glance.instruction_module("lhs")
+    assert counted.calls == 1  # the long line's blanks, once
+    assert glanced is not None
+    assert hover(glanced, target) == hover(ModuleDump("m", {FileKind.HLO_MODULE: document}), target)

@@ -40,7 +40,9 @@ _HEAD_LINES = 100_000  # lines before the first computation worth scanning (stac
 _TABLE_HEADER = re.compile(r"\n\s*(?:" + "|".join(TABLE_NAMES) + r")\s*(?=\n|\Z)")
 _TABLE_KINDS = frozenset(("frame", "location", "file_name", "function_name"))  # what the tables define
 _BLANK_LINES_ABOVE = 100  # blank and comment lines looked through above a computation header
-_DEFINITION_PREFIXES = frozenset(("", "%", "ROOT", "ROOT %"))  # what may stand before `name =` on its line
+# What may stand before `name =` on its line, after its blanks: nothing, `%`, `ROOT` or `ROOT %`.
+_DEFINITION_PREFIX = re.compile(r"(?:%|ROOT|ROOT\s+%)?\s*")
+_BLANKS = re.compile(r"[^\S\n]*")
 _AFTER_VALUE_NAME = frozenset("{ >")  # `<id name{index} (phi) @color>`
 _HEADER_KINDS = frozenset((
     "allocations_header", "stats_header", "used_values_header", "sequence_header", "ranges_header",
@@ -216,8 +218,15 @@ class _HloText(_Text):
         wherever the scanner may read a definition, `name` then `=` with any spaces or tabs between
         (`state =0(...` too), or `name` alone, its `=` below (fuzzer mutant #596970), after nothing, `%`,
         `ROOT` or `ROOT %` on its line."""
-        found = [match.start() for match in re.finditer(re.escape(name) + r":?[ \t]*(?:=|//|\r?\n|\Z)", self.text)
-                 if " ".join(self.prefix_on_line(match.start()).split()) in _DEFINITION_PREFIXES]
+        text, blanks_end = self.text, {}  # a 200 KB line may name it thousands of times: its blanks are read once
+        found = []
+        for match in re.finditer(re.escape(name) + r":?[ \t]*(?:=|//|\r?\n|\Z)", text):
+            line_start = text.rfind("\n", 0, match.start()) + 1
+            first = blanks_end.get(line_start)
+            if first is None:
+                first = blanks_end[line_start] = _BLANKS.match(text, line_start).end()
+            if _DEFINITION_PREFIX.fullmatch(text, min(first, match.start()), match.start()):
+                found.append(match.start())
         if len(found) != 1:
             raise _Declined
         return found[0]
