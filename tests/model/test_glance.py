@@ -828,3 +828,25 @@ def test_an_allocation_numbered_with_a_leading_zero_is_one_numbered_twice(tmp_pa
     assert line is not None and line.scan(header).kind == "allocation"
     assert glance.allocation_module(line, header) is None
     assert glance.instruction_module("ynn_fusion.1") is None
+
+
+def test_a_value_under_an_allocation_header_after_a_tab_is_that_allocations(tmp_path: Path) -> None:
+    """The scanner reads `\tallocation 3: ...` as a header (fuzz mutant #718674); the glance looked for
+    headers at the start of a line and gave the value to the allocation above."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    allocations = Path(f"{stem}-buffer-assignment.txt")
+    lines = allocations.read_text().split("\n")
+    value = next(number for number, text in enumerate(lines) if " ynn_fusion.1 " in text)
+    header = max(number for number in range(value) if lines[number].startswith("allocation "))
+    assert any(text.startswith("allocation ") for text in lines[:header])  # an allocation above it
+    lines[header] = "\t" + lines[header]
+    allocations.write_text("\n".join(lines))
+    module, glance, _ = companion_glance(f"{stem}.txt")
+    document = module.documents[FileKind.BUFFER_ASSIGNMENT]
+    position = Position(value, lines[value].index("ynn_fusion.1") + 1)
+    target = target_at(document, position)
+    line = glance.line_document(value, document.source)
+    assert target is not None and line is not None
+    glanced = glance.module_at(line, value, target.kind, target.name)
+    assert glanced is not None
+    assert hover(glanced, target) == hover(module, target)

@@ -348,6 +348,17 @@ class _BuffersText(_Text):
         index = bisect.bisect_right(self._header_starts, offset) - 1
         return self.headers[index] if index >= 0 else None
 
+    def allocation_above(self, start: int, offset: int) -> int:
+        """The offset of the nearest `allocation ` between `start` and `offset` that begins its line after
+        blanks (as the scanner reads a header, a tab before it too), or -1."""
+        found = self.text.rfind("allocation ", start, offset)
+        while found >= 0:
+            line_start = self.text.rfind("\n", 0, found) + 1
+            if _BLANKS.match(self.text, line_start).end() >= found:
+                return found
+            found = self.text.rfind("allocation ", start, line_start)  # only a line's first word may be one
+        return -1
+
     def numbers_one_allocation(self, index: int) -> bool:
         """Whether `allocation {index}:` is printed once: a garbled file may number two allocations
         alike, and the whole module then says which one it means."""
@@ -683,10 +694,10 @@ class ModuleGlance:
             if scan.kind != "value" or scan.data[1] != name:
                 continue
             picks.lines[line] = (text, "alloc", scan)
-            allocation = file.text.rfind("\nallocation ", section[0], offset)
+            allocation = file.allocation_above(section[0], offset)
             if allocation < 0:
                 raise _Declined  # a value before any allocation of its section
-            header = picks.pick(file.line_at(allocation + 1), "alloc", _ALLOCATION)
+            header = picks.pick(file.line_at(allocation), "alloc", _ALLOCATION)
             if not file.numbers_one_allocation(header.data[0]):
                 raise _Declined
 
