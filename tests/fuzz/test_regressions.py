@@ -22,9 +22,9 @@ from hlo_lsp.features.memory_svg import timeline_svg
 from hlo_lsp.features.memory_timeline import memory_report
 from hlo_lsp.features.symbols import document_symbols
 from hlo_lsp.features.targets import target_at
+from hlo_lsp.model import glance as glance_module
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
-from hlo_lsp.model import glance as glance_module
 from hlo_lsp.model.glance import ModuleGlance
 from hlo_lsp.parsing import hlo_syntax
 from hlo_lsp.parsing.file_kinds import FileKind

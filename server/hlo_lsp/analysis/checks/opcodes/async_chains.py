@@ -15,7 +15,6 @@ from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.hlo_scanner import continued_instruction_data
 from hlo_lsp.parsing.syntax import Shape, TupleShape
 
-
 _Key = tuple[int, str]  # an instruction's line and name (a line may hold several)
 
 

@@ -10,7 +10,6 @@ from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, parsed_shap
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.syntax import Shape
 
-
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 
 
