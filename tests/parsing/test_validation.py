@@ -73,6 +73,15 @@ def test_list_items_that_repeat_an_earlier_item_are_removed() -> None:
     assert without_repeated_items("(x,)") == "(x,)" and without_repeated_items("a)") == "a)"
 
 
+def test_lists_nested_deeper_than_xla_prints_are_left_whole() -> None:
+    """Fuzz mutant #870371 (a line nested 20,000 deep): each level copied the text nested in it, work in the
+    square of the depth; the line is parsed as it is instead."""
+    shallow = "{(" * 32 + "a, a" + ")}" * 32  # 64 lists deep
+    assert without_repeated_items(shallow) == shallow.replace("a, a", "a")
+    deep = "{(" * 20_000 + "a, a" + ")}" * 20_000
+    assert without_repeated_items(deep) == deep
+
+
 def test_a_long_module_header_is_checked_without_parsing_it_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     header = long_module_header()
     assert len(header) > 10 * LONG_ITEM and isinstance(parse_module_header(header), ModuleHeader)

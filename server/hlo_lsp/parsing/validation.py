@@ -148,6 +148,9 @@ def _long_template_parses(template: str, rule: str) -> bool:
     return not isinstance(hlo_syntax.parse_rule(shorter, rule), ParseError)
 
 
+_DEEPEST_LIST = 64  # deeper than any shape or attribute XLA prints nests
+
+
 def without_repeated_items(text: str) -> str:
     """`text` with every comma-separated item that repeats an earlier item of its bracketed list
     (or of the top level) removed, with its comma."""
@@ -155,6 +158,8 @@ def without_repeated_items(text: str) -> str:
     for token in _LIST_TOKEN.findall(text):
         items, seen, current, closing = stack[-1]
         if token in _OPENING:
+            if len(stack) > _DEEPEST_LIST:
+                return text  # each level would copy the text nested in it
             current.append(token)
             stack.append(([], set(), [], _OPENING[token]))
         elif token == ",":
