@@ -119,6 +119,24 @@ def test_module_without_entry_computation_has_its_last_computation_as_entry(tmp_
     assert module.hlo is not None and module.hlo.entry is not None and module.hlo.entry.name == "main.5"
 
 
+def test_a_header_cut_short_opens_no_computation(tmp_path: Path) -> None:
+    """`foo` alone reads as a header whose `{` XLA expects below (`foo` / `{`); the next header is not
+    one inside it, nor a second ENTRY."""
+    path = tmp_path / "m.hlo"
+    path.write_text("HloModule m\n\nfoo\n\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n")
+    found = [(p.range.start.line, p.code) for p in problems_of(path)]
+    assert (2, "syntax") in found
+    assert {line for line, _ in found} == {2}, found
+
+
+def test_a_headless_module_may_have_the_brace_of_its_first_computation_below(tmp_path: Path) -> None:
+    path = tmp_path / "m.hlo"
+    path.write_text("e // c\n\n{\n  ROOT p = f32[] parameter(0)\n}\n")
+    assert problems_of(path) == []
+    path.write_text("e\nf {\n  ROOT p = f32[] parameter(0)\n}\n")
+    assert (0, "syntax") in [(p.range.start.line, p.code) for p in problems_of(path)]
+
+
 def test_module_without_computation(tmp_path: Path) -> None:
     path = tmp_path / "m.hlo"
     path.write_text("HloModule m\n")

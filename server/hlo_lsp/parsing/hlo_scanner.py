@@ -48,8 +48,8 @@ _COMPUTATION_HEAD = re.compile(rf"[ \t]*(ENTRY[ \t]+)?%?({_NAME}):?[ \t]*(\(|\{{
 _COMPUTATION_END = re.compile(rf"[ \t]*\}}[ \t]*(//[ \t]*%?({_NAME})?.*|,[ \t]*[A-Za-z_][A-Za-z0-9_]*=.*)?$")
 # A name alone on a line in a computation: its `=`, shape and opcode are on the lines below.
 _LONE_NAME = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME}):?[ \t]*$")
-# `ENTRY name` alone on a line: a computation header whose signature or `{` is below.
-_LONE_HEADER = re.compile(rf"[ \t]*(ENTRY[ \t]+)%?({_NAME}):?[ \t]*$")
+# `[ENTRY] name` alone on a line outside computations: a computation header whose signature or `{` is below.
+_LONE_HEADER = re.compile(rf"[ \t]*(ENTRY[ \t]+)?%?({_NAME}):?[ \t]*$")
 # A continued item's attribute: `key=value` (XLA reads a glued `key=` as an attribute, never as a definition).
 _ATTRIBUTE_START = re.compile(r"[ \t]*[A-Za-z_][A-Za-z0-9_.\-]*=")
 _OPCODE = re.compile(r"[ \t=]([a-z][a-z0-9_\-]*)\(")  # `=` too: `%v=abs(p)`
@@ -301,7 +301,8 @@ def _scan_computation_header(text: str) -> LineScan:
         if lone is None:
             return _unrecognized(text, TOP, "a computation header")
         definition = (make_ref(text, Role.COMPUTATION_DEF, lone.group(2), lone.start(2)),)
-        return LineScan("computation", ("cont", 0, COMP, _HEADER_OWNER), definition, (lone.group(2), True, -1))
+        data = (lone.group(2), lone.group(1) is not None, -1)
+        return LineScan("computation", ("cont", 0, COMP, _HEADER_OWNER), definition, data)
     definition = (make_ref(text, Role.COMPUTATION_DEF, head.group(2), head.start(2)),)
     data = (head.group(2), head.group(1) is not None, head.end(3) - 1 if head.group(3) == "(" else -1)
     if text.rstrip().endswith("{") or re.search(r"\{[ \t]*//.*$", text):
@@ -507,6 +508,11 @@ def _continued_operands(text: str, depth: int, refs: RefCollector) -> None:
 _STRING_OR_LINE_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"?|//')
 
 
+def without_comments(text: str) -> str:
+    """`text` with its comments blanked, as XLA's lexer skips them."""
+    return _without_line_comment(blank_comments(text)[0])
+
+
 def _without_line_comment(text: str) -> str:
     """`text` with a `//` comment (outside strings) blanked to the end of the line."""
     if "//" not in text:
@@ -632,8 +638,9 @@ def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineSca
         return _continued(depth, base, owner, text)
     if _starts_new_item(text, stripped, base, depth):
         # A new item starts while the previous one is still open: it was cut short. Scan this line
-        # fresh so the rest of the file stays indexed.
-        scan = scan_hlo_line(base, text)
+        # fresh so the rest of the file stays indexed (a header cut short opened no computation).
+        unopened = owner == _HEADER_OWNER and not depth and _COMPUTATION_HEAD.match(text)
+        scan = scan_hlo_line(TOP if unopened else base, text)
         if scan.problem is not None or (owner == _HEADER_OWNER and not depth):  # the grammar tells of its `{`
             return scan
         left = f"leaves {depth} bracket(s) open" if depth else "ends with a comma"

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
 from hlo_lsp.analysis.edits import LastRuns, spliced
-from hlo_lsp.model.document import Chunk
+from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.model.hlo_module import Computation, HloModule
-from hlo_lsp.parsing.hlo_scanner import blank_comments, in_block_comment
+from hlo_lsp.parsing.hlo_scanner import blank_comments, in_block_comment, without_comments
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Range
@@ -84,6 +84,7 @@ def _brace_taken_by_an_item(hlo: HloModule, computation: Computation) -> int | N
 
 
 _BRACE_LOOKAHEAD = 64  # lines after a computation's last instruction where its `}` is looked for
+_LINES_TO_BRACE = 64  # blank and comment lines read between a headless module's first name and its `{`
 
 
 def _problem(hlo: HloModule, where: Range, severity: Severity, code: str, message: str) -> Problem:
@@ -144,11 +145,21 @@ def _headless_problems(hlo: HloModule) -> Iterator[Problem]:
     computation = hlo.computation_at(line) if scan.kind == "computation" else None
     if computation is None or computation.is_entry:
         return
-    text = blank_comments(document.line(line))[0]
-    if not text[computation.name_range.end.character :].lstrip(": \t").startswith("{"):
+    if not _token_after(document, line, computation.name_range.end.character).startswith("{"):
         yield _problem(hlo, computation.name_range, Severity.ERROR, "syntax",
                        "without `HloModule` first, XLA reads a module only when it starts with `ENTRY` or "
                        f"`{computation.name} {{`: add `HloModule name` above")
+
+
+def _token_after(document: Document, line: int, character: int) -> str:
+    """The text after a header's name, from its next token on (on a line below when none follows it on
+    its line: XLA's lexer reads lines and comments as spaces)."""
+    text = without_comments(document.line(line))[character:].lstrip(": \t")
+    for below in range(line + 1, min(line + _LINES_TO_BRACE, document.line_count)):
+        if text.strip():
+            break
+        text = without_comments(document.line(below)).lstrip()
+    return text
 
 
 def _check_duplicate_instructions(hlo: HloModule) -> Iterator[Problem]:
