@@ -5,7 +5,8 @@ XLA renames an instruction name that another computation already used (`a` becom
 nested instructions names of their own (`negate.anon`: hlo-lsp reads a nested instruction as part of
 its user, whose operands are then those of the nested one), fills the default layout of every array
 shape, infers a shape left out, marks the last instruction ROOT where none is, makes the last
-computation ENTRY where none is, and prints the instructions in an order of its own.
+computation ENTRY where none is, prints an async chain's computation on its start only, and prints the
+instructions in an order of its own.
 """
 
 from __future__ import annotations
@@ -133,6 +134,10 @@ def _renamed(instruction: Instruction, mapping: dict[str, str], computations: di
                    called=tuple(computations.get(name, name) for name in instruction.called))
 
 
+# XLA prints the computation of an async chain on its start only.
+_CALLS_NOT_PRINTED = frozenset(("async-update", "async-done"))
+
+
 def _printed_as_wrapped(ours: str, theirs: str) -> bool:
     """XLA prints `async-start(...), calls=c` of a computation of one instruction `op` as `op-start(...)`
     (likewise -update and -done)."""
@@ -143,7 +148,8 @@ def _printed_as_wrapped(ours: str, theirs: str) -> bool:
 def _instruction_differences(ours: Instruction, theirs: Instruction, where: str) -> list[tuple[str, str]]:
     found = []
     at = f"{where}, {ours.name}"
-    fields = ["opcode", "operands", "called", "root"]
+    fields = ["opcode", "operands", "root"] if ours.opcode in _CALLS_NOT_PRINTED else ["opcode", "operands",
+                                                                                      "called", "root"]
     if _printed_as_wrapped(ours.opcode, theirs.opcode):
         fields = ["operands", "root"]
     for field in fields:

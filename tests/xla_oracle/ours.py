@@ -9,11 +9,17 @@ parser reads it (`REJECT_CODES`); the memory and buffer-assignment checks do not
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from hlo_lsp.analysis.checks.opcodes.inline_bodies import body_module, inline_bodies
+from hlo_lsp.analysis.checks.opcodes.reader import read_instruction
 from hlo_lsp.analysis.run import check_module
+from hlo_lsp.model.document import Document
 from hlo_lsp.model.hlo_module import Computation, HloModule
+from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import blank_comments, continued_instruction_data, hlo_line_uses, item_text
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role, as_one_line
 from hlo_lsp.problems import Problem, Severity
@@ -88,13 +94,36 @@ class OurReader:
         return Reading(tuple(problems), model)
 
 
-def model_of(hlo: HloModule) -> Model:
-    """Each computation as the scanner reads it: its name, ENTRY or not, its instructions."""
-    return tuple(ComputationModel(computation.name, computation.is_entry, _instructions(hlo, computation))
-                 for computation in hlo.all_computations())
+def model_of(hlo: HloModule, inline_names: Iterator[str] | None = None) -> Model:
+    """Each computation as the scanner reads it: its name, ENTRY or not, its instructions; before each, the
+    computations its instructions write inline, as the hlo-opcodes check reads them (XLA builds them
+    first, and names them `_`, `_.1`, ...)."""
+    names = inline_names or (f"_.{number}" if number else "_" for number in itertools.count())
+    found: list[ComputationModel] = []
+    for computation in hlo.all_computations():
+        instructions = _instructions(hlo, computation, names, found)
+        found.append(ComputationModel(computation.name, computation.is_entry, instructions))
+    return tuple(found)
 
 
-def _instructions(hlo: HloModule, computation: Computation) -> tuple[Instruction, ...]:
+def _inline_computations(hlo: HloModule, line: int, name: str, scan: LineScan, names: Iterator[str],
+                         found: list[ComputationModel]) -> tuple[str, ...]:
+    """The names given to the computations the instruction writes inline, each added to `found` after those
+    written inline in it."""
+    text = hlo.instruction_text(line, name)
+    read = read_instruction(text, continued_instruction_data(text, scan.data))
+    called = []
+    for body in inline_bodies(read) if read is not None else ():
+        document = Document(body_module(text, body).text, FileKind.HLO_MODULE, "inline.hlo")
+        inner = model_of(HloModule(document), names)
+        found.extend(inner[:-1])
+        called.append(next(names))
+        found.append(replace(inner[-1], name=called[-1]))
+    return tuple(called)
+
+
+def _instructions(hlo: HloModule, computation: Computation, names: Iterator[str],
+                  found_computations: list[ComputationModel]) -> tuple[Instruction, ...]:
     document = hlo.document
     found = []
     for line, start, scan in hlo.instruction_items(computation):
@@ -107,6 +136,8 @@ def _instructions(hlo: HloModule, computation: Computation) -> tuple[Instruction
         uses = _uses(hlo, line, start, scan)
         operands = tuple(ref.name for ref in uses if ref.role is Role.INSTRUCTION_USE)
         called = tuple(ref.name for ref in uses if ref.role is Role.COMPUTATION_USE)
+        if "{" in hlo.instruction_text(line, name):
+            called += _inline_computations(hlo, line, name, scan, names, found_computations)
         found.append(Instruction(name, opcode, shape, operands, called, bool(root)))
     return tuple(found)
 

@@ -59,9 +59,9 @@ _BLOCK_COMMENT = re.compile(r"/\*.*?\*/")
 _SIGNATURE_PARAM = re.compile(rf"[(,][ \t]*(?:/\*[^*]*\*/)?[ \t]*%?({_NAME})[ \t]*:")
 # The keys whose value is a computation (one, or written inline `{ ... }`), then those of lists of them,
 # then the other keys whose values are names.
-_INLINE_KEYS = ("calls", "to_apply", "condition", "body", "select", "scatter", "true_computation",
-                "false_computation")
-_CALLED_KEYS = (*_INLINE_KEYS, "comparator", "branch_computations", "called_computations")
+INLINE_KEYS = ("calls", "to_apply", "condition", "body", "select", "scatter", "true_computation",
+               "false_computation")
+_CALLED_KEYS = (*INLINE_KEYS, "comparator", "branch_computations", "called_computations")
 _REF_KEYS = (*_CALLED_KEYS, "control-predecessors", "stack_frame_id")
 # `=` first, then which key precedes it: the regex engine skips to each `=` at C speed instead of trying
 # the keys at every character of a long metadata string. The key is the group that matched (lastindex).
@@ -593,7 +593,7 @@ _OPERANDS = "instruction_operands"  # the owner of the lines of an operand list 
 # The owner of the lines of a computation written inline, over lines (`to_apply={` and its instructions
 # below, until its `}`): XLA's parser reads them as the instruction's, not as instructions of their own.
 _INLINE = "inline_computation"
-_INLINE_OPEN = re.compile(r"(?<![\w.\-])(?:" + "|".join(_INLINE_KEYS) + r")[ \t]*=[ \t]*\{")
+_INLINE_OPEN = re.compile(r"(?<![\w.\-])(?:" + "|".join(INLINE_KEYS) + r")[ \t]*=[ \t]*\{")
 
 
 # The owner of the line below a key that names a computation (`to_apply=` ending a line): its value, a

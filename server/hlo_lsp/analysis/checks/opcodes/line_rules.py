@@ -9,6 +9,7 @@ import re
 
 from hlo_lsp.analysis.checks.opcodes import tables
 from hlo_lsp.analysis.checks.opcodes.findings import Judgement
+from hlo_lsp.analysis.checks.opcodes.inline_bodies import inline_bodies
 from hlo_lsp.analysis.checks.opcodes.layouts import layout_findings
 from hlo_lsp.analysis.checks.opcodes.opcode_rules import OPCODE_RULES
 from hlo_lsp.analysis.checks.opcodes.reader import ARRAY_SHAPE, InstructionParts, parsed_shape
@@ -47,6 +48,8 @@ def judge(read: InstructionParts) -> Judgement:
     _layouts(read, judgement)
     if wrapped is not None or opcode.startswith("async-"):
         judgement.actions.add("async")
+    if inline_bodies(read):
+        judgement.actions.add("inline")
     allowed, required = _allowed(opcode, rule, wrapped)
     if rule is not None:
         _operand_count(read, rule, judgement)

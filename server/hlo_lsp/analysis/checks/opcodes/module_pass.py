@@ -8,14 +8,17 @@ last one. What depends on other lines' text (async chains, channels) is read aga
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 
+from hlo_lsp.analysis.checks import hlo_structure
 from hlo_lsp.analysis.checks.opcodes.async_chains import async_problems
 from hlo_lsp.analysis.checks.opcodes.channels import channel_problems
 from hlo_lsp.analysis.checks.opcodes.cross_line import cross_line_findings, reshape_problem
 from hlo_lsp.analysis.checks.opcodes.findings import problems
+from hlo_lsp.analysis.checks.opcodes.inline_bodies import body_module, inline_bodies, is_body_problem, moved_down
 from hlo_lsp.analysis.checks.opcodes.parameters import ORDERED, number_span, numbered_in_order, numbering_problems
 from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, read_instruction
 from hlo_lsp.analysis.checks.opcodes.signatures import signature_problems
@@ -23,8 +26,11 @@ from hlo_lsp.analysis.checks.opcodes.text_keys import line_keys
 from hlo_lsp.analysis.checks.opcodes.verdicts import EVALUATE, VERDICTS, Verdict
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.analysis.edits import LastRuns, spliced
-from hlo_lsp.model.document import Chunk, EditedFrom
+from hlo_lsp.analysis.syntax import syntax_problems
+from hlo_lsp.model.document import Chunk, Document, EditedFrom
+from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, item_text
 from hlo_lsp.parsing.line_scan import LineScan
 from hlo_lsp.problems import Problem
@@ -172,6 +178,9 @@ def _apply(hlo: HloModule, line: int, text: str, data: tuple[object, ...], verdi
         return _evaluate(hlo, line, data, facts, text)
     if any(action in _PER_RUN for action in verdict):
         facts.per_run.append(line)
+    if "inline" in verdict:
+        read = read_instruction(text, data)
+        facts.problems.extend(_inline_problems(hlo, line, text, read) if read else [])
     if "reshape" in verdict:
         facts.problems.extend(problems(hlo, line, text, list(filter(None, [reshape_problem(hlo, line, text, data)]))))
     if "cross" in verdict or "broadcast" in verdict:
@@ -212,6 +221,17 @@ def _evaluate(hlo: HloModule, line: int, data: tuple[object, ...], facts: _Chunk
         return None
     number_start, number_end = number_span(text, data)
     return text[number_start:number_end]
+
+
+def _inline_problems(hlo: HloModule, line: int, text: str, read: InstructionParts) -> list[Problem]:
+    """The problems of each computation the instruction on `line` writes inline, checked as a module."""
+    found: list[Problem] = []
+    for body in map(functools.partial(body_module, text), inline_bodies(read)):
+        document = Document(body.text, FileKind.HLO_MODULE, hlo.document.source)
+        context = CheckContext(ModuleDump(hlo.document.source, {FileKind.HLO_MODULE: document}))
+        checked = [*syntax_problems(document), *hlo_structure.check(context), *check(context)]
+        found += [moved_down(problem, body, line) for problem in checked if is_body_problem(problem.code)]
+    return found
 
 
 def _per_run_problems(hlo: HloModule, lines: list[int]) -> Iterator[Problem]:

@@ -17,7 +17,9 @@ from hlo_lsp.analysis.checks.opcodes.parameters import number_span
 from hlo_lsp.analysis.checks.opcodes.reader import read_instruction
 from hlo_lsp.analysis.checks.opcodes.text_keys import CACHE_LIMIT, template
 from hlo_lsp.model.document import Chunk
+from hlo_lsp.parsing.hlo_scanner import COMP, scan_hlo_line
 
+_JUDGED_KINDS = frozenset(("instruction", "items", "computation", "blank"))
 Verdict = tuple[str, ...]  # what each line of a text still needs; () for nothing
 Judged = tuple[list[Finding], frozenset[str]]  # findings (offsets from the shape on) and actions
 HEADER: Verdict = ("header",)
@@ -59,8 +61,10 @@ class VerdictCache:
             # A line the scanner finds out of place (an instruction outside any computation): the same
             # text may read otherwise where it belongs (as a line of several items), so it teaches nothing.
             return
-        verdict = self._verdict(chunk.lines[local].rstrip("\r"), scan.kind, scan.data,
-                                isinstance(scan.end_state, tuple))
+        text = chunk.lines[local].rstrip("\r")
+        if scan.kind not in _JUDGED_KINDS:  # the same text may be an instruction elsewhere (in a computation
+            scan = scan_hlo_line(COMP, text)  # written inline): its verdict is the instruction's
+        verdict = self._verdict(text, scan.kind, scan.data, isinstance(scan.end_state, tuple))
         self.verdicts[key] = verdict
         if verdict == PARAMETER:
             self.parameter_spans[key] = slice(*number_span(chunk.lines[local], scan.data))
