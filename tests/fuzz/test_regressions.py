@@ -399,3 +399,13 @@ def test_a_name_repeated_on_a_long_line_is_looked_up_in_one_pass(monkeypatch: py
     assert counted.calls == 1  # the long line's blanks, once
     assert glanced is not None
     assert hover(glanced, target) == hover(ModuleDump("m", {FileKind.HLO_MODULE: document}), target)
+
+
+def test_a_name_alone_on_a_line_the_module_head_holds_as_a_continuation_is_declined() -> None:
+    """Mutant #877366: an instruction above the first computation leaves its operands open, so the lines
+    below it (`FileNames`...) continue it; asked where `FileNames` is defined, the glance took that line,
+    held already as a continuation, for an instruction (IndexError on its missing name)."""
+    text = 'HloModule m\n  %a.1 = f32[4]{0} parameter(09\n\nFileNames\n1 "a.py"\n\nENTRY e {\n  ROOT r = f32[4] negate(p)\n}\n'
+    glance = ModuleGlance.of("m", {FileKind.HLO_MODULE: Document(text, FileKind.HLO_MODULE, "m.txt")})
+    assert glance is not None
+    assert glance.instruction_module("FileNames") is None

@@ -144,12 +144,10 @@ class _Picks:
 
     def pick(self, line: int, state: State, kinds: frozenset[str] | None = None) -> LineScan:
         known = self.lines.get(line)
-        if known is not None:
-            return known[2]
-        text, scan = self.file.scan(line, state)
+        text, scan = (known[0], known[2]) if known is not None else self.file.scan(line, state)
         if kinds is not None and scan.kind not in kinds:
-            raise _Declined
-        self.lines[line] = (text, state, scan)
+            raise _Declined  # (or held already as another kind of line: a module header's continuation, say)
+        self.lines[line] = (text, known[1] if known is not None else state, scan)
         return scan
 
     def document(self) -> Document:
