@@ -405,7 +405,8 @@ def test_a_name_alone_on_a_line_the_module_head_holds_as_a_continuation_is_decli
     """Mutant #877366: an instruction above the first computation leaves its operands open, so the lines
     below it (`FileNames`...) continue it; asked where `FileNames` is defined, the glance took that line,
     held already as a continuation, for an instruction (IndexError on its missing name)."""
-    text = 'HloModule m\n  %a.1 = f32[4]{0} parameter(09\n\nFileNames\n1 "a.py"\n\nENTRY e {\n  ROOT r = f32[4] negate(p)\n}\n'
+    text = ('HloModule m\n  %a.1 = f32[4]{0} parameter(09\n\nFileNames\n1 "a.py"\n\n'
+            'ENTRY e {\n  ROOT r = f32[4] negate(p)\n}\n')
     glance = ModuleGlance.of("m", {FileKind.HLO_MODULE: Document(text, FileKind.HLO_MODULE, "m.txt")})
     assert glance is not None
     assert glance.instruction_module("FileNames") is None
