@@ -86,6 +86,9 @@ ACCEPTED = (
     Entry("closing brace then the next computation", True,
           "HloModule m\n\nc {\n  x = f32[] parameter(0)\n  ROOT y = f32[] abs(x)\n} ENTRY e {\n"
           "  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\n"),
+    Entry("an instruction, a closing brace and the next computation on one line", True,
+          "HloModule m\n\nc {\n  x = f32[] parameter(0)\n  ROOT y = f32[] abs(x) } ENTRY e {\n"
+          "  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\n"),
     Entry("execution_thread", True, ADD.replace("}\n\n", '}, execution_thread="main_thread"\n\n') + entry(
         "z = f32[] constant(0)", "ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add", head="")),
     Entry("execution_thread on ENTRY", True, entry("ROOT v = f32[4] abs(p)",

@@ -534,7 +534,8 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
     data = (name, match.start(3), match.start(4), sys.intern(match.group(4)), match.group(1) is not None)
     count = text.count
     opens, closes = count("{"), count("}")
-    if closes > opens or " =" in text[match.end() :]:  # perhaps another item after it
+    if closes > opens or " =" in text[match.end() :] or text.rstrip().endswith("{"):  # perhaps another item after it
+        # (`}` then a header: `ROOT y = abs(x) } ENTRY e {`)
         several = several_items(COMP, text)
         if several is not None:
             return several
