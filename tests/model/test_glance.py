@@ -850,3 +850,22 @@ def test_a_value_under_an_allocation_header_after_a_tab_is_that_allocations(tmp_
     glanced = glance.module_at(line, value, target.kind, target.name)
     assert glanced is not None
     assert hover(glanced, target) == hover(module, target)
+
+
+def test_a_value_id_printed_twice_is_declined(tmp_path: Path) -> None:
+    """Fuzz mutant #893244: two values of the allocations print the same id; the whole module takes the
+    last, a glance at the first answered for its own."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    allocations = Path(f"{stem}-buffer-assignment.txt")
+    lines = allocations.read_text().split("\n")
+    values = [number for number, text in enumerate(lines) if text.startswith(" value: <")]
+    first, last = values[0], values[-1]
+    last_id = lines[last].split("<")[1].split()[0]
+    lines[first] = lines[first].replace(lines[first].split("<")[1].split()[0], last_id, 1)
+    allocations.write_text("\n".join(lines))
+    module, glance, _ = companion_glance(f"{stem}.txt")
+    document = module.documents[FileKind.BUFFER_ASSIGNMENT]
+    for number in (first, last):
+        line = glance.line_document(number, document.source)
+        assert line is not None
+        assert glance.value_module(line, number, last_id) is None

@@ -346,6 +346,13 @@ class _BuffersText(_Text):
         index = bisect.bisect_right(self._header_starts, offset) - 1
         return self.headers[index] if index >= 0 else None
 
+    def prints_one_value(self, value_id: str) -> bool:
+        """Whether one value of the allocations has the id `value_id`: a garbled file may print two alike,
+        and the whole module then takes the last."""
+        needle = f"<{value_id} "
+        return sum(self.text.count(needle, header[0], self.section_end(header))
+                   for header in self.headers_of("allocations_header")) == 1
+
     def allocation_above(self, start: int, offset: int) -> int:
         """The offset of the nearest `allocation ` between `start` and `offset` that begins its line after
         blanks (as the scanner reads a header, a tab before it too), or -1."""
@@ -616,7 +623,10 @@ class ModuleGlance:
         `line_document`) goes: its instruction's memory. None when the glance is not sure."""
         scan = line_document.scan(line)
         name = mentioned_instruction(scan) if scan.data and str(scan.data[0]) == value_id else None
-        return self.instruction_module(name) if name is not None else None
+        allocations = self._files.get(FileKind.BUFFER_ASSIGNMENT)
+        if name is None or not isinstance(allocations, _BuffersText) or not allocations.prints_one_value(value_id):
+            return None
+        return self.instruction_module(name)
 
     def computation_module(self, name: str, whole: bool = True) -> ModuleDump | None:
         """The module as far as computation `name` goes: its header, and when `whole` its body and
