@@ -137,6 +137,20 @@ def test_a_headless_module_may_have_the_brace_of_its_first_computation_below(tmp
     assert (0, "syntax") in [(p.range.start.line, p.code) for p in problems_of(path)]
 
 
+def test_a_text_of_one_instruction_is_a_module_of_it(tmp_path: Path) -> None:
+    """XLA's parser reads it so: a parameter for each operand written with its shape."""
+    path = tmp_path / "m.hlo"
+    path.write_text("// from a bug report\nx = f32[] add(f32[] y, f32[] z)\n")
+    assert problems_of(path) == []
+    path.write_text("x = f32[] add(f32[] y, z)\n")
+    assert [(p.range.start.line, p.code, p.message) for p in problems_of(path)] == [
+        (0, "undefined-instruction", "instruction z is not defined in this module: a text of one instruction has a "
+                                     "parameter only for an operand written with its shape (`f32[] y`)")]
+    path.write_text("x = f32[] abs(f32[] y)\nz = f32[] abs(x)\n")
+    found = [(p.range.start.line, p.code) for p in problems_of(path)]
+    assert (0, "instruction-outside-computation") in found and (1, "instruction-outside-computation") in found
+
+
 def test_module_without_computation(tmp_path: Path) -> None:
     path = tmp_path / "m.hlo"
     path.write_text("HloModule m\n")

@@ -99,6 +99,8 @@ def model_of(hlo: HloModule, inline_names: Iterator[str] | None = None) -> Model
     computations its instructions write inline, as the hlo-opcodes check reads them (XLA builds them
     first, and names them `_`, `_.1`, ...)."""
     names = inline_names or (f"_.{number}" if number else "_" for number in itertools.count())
+    if hlo.lone_instruction is not None:
+        return _lone_instruction(hlo, hlo.lone_instruction, names)
     found: list[ComputationModel] = []
     for computation in hlo.all_computations():
         instructions = _instructions(hlo, computation, names, found)
@@ -124,22 +126,33 @@ def _inline_computations(hlo: HloModule, line: int, name: str, scan: LineScan, n
 
 def _instructions(hlo: HloModule, computation: Computation, names: Iterator[str],
                   found_computations: list[ComputationModel]) -> tuple[Instruction, ...]:
-    document = hlo.document
-    found = []
-    for line, start, scan in hlo.instruction_items(computation):
-        name, shape_start, opcode_start, opcode, root = scan.data
-        shape = blank_comments(document.line(line)[shape_start:opcode_start])[0].strip() or None
-        if not opcode:  # `v =` with its shape and opcode on the lines below: read from its whole text
-            whole = as_one_line(blank_comments(hlo.instruction_text(line, name))[0])
-            _, shape_start, opcode_start, opcode, _ = continued_instruction_data(whole, scan.data)
-            shape = whole[shape_start:opcode_start].strip() or None
-        uses = _uses(hlo, line, start, scan)
-        operands = tuple(ref.name for ref in uses if ref.role is Role.INSTRUCTION_USE)
-        called = tuple(ref.name for ref in uses if ref.role is Role.COMPUTATION_USE)
-        if "{" in hlo.instruction_text(line, name):
-            called += _inline_computations(hlo, line, name, scan, names, found_computations)
-        found.append(Instruction(name, opcode, shape, operands, called, bool(root)))
-    return tuple(found)
+    return tuple(_instruction(hlo, line, start, scan, names, found_computations)
+                 for line, start, scan in hlo.instruction_items(computation))
+
+
+def _instruction(hlo: HloModule, line: int, start: int, scan: LineScan, names: Iterator[str],
+                 found_computations: list[ComputationModel]) -> Instruction:
+    name, shape_start, opcode_start, opcode, root = scan.data
+    shape = blank_comments(hlo.document.line(line)[shape_start:opcode_start])[0].strip() or None
+    if not opcode:  # `v =` with its shape and opcode on the lines below: read from its whole text
+        whole = as_one_line(blank_comments(hlo.instruction_text(line, name))[0])
+        _, shape_start, opcode_start, opcode, _ = continued_instruction_data(whole, scan.data)
+        shape = whole[shape_start:opcode_start].strip() or None
+    uses = _uses(hlo, line, start, scan)
+    operands = tuple(ref.name for ref in uses if ref.role is Role.INSTRUCTION_USE)
+    called = tuple(ref.name for ref in uses if ref.role is Role.COMPUTATION_USE)
+    if "{" in hlo.instruction_text(line, name):
+        called += _inline_computations(hlo, line, name, scan, names, found_computations)
+    return Instruction(name, opcode, shape, operands, called, bool(root))
+
+
+def _lone_instruction(hlo: HloModule, line: int, names: Iterator[str]) -> Model:
+    """A text of one instruction as XLA builds it: a computation `_` of a parameter for each operand (written
+    with its shape), then the instruction, its root."""
+    inline: list[ComputationModel] = []
+    instruction = _instruction(hlo, line, 0, hlo.document.scan(line), names, inline)
+    parameters = tuple(Instruction(operand, "parameter", None, (), (), False) for operand in instruction.operands)
+    return (*inline, ComputationModel("_", True, (*parameters, replace(instruction, root=True))))
 
 
 def _uses(hlo: HloModule, line: int, start: int, scan: LineScan) -> list[Ref]:

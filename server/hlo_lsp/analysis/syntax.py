@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 
 from hlo_lsp.analysis.edits import spliced
 from hlo_lsp.model.document import Chunk, Document
+from hlo_lsp.model.hlo_module import lone_instruction_line
 from hlo_lsp.parsing.ba_syntax import line_error
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import blank_comments, in_block_comment, item_text
@@ -36,13 +37,33 @@ def syntax_problems(document: Document, on_lines: Callable[[int], None] | None =
     with _kept_lock:
         known = _by_document.get(document)
     if known is not None:  # a companion is checked again after each edit of its module's HLO file
-        return list(known)
+        return _read_as_xla_reads(document, known)
     problems = _after_edit(document)
     if problems is None:
         problems = _chunks_problems(document, 0, len(document.chunks), on_lines or _ignore)
     with _kept_lock:
         _by_document[document] = problems
-    return list(problems)
+    return _read_as_xla_reads(document, problems)
+
+
+def _read_as_xla_reads(document: Document, problems: list[Problem]) -> list[Problem]:
+    """The problems, but that of a text's one instruction outside any computation: XLA's parser reads a text
+    of one instruction as a module of it (kept with the others: the next version's edit may add another)."""
+    if document.kind is not FileKind.HLO_MODULE or not any(p.code == _OUTSIDE for p in problems):
+        return list(problems)
+    lone = lone_instruction_line(document)
+    if lone is None:
+        return list(problems)
+    return [p for p in problems if p.code != _OUTSIDE or p.range.start.line != lone] + _grammar_problem(document, lone)
+
+
+def _grammar_problem(document: Document, line: int) -> list[Problem]:
+    """The grammar's problem with the instruction that starts on `line` (a line the scanner flagged is not
+    parsed with the others)."""
+    text = _item_text(document, line)
+    parsed = _uncommented(text, False) if "/*" in text else text
+    error = instruction_error(as_one_line(parsed) if "\n" in parsed else parsed)
+    return [] if error is None else [_located(document, line, text, error.start, error.end, error.message)]
 
 
 def _after_edit(document: Document) -> list[Problem] | None:
@@ -205,6 +226,7 @@ def _item_text(document: Document, line: int) -> str:
 
 
 _RAW_BRACED = "backend_config={"
+_OUTSIDE = "instruction-outside-computation"
 _BRACE_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}]')
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Chunk, Document
+from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.hlo_scanner import item_text, printed_parent_frame
 from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_shape
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role, as_one_line
@@ -214,6 +215,13 @@ class HloModule:
 
     def all_computations(self) -> list[Computation]:
         return list(self._computation_order)
+
+    @lazy
+    def lone_instruction(self) -> int | None:
+        """The line of the one instruction of a text that holds nothing else (see lone_instruction_line)."""
+        if self.header_line is not None or self._computation_order:
+            return None
+        return lone_instruction_line(self.document)
 
     def defined_names(self) -> dict[Role, frozenset[str]]:
         """Every name the module defines, by the role of its definition (from the structure: only
@@ -505,6 +513,23 @@ class HloModule:
 
 # Beyond this many changed chunks an edit is not worth comparing: the structure is read again.
 _COMPARED_CHUNKS = 8
+
+
+_AROUND_A_LONE_INSTRUCTION = frozenset(("blank", "comment", "continuation"))
+
+
+def lone_instruction_line(document: Document) -> int | None:
+    """The line of the one instruction of a text that holds nothing else (no `HloModule`, no computation):
+    XLA's parser reads it as a module of that instruction (`_`, a parameter made for each operand written
+    with its shape)."""
+    found = None
+    for line, scan in document.scans():
+        if scan.kind == "instruction" and found is None and scan.problem is not None and \
+                scan.problem.code == "instruction-outside-computation":
+            found = line
+        elif scan.kind not in _AROUND_A_LONE_INSTRUCTION:
+            return None
+    return found
 
 
 def _same_structure(old: Document, new: Document) -> bool:

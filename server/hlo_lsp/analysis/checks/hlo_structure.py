@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 
 from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
 from hlo_lsp.analysis.edits import LastRuns, spliced
@@ -13,7 +14,7 @@ from hlo_lsp.model.hlo_module import Computation, HloModule
 from hlo_lsp.parsing.hlo_scanner import blank_comments, in_block_comment, without_comments
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
 from hlo_lsp.problems import Problem, Severity
-from hlo_lsp.text import Range
+from hlo_lsp.text import Range, python_index
 
 _DEFINES = {
     Role.INSTRUCTION_USE: (Role.INSTRUCTION_DEF, "instruction"),
@@ -30,8 +31,24 @@ def check(context: CheckContext) -> Iterator[Problem]:
     if hlo is None:
         return
     yield from _computation_problems(hlo)
-    yield from _check_undefined_names(hlo)
+    undefined = _check_undefined_names(hlo)
+    yield from undefined if hlo.lone_instruction is None else _as_one_instruction(hlo, undefined)
     yield from _unclosed_comment(hlo)
+
+
+def _as_one_instruction(hlo: HloModule, problems: Iterable[Problem]) -> Iterator[Problem]:
+    """XLA reads a text of one instruction as a module of it, with a parameter for each operand written with
+    its shape (`abs(f32[] y)`): that is defined; an operand without one is not."""
+    for problem in problems:
+        if problem.code != "undefined-instruction":
+            yield problem
+            continue
+        start = problem.range.start
+        text = hlo.document.line(start.line)
+        before = text[: python_index(text, start.character)]
+        if not before.rstrip().removesuffix("%").rstrip().endswith(("]", "}", ")")):
+            yield replace(problem, message=problem.message + ": a text of one instruction has a parameter only "
+                                                             "for an operand written with its shape (`f32[] y`)")
 
 
 def _unclosed_comment(hlo: HloModule) -> Iterator[Problem]:

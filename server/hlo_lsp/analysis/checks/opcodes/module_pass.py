@@ -74,6 +74,15 @@ def check(context: CheckContext) -> Iterator[Problem]:
     yield from done.open_problems
     yield from _per_run_problems(hlo, done.per_run)
     yield from signature_problems(hlo)
+    if hlo.lone_instruction is not None:  # read as XLA reads a text of one instruction: a module of it
+        yield from _lone_instruction_problems(hlo, hlo.lone_instruction)
+
+
+def _lone_instruction_problems(hlo: HloModule, line: int) -> list[Problem]:
+    """The findings of an instruction the pass leaves out, as one outside any computation."""
+    facts = _ChunkFacts()
+    _evaluate(hlo, line, hlo.instruction_scan(line).data, facts, hlo.instruction_text(line), whole=True)
+    return facts.problems
 
 
 def _whole_pass(hlo: HloModule) -> Generator[Problem, None, _Pass]:
