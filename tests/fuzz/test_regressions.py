@@ -410,3 +410,17 @@ def test_a_name_alone_on_a_line_the_module_head_holds_as_a_continuation_is_decli
     glance = ModuleGlance.of("m", {FileKind.HLO_MODULE: Document(text, FileKind.HLO_MODULE, "m.txt")})
     assert glance is not None
     assert glance.instruction_module("FileNames") is None
+
+
+def test_a_shape_longer_than_any_xla_prints_is_not_parsed_for_a_hover(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutant #904856 (a 200 KB line of dimensions): hovering the shape ran the grammar over it (1.3 s alone,
+    3.7 s under load); the hover says how long it is instead."""
+    shape = "f32[" + ",".join(["2"] * 40_000) + "]"
+    line = f"  %p = {shape} parameter(0)"
+    text = f"HloModule m\n\nENTRY e {{\n{line}\n}}\n"
+    document = Document(text, FileKind.HLO_MODULE, "m.txt")
+    target = target_at(document, Position(3, line.index(shape) + 10))
+    assert target is not None and target.kind == "shape"
+    monkeypatch.setattr(hlo_syntax, "parse_rule", lambda *_: pytest.fail("the grammar ran"))
+    shown = hover(ModuleDump("m", {FileKind.HLO_MODULE: document}), target)
+    assert shown is not None and "a shape of 80,004 characters, longer than a hover reads" in shown.markdown

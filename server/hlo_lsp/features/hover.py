@@ -39,6 +39,8 @@ from hlo_lsp.parsing.line_scan import Role
 from hlo_lsp.parsing.syntax import ArrayShape, ComputationHeader, Instruction, Metadata, ParseError, TupleShape
 
 _MAX_SHAPE = 160  # characters of a shape in a title; huge tuples are cut
+# Longer than any shape XLA prints (a tuple of a thousand elements is ~30 KB): the grammar would take seconds.
+_LONGEST_SHAPE_READ = 64 * 1024
 _MAX_VALUES = 16  # values listed for one (tuple-shaped) instruction
 _MAX_LISTED = 10  # callers, instructions of an op_name, signature parameters
 _LARGEST_VALUES = 5
@@ -356,6 +358,9 @@ def _hover_shape(views: _Views, target: Target) -> str | None:
 
 
 def _shape_markdown(target: Target) -> str | None:
+    if len(target.name) > _LONGEST_SHAPE_READ:
+        length = count_text(len(target.name))
+        return f"`{_clip(target.name)}`: a shape of {length} characters, longer than a hover reads"
     shape = parse_shape(target.name)
     if isinstance(shape, ParseError):
         return None
@@ -368,7 +373,7 @@ def _shape_markdown(target: Target) -> str | None:
     dynamic = any(shape.bounded)
     elements = math.prod(shape.dims) if all(size >= 0 for size in shape.dims) else None
     count = "unbounded" if elements is None else ("up to " if dynamic else "") + count_text(elements)
-    lines = [f"`{target.name}`: {count} × {shape.element_type}"]
+    lines = [f"`{_clip(target.name)}`: {count} × {shape.element_type}"]
     if dense is None:
         lines.append("- no static byte size")
     else:
