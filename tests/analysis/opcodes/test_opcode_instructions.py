@@ -220,6 +220,11 @@ def test_custom_call_layout_constraints(tmp_path: Path) -> None:
     shape = module('ROOT r = f32[4] custom-call(p), custom_call_target="x", operand_layout_constraints={f32[5]{0}}')
     assert one(tmp_path, shape)[1:3] == ("operand-shape", "Operand layout constraint shape f32[5]{0} for operand 0 is "
                                                           "not compatible with operand shape f32[4]")
+    # XLA: the same, of an operand whose shape it infers (oracle text #4790 of a 10,000-text sample)
+    inferred = module("a = negate(p)", 'ROOT r = f32[4] custom-call(a), custom_call_target="x", '
+                                       "operand_layout_constraints={f32[5]{0}}")
+    assert one(tmp_path, inferred)[1:3] == ("operand-shape", "Operand layout constraint shape f32[5]{0} for operand 0 "
+                                                             "is not compatible with operand shape f32[4]")
 
 
 def test_a_line_read_out_of_place_first_is_still_judged_where_it_belongs(tmp_path: Path) -> None:

@@ -135,7 +135,9 @@ def _get_tuple_element(hlo: HloModule, line: int, read: InstructionParts, judgem
 def _layout_constraints(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
     constraints = read.attribute("operand_layout_constraints") or "{}"
     for index, text in enumerate(split_top_level(constraints.strip()[1:-1])):
-        wanted, operand = parsed_shape(text.strip()), operand_shape(hlo, line, read, index)
+        operand = inferred_operand_shape(hlo, line, read.item(read.operands[index]), 0) \
+            if index < len(read.operands) else None  # written, or inferred where none is (`a = abs(p)`)
+        wanted = parsed_shape(text.strip())
         if wanted is not None and operand is not None and not _compatible(wanted, operand):
             judgement.add(read.value_span("operand_layout_constraints"), "operand-shape",
                           f"Operand layout constraint shape {text.strip()} for operand {index} is not compatible "
