@@ -534,7 +534,8 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
     data = (name, match.start(3), match.start(4), sys.intern(match.group(4)), match.group(1) is not None)
     count = text.count
     opens, closes = count("{"), count("}")
-    if closes > opens or " =" in text[match.end() :] or text.rstrip().endswith("{"):  # perhaps another item after it
+    last = text[-1:] if text[-1:] not in _BLANKS else text.rstrip()[-1:]
+    if closes > opens or text.find(" =", match.end()) >= 0 or last == "{":  # perhaps another item after it
         # (`}` then a header: `ROOT y = abs(x) } ENTRY e {`)
         several = several_items(COMP, text)
         if several is not None:
@@ -547,6 +548,7 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
 
 
 _GOES_ON = frozenset((",", "=", " ", "\t"))  # a line that ends so may go on below (`=`: see below)
+_BLANKS = frozenset((" ", "\t"))
 _MAX_ITEMS_ON_A_LINE = 64  # more on one line: a garbled line (a paste), read as one item
 
 
