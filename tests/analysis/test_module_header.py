@@ -96,6 +96,14 @@ def test_output_indices_are_read_in_the_entry_roots_shape(tmp_path: Path) -> Non
         "(f32[4], f32[4])", "{1,0}")
 
 
+def test_output_indices_are_read_in_the_entry_roots_inferred_shape(tmp_path: Path) -> None:
+    # XLA: Trying to set up alias at {3} which is an invalid index for shape f32[4]
+    text = ("HloModule m, input_output_alias={ {3}: (0, {}) }\n\n"
+            "ENTRY e {\n  p = f32[4] parameter(0)\n  ROOT v = abs(p)\n}\n")
+    assert the_problem(tmp_path, text)[2:] == (
+        "input_output_alias: output index {3} is not an index of the entry computation's result shape f32[4]", "{3}")
+
+
 @pytest.mark.parametrize("header", [
     "HloModule m, allow_spmd_sharding_propagation_to_output=true",
     "HloModule m, allow_spmd_sharding_propagation_to_output={true,false}",

@@ -44,7 +44,6 @@ OPEN: frozenset[str] = frozenset((
     'XLA rejects, we accept: AsyncUpdate expects the op shape to be the same as the operand shape.',
     'XLA rejects, we accept: Computation w is called by more than one async op.',
     'XLA rejects, we accept: Operand layout constraint shape S for operand N is not compatible with operand shape S',
-    'XLA rejects, we accept: RET_CHECK failure (external/xla/xla/hlo/ir/hlo_input_output_alias_config.cc:N) ShapeUtil::IndexIsValid(alias_.shapeS, output_index) Trying to set up alias at {N',
     'XLA rejects, we accept: Shape of computation X, S, is not compatible with that of its root instruction X, S',
     'XLA rejects, we accept: The declared operand shape S is not compatible with the shape of the operand instruction X',
     'XLA rejects, we accept: computation X not exist: X',

@@ -49,7 +49,7 @@ _COMPUTATION_END = re.compile(rf"[ \t]*\}}[ \t]*(//[ \t]*%?({_NAME})?.*|,[ \t]*[
 # A name alone on a line in a computation: its `=`, shape and opcode are on the lines below.
 _LONE_NAME = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME}):?[ \t]*$")
 # `[ENTRY] name` alone on a line outside computations: a computation header whose signature or `{` is below.
-_LONE_HEADER = re.compile(rf"[ \t]*(ENTRY[ \t]+)?%?({_NAME}):?[ \t]*$")
+_LONE_HEADER = re.compile(rf"[ \t]*(ENTRY[ \t]+)?(?!ROOT[ \t]*$)%?({_NAME}):?[ \t]*$")
 # A continued item's attribute: `key=value` (XLA reads a glued `key=` as an attribute, never as a definition).
 _ATTRIBUTE_START = re.compile(r"[ \t]*[A-Za-z_][A-Za-z0-9_.\-]*=")
 _OPCODE = re.compile(r"[ \t=]([a-z][a-z0-9_\-]*)\(")  # `=` too: `%v=abs(p)`

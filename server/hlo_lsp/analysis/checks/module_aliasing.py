@@ -9,8 +9,7 @@ from __future__ import annotations
 import re
 
 from hlo_lsp.analysis.checks.opcodes.findings import Finding
-from hlo_lsp.analysis.checks.opcodes.other_lines import shape_text
-from hlo_lsp.analysis.checks.opcodes.reader import parsed_shape
+from hlo_lsp.analysis.checks.opcodes.inference import inferred_shape
 from hlo_lsp.analysis.checks.opcodes.values import ValueProblem
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.syntax import Shape, TupleShape
@@ -62,12 +61,12 @@ def buffer_donor(value: str) -> ValueProblem | None:
 
 def _entry_result(hlo: HloModule) -> Shape | None:
     """The shape of the entry computation's root as written (XLA aliases into it, whatever the
-    entry_computation_layout says), or None where it is not written."""
+    entry_computation_layout says), or inferred where none is written, or None."""
     entry = hlo.entry
     if entry is None or not entry.instruction_lines:
         return None
     root = entry.root_lines[0] if entry.root_lines else entry.instruction_lines[-1]
-    return parsed_shape(shape_text(hlo, root)) or hlo.shape_at_line(root)  # or written on the lines below
+    return inferred_shape(hlo, root) or hlo.shape_at_line(root)  # or written on the lines below
 
 
 def _index_is_valid(shape: Shape, index: str) -> bool:

@@ -20,6 +20,7 @@ from hlo_lsp.analysis.checks.opcodes.reader import ARRAY_SHAPE, InstructionParts
 from hlo_lsp.analysis.checks.opcodes.text_keys import CACHE_LIMIT
 from hlo_lsp.analysis.checks.opcodes.values import int64_value, split_top_level
 from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.hlo_scanner import without_comments
 from hlo_lsp.parsing.syntax import ArrayShape, Shape, TupleShape
 
 CrossRule = Callable[[HloModule, int, InstructionParts, Judgement], None]
@@ -55,7 +56,7 @@ def reshape_problem(hlo: HloModule, line: int, text: str, data: tuple[object, ..
         return None
     name = operand_name(item)
     theirs = shape_text(hlo, found, name) or inferred_text(hlo, found, name)
-    mine = text[shape_start:opcode_start].strip()
+    mine = without_comments(text[shape_start:opcode_start]).strip()  # (`f32[5] // c` / `reshape(a)`)
     counts = _element_count(mine), _element_count(theirs)
     if None in counts or counts[0] == counts[1]:
         return None
