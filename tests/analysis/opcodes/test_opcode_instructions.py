@@ -177,6 +177,13 @@ def test_enumerations_xla_reads_in_any_case(tmp_path: Path) -> None:
     assert opcode_problems(tmp_path, text) == []
 
 
+def test_a_window_value_after_a_comment_xla_accepts(tmp_path: Path) -> None:
+    # XLA's lexer reads the comment as a space (oracle text #947 of a 10,000-text sample)
+    text = module("z = f32[] constant(0)", "ROOT r = f32[2] reduce-window(p, z), window={size=/* a",
+                  " b */2 stride=2}, to_apply=add", before=ADD)
+    assert opcode_problems(tmp_path, text) == []
+
+
 def test_control_predecessor_defined_after_its_instruction(tmp_path: Path) -> None:
     # XLA: instruction 'z' is not defined (names are read in order).
     text = module("c = f32[4] copy(p), control-predecessors={z}", "z = f32[4] copy(p)", "ROOT r = f32[4] add(c, z)")

@@ -21,6 +21,7 @@ from hlo_lsp.analysis.checks.opcodes.values import (
 )
 
 _DXD = re.compile(r"-?[0-9]+|[0-9]+(?:x[0-9]+)+")
+_WINDOW_FIELD = re.compile(r"[^\s=]+=\s*\S*|\S+")  # `size=2`, `size= 2` (a comment read as a space)
 _WINDOW_FIELDS = ("size", "stride", "lhs_dilate", "rhs_dilate", "pad", "rhs_reversal")
 
 
@@ -29,9 +30,10 @@ def window(value: str) -> ValueProblem | None:
     if body is None:
         return whole(value, "expected '{' to start window attribute")
     counts: dict[str, int] = {}
-    for field in re.finditer(r"\S+", body.group(1)):
+    for field in _WINDOW_FIELD.finditer(body.group(1)):
         start, end = field.start() + 1, field.end() + 1
         key, equal, part = field.group().partition("=")
+        part = part.lstrip()
         if not equal or "," in field.group():
             return (start, end, "expects sub-attributes in window, separated by spaces: {size=2 stride=1}")
         if key not in _WINDOW_FIELDS:
