@@ -89,6 +89,14 @@ ACCEPTED = (
     Entry("an instruction, a closing brace and the next computation on one line", True,
           "HloModule m\n\nc {\n  x = f32[] parameter(0)\n  ROOT y = f32[] abs(x) } ENTRY e {\n"
           "  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\n"),
+    Entry("a line that ends an instruction and starts another", True,
+          entry("a = // the shape below", "f32[4] abs(p) ROOT b = f32[4] negate(a)")),
+    Entry("attributes on the next line, then another instruction", True,
+          entry("a = f32[4] abs(p),", '  metadata={op_name="a"} ROOT b = f32[4] negate(a)')),
+    Entry("an instruction's end and its computation's brace on one line", True,
+          "HloModule m\n\nENTRY e { p = f32[] parameter(0) ROOT a = // c\n f32[] abs(p) }\n"),
+    Entry("a line that ends an instruction and starts one naming nothing defined", False,
+          entry("a = // the shape below", "f32[4] abs(p) ROOT b = f32[4] negate(q)")),
     Entry("execution_thread", True, ADD.replace("}\n\n", '}, execution_thread="main_thread"\n\n') + entry(
         "z = f32[] constant(0)", "ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add", head="")),
     Entry("execution_thread on ENTRY", True, entry("ROOT v = f32[4] abs(p)",

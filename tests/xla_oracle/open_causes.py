@@ -6,8 +6,7 @@ them computations written inline, read then as part of their instruction), then,
 checked and modelled as XLA builds them, async chains and control-predecessors read by name on lines of
 several items and a text of one instruction read as a module of it, 16 in 10. Some listed causes the
 samples did not see are kept: the test's seeded sample draws smaller texts than the long run. What is
-left: a line that goes on from an item above and starts another (`a = // c` / `f32[4] abs(p) ROOT b = ...`),
-block comments over lines inside a line of several items, some multi-line strings, shapes XLA infers or
+left: block comments over lines inside a line of several items, `ROOT` alone on a line outside computations, some multi-line strings, shapes XLA infers or
 checks against operands. A test fails on any cause not listed here; a cause fixed is taken off the list."""
 
 from __future__ import annotations

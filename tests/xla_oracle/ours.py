@@ -20,7 +20,13 @@ from hlo_lsp.analysis.run import check_module
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.hlo_module import Computation, HloModule
 from hlo_lsp.parsing.file_kinds import FileKind
-from hlo_lsp.parsing.hlo_scanner import blank_comments, continued_instruction_data, hlo_line_uses, item_text
+from hlo_lsp.parsing.hlo_scanner import (
+    blank_comments,
+    continued_instruction_data,
+    goes_on_from_above,
+    hlo_line_uses,
+    item_text,
+)
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role, as_one_line
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.workspace.loader import load
@@ -157,20 +163,30 @@ def _lone_instruction(hlo: HloModule, line: int, names: Iterator[str]) -> Model:
 
 def _uses(hlo: HloModule, line: int, start: int, scan: LineScan) -> list[Ref]:
     """The names the instruction `scan` uses: on its line (its own item's, on a line of several items),
-    and on the continuation lines after it (the line's last item's)."""
+    and on the lines that go on with it below (when it is its line's last item)."""
     document = hlo.document
-    lines = _item_lines(hlo, line)
     line_scan = document.scan(line)
     if line_scan.kind != "items":
-        return [ref for number in lines for ref in document.uses_on_line(number)]
-    own = list(hlo_line_uses(item_text(document.line(line), line_scan, start), scan))
-    last = start == line_scan.data[-1][0]
-    return own + ([ref for number in lines[1:] for ref in document.uses_on_line(number)] if last else [])
+        own = list(document.uses_on_line(line))
+    elif line_scan.data[0][1].kind == "continuation" and start == 0:
+        return []  # the end of the instruction above: its uses are that instruction's
+    else:
+        own = list(hlo_line_uses(item_text(document.line(line), line_scan, start), scan))
+        if start != line_scan.data[-1][0]:
+            return own
+    return own + _uses_below(hlo, line)
 
 
-def _item_lines(hlo: HloModule, line: int) -> range:
-    """The instruction's line and the continuation lines after it."""
-    end = line + 1
-    while end < hlo.document.line_count and hlo.document.scan(end).kind == "continuation":
-        end += 1
-    return range(line, end)
+def _uses_below(hlo: HloModule, line: int) -> list[Ref]:
+    """The uses on the lines that go on with the item that ends `line`: whole lines, then the first item of a
+    line that ends it and starts others."""
+    document, found = hlo.document, []
+    for number in range(line + 1, document.line_count):
+        below = document.scan(number)
+        if below.kind == "continuation":
+            found += document.uses_on_line(number)
+            continue
+        if goes_on_from_above(below):
+            found += hlo_line_uses(item_text(document.line(number), below, 0), below.data[0][1])
+        break
+    return found

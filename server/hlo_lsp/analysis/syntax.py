@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterator
 
 from hlo_lsp.analysis.edits import spliced
 from hlo_lsp.model.document import Chunk, Document
-from hlo_lsp.model.hlo_module import lone_instruction_line
+from hlo_lsp.model.hlo_module import lone_instruction_line, text_over_lines
 from hlo_lsp.parsing.ba_syntax import line_error
 from hlo_lsp.parsing.file_kinds import FileKind
-from hlo_lsp.parsing.hlo_scanner import blank_comments, in_block_comment, item_text
+from hlo_lsp.parsing.hlo_scanner import blank_comments, goes_on_from_above, in_block_comment, item_text
 from hlo_lsp.parsing.hlo_syntax import parse_table_row
 from hlo_lsp.parsing.line_scan import LineScan, as_one_line
 from hlo_lsp.parsing.syntax import ParseError
@@ -80,7 +80,7 @@ def _after_edit(document: Document) -> list[Problem] | None:
     chunks = document.chunks
     # an item continued into a replaced chunk is checked again with it, from the chunk where it starts
     first = max(edit.first - 1, 0)
-    while first > 0 and chunks[first].scans and chunks[first].scans[0].kind == "continuation":
+    while first > 0 and chunks[first].scans and goes_on_from_above(chunks[first].scans[0]):
         first -= 1
     return spliced(document, edit, before, first, _chunks_problems(document, first, edit.new_end, _ignore))
 
@@ -124,7 +124,7 @@ def _grammar_problems(document: Document, flagged: set[int], on_lines: Callable[
             on_lines(start)
         after = spans[index + 1][1] if index + 1 < len(spans) else None
         # an item continued in the next chunk depends on it: such a chunk is not kept
-        keep = after is None or not after.scans or after.scans[0].kind != "continuation"
+        keep = after is None or not after.scans or not goes_on_from_above(after.scans[0])
         found = _kept_problems(chunk, source, start) if keep else None
         if found is None:
             found = list(_chunk_problems(document, start, chunk, flagged))
@@ -167,7 +167,7 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
             if len(scan.data) <= 1:
                 continue
             offset = scan.data[0]
-        one_line = local < last and scans[local + 1].kind != "continuation"
+        one_line = local < last and not goes_on_from_above(scans[local + 1])
         text = lines[local].rstrip("\r") if one_line else _item_text(document, start + local)
         if len(text) > MAX_PARSED_CHARS:
             yield _too_long(document, start + local, len(text))
@@ -217,12 +217,7 @@ _BA_PARSERS: dict[str, Callable[[str], ParseError | None]] = {"from_instruction"
 
 def _item_text(document: Document, line: int) -> str:
     """The line with its continuation lines (a multi-line literal or header)."""
-    text = document.line(line).rstrip("\r")
-    following = line + 1
-    while following < document.line_count and document.scan(following).kind == "continuation":
-        text += "\n" + document.line(following).rstrip("\r")
-        following += 1
-    return text
+    return text_over_lines(document, line)
 
 
 _RAW_BRACED = "backend_config={"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.model.lazy import lazy
-from hlo_lsp.parsing.hlo_scanner import item_text, printed_parent_frame
+from hlo_lsp.parsing.hlo_scanner import continued_end, goes_on_from_above, item_text, printed_parent_frame
 from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_shape
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role, as_one_line
 from hlo_lsp.parsing.syntax import Attribute, Instruction, ParseError, Shape
@@ -335,19 +335,14 @@ class HloModule:
 
     def _continued_head(self, line: int, name: str | None = None) -> Instruction | None:
         """The instruction on `line` parsed whole when its shape and opcode are on the lines below (`v =`)."""
-        if line + 1 >= self.document.line_count or self.document.scan(line + 1).kind != "continuation":
+        if line + 1 >= self.document.line_count or not goes_on_from_above(self.document.scan(line + 1)):
             return None
         parsed = parse_instruction(as_one_line(self.instruction_text(line, name).lstrip()))
         return parsed if isinstance(parsed, Instruction) else None
 
     def whole_text(self, line: int) -> str:
         """The text of `line` with the continuation lines after it."""
-        text = self.document.line(line).rstrip("\r")
-        next_line = line + 1
-        while next_line < self.document.line_count and self.document.scan(next_line).kind == "continuation":
-            text += "\n" + self.document.line(next_line).rstrip("\r")
-            next_line += 1
-        return text
+        return text_over_lines(self.document, line)
 
     def instruction_text(self, line: int, name: str | None = None) -> str:
         """The full text of the instruction on `line`, with continuation lines; on a line of several
@@ -513,6 +508,23 @@ class HloModule:
 
 # Beyond this many changed chunks an edit is not worth comparing: the structure is read again.
 _COMPARED_CHUNKS = 8
+
+
+def text_over_lines(document: Document, line: int) -> str:
+    """The text of `line` with the lines that go on with its item below it, as far as it goes on (a line
+    may end it and start others: `p), calls=w ROOT d = ...`)."""
+    text = document.line(line).rstrip("\r")
+    following = line + 1
+    while following < document.line_count:
+        part = document.line(following).rstrip("\r")
+        end = continued_end(document.scan(following), part)
+        if end is None:
+            break
+        text += "\n" + part[:end]
+        if end < len(part):
+            break
+        following += 1
+    return text
 
 
 _AROUND_A_LONE_INSTRUCTION = frozenset(("blank", "comment", "continuation"))

@@ -18,12 +18,13 @@ _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|%?[A-Za-z_][A-Za-z0-9_.\-]*:?|->|[()\[\
 _OPEN, _CLOSE = "([{", ")]}"
 
 
-def item_starts(text: str, in_computation: bool) -> list[int]:
-    """The offsets where the second and later items of the line `text` (comments blanked) start."""
+def item_starts(text: str, in_computation: bool, operands_closed: bool = False) -> list[int]:
+    """The offsets where the second and later items of the line `text` (comments blanked) start;
+    `operands_closed`: the line goes on with an instruction whose operand list closed above it."""
     tokens = [(match.start(), match.group()) for match in _TOKEN.finditer(text)]
     starts: list[int] = []
     depth, item, index = 0, _first_item(tokens, in_computation), 0
-    operands_closed, previous = False, ""
+    previous = ""
     while index < len(tokens):
         at, token = tokens[index]
         following = tokens[index + 1][1] if index + 1 < len(tokens) else ""

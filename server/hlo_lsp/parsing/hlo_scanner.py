@@ -683,7 +683,44 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
         return _continuation(("string", depth, base, owner), data)
     if depth > 0 or _goes_on(text):
         return _continuation(("cont", depth, base, owner), data)
-    return _continuation(base, data)
+    more = _ended_then_more(text, entering, _continuation(base, data)) if data[0] in _SPLIT_OWNERS else None
+    return more or _continuation(base, data)
+
+
+_SPLIT_OWNERS = frozenset(("instruction", _OPERANDS))
+
+
+def _ended_then_more(text: str, entering: int, ended: LineScan) -> LineScan | None:
+    """A line that ends the instruction above it and goes on with other items, as XLA reads tokens, not
+    lines (`p), calls=w ROOT d = ...`, `f32[] abs(p) }`): kind "items", the first the instruction's end."""
+    if ended.end_state != COMP or ("=" not in text and "}" not in text):
+        return None
+    clean = blank_comments(text)[0]
+    starts = item_starts(_without_line_comment(clean) if "//" in clean else clean, True, operands_closed=not entering)
+    if not starts or len(starts) >= _MAX_ITEMS_ON_A_LINE or entering + bracket_balance(text[: starts[0]]) > 0:
+        return None
+    items, state = [(0, ended)], COMP
+    for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
+        scan = scan_hlo_line(state, " " * start + text[start:end])
+        items.append((start, scan))
+        state = scan.end_state
+    problem = next((scan.problem for _, scan in items if scan.problem is not None), None)
+    return LineScan("items", state, tuple(ref for _, scan in items for ref in scan.refs), tuple(items), problem)
+
+
+def goes_on_from_above(scan: LineScan) -> bool:
+    """Whether a line goes on with the item of a line above it (then perhaps starts others)."""
+    return scan.kind == "continuation" or scan.kind == "items" and scan.data[0][1].kind == "continuation"
+
+
+def continued_end(scan: LineScan, text: str) -> int | None:
+    """Where the text of the item above stops on a line that goes on with it: the line's end, the start of
+    the line's next item, or None when the line does not go on with the item above."""
+    if scan.kind == "continuation":
+        return len(text)
+    if scan.kind == "items" and scan.data[0][1].kind == "continuation":
+        return scan.data[1][0]
+    return None
 
 
 def _head_continued(base: State, text: str) -> LineScan:
