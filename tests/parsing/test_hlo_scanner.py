@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import COMBINED_CONTROL_FLOW, COMBINED_MLP, GPU_HLO_SEED, HANDWRITTEN, SPLIT_CONTROL_FLOW, SPLIT_MLP
-from hlo_lsp.parsing.hlo_scanner import hlo_line_uses, scan_hlo_line
+from hlo_lsp.parsing.hlo_scanner import continued_end, goes_on_from_above, hlo_line_uses, scan_hlo_line
 from hlo_lsp.parsing.line_scan import LineScan, Role
 
 SPLIT_MLP_HLO = Path(str(SPLIT_MLP) + ".txt")  # JAX 0.10.2: `%`, tables, stack_frame_id=
@@ -334,3 +334,22 @@ def test_opcodes_are_one_string_per_opcode() -> None:
     opcodes = [scan.data[3] for _, scan in scanned(SPLIT_MLP_HLO) if scan.kind == "instruction"]
     parameters = [opcode for opcode in opcodes if opcode == "parameter"]
     assert len(parameters) > 1 and all(opcode is parameters[0] for opcode in parameters)
+
+
+@pytest.mark.parametrize(("lines", "ends_at", "next_kinds"), [
+    (("  s = ((f32[4]), f32[4], s32[]) async-start(", "p), calls=w ROOT d = f32[4] async-done(s), calls=w"),
+     "p), calls=w ", ["instruction"]),
+    (("  a = // the shape below", "f32[4] abs(p) ROOT b = f32[4] negate(a) }"), "f32[4] abs(p) ",
+     ["instruction", "computation_end"]),
+    (("  a = f32[4] abs(p),", '  metadata={op_name="a"} ROOT b = f32[4] negate(a)'), '  metadata={op_name="a"} ',
+     ["instruction"]),
+])
+def test_a_line_that_ends_the_instruction_above_and_starts_others(lines: tuple[str, str], ends_at: str,
+                                                                   next_kinds: list[str]) -> None:
+    first = scan_hlo_line("comp", lines[0])
+    second = scan_hlo_line(first.end_state, lines[1])
+    assert second.kind == "items" and goes_on_from_above(second)
+    assert lines[1][: continued_end(second, lines[1])] == ends_at
+    assert [item.kind for _, item in second.data[1:]] == next_kinds
+    alone = scan_hlo_line(first.end_state, lines[1].split(" ROOT ")[0])  # the instruction's end alone
+    assert alone.kind == "continuation" and continued_end(alone, "x") == 1
