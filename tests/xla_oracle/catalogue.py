@@ -95,6 +95,8 @@ ACCEPTED = (
           entry("a = f32[4] abs(p),", '  metadata={op_name="a"} ROOT b = f32[4] negate(a)')),
     Entry("an instruction's end and its computation's brace on one line", True,
           "HloModule m\n\nENTRY e { p = f32[] parameter(0) ROOT a = // c\n f32[] abs(p) }\n"),
+    Entry("a line that ends an instruction and starts one that goes on below", True,
+          "HloModule m\n\nENTRY e { p = // c\nf32[] parameter(0) ROOT a = // c\n f32[] abs(p) }\n"),
     Entry("a line that ends an instruction and starts one naming nothing defined", False,
           entry("a = // the shape below", "f32[4] abs(p) ROOT b = f32[4] negate(q)")),
     Entry("execution_thread", True, ADD.replace("}\n\n", '}, execution_thread="main_thread"\n\n') + entry(

@@ -681,10 +681,13 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
         owner = _CALLED
     if in_string:
         return _continuation(("string", depth, base, owner), data)
+    more = _ended_then_more(text, entering, _continuation(base, data)) \
+        if depth == 0 and data[0] in _SPLIT_OWNERS else None  # (its last item may go on below)
+    if more is not None:
+        return more
     if depth > 0 or _goes_on(text):
         return _continuation(("cont", depth, base, owner), data)
-    more = _ended_then_more(text, entering, _continuation(base, data)) if data[0] in _SPLIT_OWNERS else None
-    return more or _continuation(base, data)
+    return _continuation(base, data)
 
 
 _SPLIT_OWNERS = frozenset(("instruction", _OPERANDS))

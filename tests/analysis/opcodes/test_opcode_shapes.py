@@ -137,6 +137,7 @@ def test_opt_barrier_needs_its_shape(tmp_path: Path) -> None:
     (("a = abs(p)", "ROOT r = f32[5] reshape(/**/a)"), "reshape of f32[4] (4 elements) to f32[5] (5 elements)"),
     (("a = abs(p)", "ROOT r = f32[5] reshape(a // c", ")"), "reshape of f32[4] (4 elements) to f32[5] (5 elements)"),
     (("a = abs(p)", "ROOT r = f32[5] // c", "reshape(a)"), "reshape of f32[4] (4 elements) to f32[5] (5 elements)"),
+    (("a = abs(p)", "ROOT r = f32[5] reshape(a/* abs(y) */)"), "reshape of f32[4] (4 elements) to f32[5] (5 elements)"),
 ])
 def test_reshape_of_an_inferred_shape(tmp_path: Path, body: tuple[str, ...], message: str) -> None:
     assert one(tmp_path, entry(*body))[1:3] == ("operand-shape", message + " (XLA's parser crashes)")

@@ -49,7 +49,7 @@ def reshape_problem(hlo: HloModule, line: int, text: str, data: tuple[object, ..
     _, shape_start, opcode_start, opcode, _ = data
     assert isinstance(shape_start, int) and isinstance(opcode_start, int) and isinstance(opcode, str)
     open_paren = opcode_start + len(opcode)
-    close = text.find(")", open_paren)
+    close = without_comments(text).find(")", open_paren)  # (not one in a comment)
     item = text[open_paren + 1 : close].strip()
     found = definition(hlo, line, item)
     if found is None:
