@@ -313,7 +313,7 @@ def _duplicate(rng: random.Random, lines: list[str], number: int) -> None:
 
 def _move(rng: random.Random, lines: list[str], number: int) -> None:
     line = lines.pop(number)
-    lines.insert(rng.randrange(1, len(lines) + 1), line)
+    lines.insert(rng.randrange(1, len(lines) + 1) if lines else 0, line)  # (a text of one line stays one)
 
 
 def _join(rng: random.Random, lines: list[str], number: int) -> None:

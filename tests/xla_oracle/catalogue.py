@@ -97,6 +97,10 @@ ACCEPTED = (
           "HloModule m\n\nENTRY e { p = f32[] parameter(0) ROOT a = // c\n f32[] abs(p) }\n"),
     Entry("a line that ends an instruction and starts one that goes on below", True,
           "HloModule m\n\nENTRY e { p = // c\nf32[] parameter(0) ROOT a = // c\n f32[] abs(p) }\n"),
+    Entry("ENTRY, a comment over lines, then a computation on one line", True,
+          "HloModule m\n\nENTRY /* a\n b */e { p = f32[] parameter(0) ROOT a = f32[] abs(p) }\n"),
+    Entry("ROOT, a comment over lines, then its instruction and the computation's brace", True,
+          "HloModule m\n\nENTRY e { p = f32[] parameter(0) ROOT /* a\n b */a = f32[] abs(p) }\n"),
     Entry("a line that ends an instruction and starts one naming nothing defined", False,
           entry("a = // the shape below", "f32[4] abs(p) ROOT b = f32[4] negate(q)")),
     Entry("execution_thread", True, ADD.replace("}\n\n", '}, execution_thread="main_thread"\n\n') + entry(

@@ -799,9 +799,17 @@ def _scan_after_mark(state: tuple[str, State], text: str) -> LineScan:
     scan = scan_hlo_line(base, text)
     if scan.kind in ("blank", "comment") and scan.end_state in (base, ("comment", base)):
         return LineScan(scan.kind, ("comment", state) if scan.end_state != base else state, scan.refs, scan.data)
+    if scan.kind == "items" and scan.data[0][1].kind == kind and scan.problem is None:  # `e { p = ... }`
+        first = _marked(scan.data[0][1], kind)
+        return LineScan(scan.kind, scan.end_state, scan.refs, ((0, first), *scan.data[1:]), scan.problem)
     if scan.kind != kind or scan.problem is not None:
         problem = scan.problem or line_problem(text, 0, len(text.rstrip()), "syntax", f"expected {marked}")
         return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
+    return _marked(scan, kind)
+
+
+def _marked(scan: LineScan, kind: str) -> LineScan:
+    """The scan of the item a lone `ROOT` or `ENTRY` above it marks, marked so."""
     data = scan.data[:4] + (True,) if kind == "instruction" else (scan.data[0], True, *scan.data[2:])
     return LineScan(scan.kind, scan.end_state, scan.refs, data, scan.problem)
 
