@@ -102,6 +102,7 @@ def test_a_parameter_number_after_a_comment_is_read_as_xla_reads_it(tmp_path: Pa
     ("q = f32[4] parameter(/* ROOT x = f32[] abs(y) */0)", 4, "0"),  # a `)` in the comment
     ("q = f32[4] /* a\n b */parameter(0)", 5, "0"),  # its opcode on the next line
     ("q = f32[// c\n4] parameter(/* c */0)", 5, "0"),  # its shape over two lines
+    ("q = f32[4] parameter(// c\n/* c */0)", 5, "0"),  # its number on the next line
 ])
 def test_a_parameter_number_twice_whatever_comes_between(tmp_path: Path, second: str, line: int,
                                                           underlined: str) -> None:

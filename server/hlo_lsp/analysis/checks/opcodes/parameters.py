@@ -19,6 +19,7 @@ from hlo_lsp.problems import Problem
 
 # The parameter numbers of computations that number them 0, 1, 2... in order (the common case).
 ORDERED = {count: [str(number) for number in range(count)] for count in range(1, 64)}
+_LINE_COMMENT = re.compile(r"//[^\n]*")
 _NUMBER_SETS = {count: frozenset(numbers) for count, numbers in ORDERED.items()}
 _NUMBER_SETS_LIMIT = 256
 
@@ -60,7 +61,13 @@ def numbered_in_order(numbers: list[str]) -> bool:
 def number_span(text: str, data: tuple[object, ...]) -> tuple[int, int]:
     """Where the number of `parameter(N)` is in its text (a `)` in a comment does not close it)."""
     start = data[2] + len("parameter(")  # type: ignore[operator]
-    return start, blank_comments(text)[0].find(")", start)
+    return start, _uncommented(text).find(")", start)
+
+
+def _uncommented(text: str) -> str:
+    """`text` (an instruction's, over lines) with its comments blanked."""
+    blanked = blank_comments(text)[0]
+    return _LINE_COMMENT.sub(lambda found: " " * len(found.group()), blanked) if "//" in blanked else blanked
 
 
 def numbering_problems(hlo: HloModule, header: int) -> list[Problem]:
@@ -98,7 +105,7 @@ def _numbered_parameters(hlo: HloModule, header: int) -> list[tuple[int, str, in
             continue
         text = hlo.instruction_text(line, data[0])
         data = continued_instruction_data(text, data)  # its opcode perhaps on a line below
-        blanked = blank_comments(text)[0]
+        blanked = _uncommented(text)
         # Counted in whole instruction texts, comments aside: a parameter on the line of another
         # instruction is one too.
         written += blanked.count(" parameter(")
