@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import threading
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 
@@ -233,14 +234,25 @@ def _evaluate(hlo: HloModule, line: int, data: tuple[object, ...], facts: _Chunk
 
 
 def _inline_problems(hlo: HloModule, line: int, text: str, read: InstructionParts) -> list[Problem]:
-    """The problems of each computation the instruction on `line` writes inline, checked as a module."""
+    """The problems of each computation the instruction on `line` writes inline, checked as a module (a
+    body's own inline computations too, as deep as any hand-written module nests them)."""
     found: list[Problem] = []
-    for body in map(functools.partial(body_module, text), inline_bodies(read)):
-        document = Document(body.text, FileKind.HLO_MODULE, hlo.document.source)
-        context = CheckContext(ModuleDump(hlo.document.source, {FileKind.HLO_MODULE: document}))
-        checked = [*syntax_problems(document), *hlo_structure.check(context), *check(context)]
-        found += [moved_down(problem, body, line) for problem in checked if is_body_problem(problem.code)]
+    if getattr(_nesting, "depth", 0) >= _DEEPEST_INLINE:
+        return found
+    _nesting.depth = getattr(_nesting, "depth", 0) + 1
+    try:
+        for body in map(functools.partial(body_module, text), inline_bodies(read)):
+            document = Document(body.text, FileKind.HLO_MODULE, hlo.document.source)
+            context = CheckContext(ModuleDump(hlo.document.source, {FileKind.HLO_MODULE: document}))
+            checked = [*syntax_problems(document), *hlo_structure.check(context), *check(context)]
+            found += [moved_down(problem, body, line) for problem in checked if is_body_problem(problem.code)]
+    finally:
+        _nesting.depth -= 1
     return found
+
+
+_nesting = threading.local()  # how deep in computations written inline the check is, in this thread
+_DEEPEST_INLINE = 8  # each level reads its instruction's whole text again
 
 
 def _per_run_problems(hlo: HloModule, lines: list[int]) -> Iterator[Problem]:
