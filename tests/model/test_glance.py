@@ -794,13 +794,20 @@ def test_an_allocation_longer_than_a_glance_reads_is_declined(monkeypatch: pytes
     assert glance.allocation_module(line, header) is not None
 
 
-def test_an_allocation_numbered_twice_is_declined(tmp_path: Path) -> None:
-    """Which of the two a hover means, the whole module says (its first); a glance reads only one."""
+def _allocations_of_ynn_fusion(tmp_path: Path) -> tuple[Path, Path, list[str], int, int]:
+    """A copy of the split MLP module: its stem, its buffer assignment's path and lines, the line of
+    ynn_fusion.1's value and that of its allocation's header."""
     stem = copy_module(SPLIT_MLP, tmp_path)
     allocations = Path(f"{stem}-buffer-assignment.txt")
     lines = allocations.read_text().split("\n")
     value = next(number for number, text in enumerate(lines) if " ynn_fusion.1 " in text)
     header = max(number for number in range(value) if lines[number].startswith("allocation "))
+    return stem, allocations, lines, value, header
+
+
+def test_an_allocation_numbered_twice_is_declined(tmp_path: Path) -> None:
+    """Which of the two a hover means, the whole module says (its first); a glance reads only one."""
+    stem, allocations, lines, value, header = _allocations_of_ynn_fusion(tmp_path)
     allocations.write_text("\n".join(lines[: header + 1] + lines[header:]))  # the header printed twice
     module, glance, _ = companion_glance(f"{stem}.txt")
     document = module.documents[FileKind.BUFFER_ASSIGNMENT]
@@ -813,11 +820,7 @@ def test_an_allocation_numbered_twice_is_declined(tmp_path: Path) -> None:
 
 def test_an_allocation_numbered_with_a_leading_zero_is_one_numbered_twice(tmp_path: Path) -> None:
     """`allocation 0` and `allocation 00` are one number to the whole module, which means the first."""
-    stem = copy_module(SPLIT_MLP, tmp_path)
-    allocations = Path(f"{stem}-buffer-assignment.txt")
-    lines = allocations.read_text().split("\n")
-    value = next(number for number, text in enumerate(lines) if " ynn_fusion.1 " in text)
-    header = max(number for number in range(value) if lines[number].startswith("allocation "))
+    stem, allocations, lines, value, header = _allocations_of_ynn_fusion(tmp_path)
     first = next(text for text in lines if text.startswith("allocation "))
     number = first.split()[1].rstrip(":")
     lines[header] = f"allocation 0{number}:" + lines[header].split(":", 1)[1]
@@ -833,11 +836,7 @@ def test_an_allocation_numbered_with_a_leading_zero_is_one_numbered_twice(tmp_pa
 def test_a_value_under_an_allocation_header_after_a_tab_is_that_allocations(tmp_path: Path) -> None:
     """The scanner reads `\tallocation 3: ...` as a header (fuzz mutant #718674); the glance looked for
     headers at the start of a line and gave the value to the allocation above."""
-    stem = copy_module(SPLIT_MLP, tmp_path)
-    allocations = Path(f"{stem}-buffer-assignment.txt")
-    lines = allocations.read_text().split("\n")
-    value = next(number for number, text in enumerate(lines) if " ynn_fusion.1 " in text)
-    header = max(number for number in range(value) if lines[number].startswith("allocation "))
+    stem, allocations, lines, value, header = _allocations_of_ynn_fusion(tmp_path)
     assert any(text.startswith("allocation ") for text in lines[:header])  # an allocation above it
     lines[header] = "\t" + lines[header]
     allocations.write_text("\n".join(lines))
