@@ -424,3 +424,17 @@ def test_a_shape_longer_than_any_xla_prints_is_not_parsed_for_a_hover(monkeypatc
     monkeypatch.setattr(hlo_syntax, "parse_rule", lambda *_: pytest.fail("the grammar ran"))
     shown = hover(ModuleDump("m", {FileKind.HLO_MODULE: document}), target)
     assert shown is not None and "a shape of 80,004 characters, longer than a hover reads" in shown.markdown
+
+
+def test_a_definition_below_a_string_left_open_is_left_to_the_whole_module() -> None:
+    """Mutant #985792: a quote typed in a line's metadata leaves a string open over the line below, which
+    defines the name hovered; the glance read that line alone, as a definition (the whole module, as
+    the string's)."""
+    text = ('HloModule m\n\nENTRY e {\n  a = f32[4] parameter(0), metadata={source_file="/q"uote/x.py"}\n'
+            "  b = f32[4] parameter(1)\n  ROOT c = f32[4] add(a, b)\n}\n")
+    document = Document(text, FileKind.HLO_MODULE, "m.txt")
+    glance = ModuleGlance.of("m", {FileKind.HLO_MODULE: document})
+    target = target_at(document, Position(5, text.split("\n")[5].index("b)")))
+    assert glance is not None and target is not None
+    assert hover(ModuleDump("m", {FileKind.HLO_MODULE: document}), target) is None  # `b` is in the string
+    assert glance.instruction_module("b") is None

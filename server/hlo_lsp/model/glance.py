@@ -236,6 +236,8 @@ class _HloText(_Text):
         scan = picks.pick(line, "comp", _INSTRUCTION)
         if scan.refs[0].name != name or scan.end_state != "comp":
             raise _Declined  # another reading of the line, or an instruction continued on the next lines
+        if line > 0 and isinstance(self.scan(line - 1, "comp")[1].end_state, tuple):
+            raise _Declined  # the line above leaves a string, a comment or brackets open over it
         if line + 1 < self.line_count:
             picks.pick(line + 1, "comp")
         if picks.pick(self.computation_header(offset), "top", _COMPUTATION).kind != "computation":
