@@ -431,7 +431,7 @@ def test_a_definition_below_a_string_left_open_is_left_to_the_whole_module() -> 
     defines the name hovered; the glance read that line alone, as a definition (the whole module, as
     the string's)."""
     text = ('HloModule m\n\nENTRY e {\n  a = f32[4] parameter(0), metadata={source_file="/q"uote/x.py"}\n'
-            "  b = f32[4] parameter(1)\n  ROOT c = f32[4] add(a, b)\n}\n")
+            "  b = f32[4] %%x(1)\n  ROOT c = f32[4] add(a, b)\n}\n")  # (an opcode garbled too)
     document = Document(text, FileKind.HLO_MODULE, "m.txt")
     glance = ModuleGlance.of("m", {FileKind.HLO_MODULE: document})
     target = target_at(document, Position(5, text.split("\n")[5].index("b)")))
