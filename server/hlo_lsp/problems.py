@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import IntEnum
 
-from hlo_lsp.text import Position, Range
+from hlo_lsp.text import Range
 
 
 class Severity(IntEnum):
@@ -43,8 +43,4 @@ class Problem:
 
     def shifted(self, lines: int) -> Problem:
         """The same problem `lines` lines further down (lines inserted above it)."""
-        if not lines:
-            return self
-        first, last = self.range.start, self.range.end
-        moved = Range(Position(first.line + lines, first.character), Position(last.line + lines, last.character))
-        return replace(self, range=moved)
+        return replace(self, range=self.range.shifted(lines)) if lines else self

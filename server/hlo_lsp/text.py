@@ -31,6 +31,11 @@ class Range:
     def contains(self, position: Position) -> bool:
         return self.start <= position <= self.end
 
+    def shifted(self, lines: int) -> Range:
+        """The same range `lines` lines further down."""
+        return Range(Position(self.start.line + lines, self.start.character),
+                     Position(self.end.line + lines, self.end.character))
+
     def __str__(self) -> str:
         return f"{self.start.line + 1}:{self.start.character + 1}"
 

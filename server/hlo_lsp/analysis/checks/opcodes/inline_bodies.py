@@ -70,11 +70,6 @@ def _blanked(text: str, start: int, end: int) -> Iterator[str]:
         yield char if char == "\n" else "  " if ord(char) > 0xFFFF else " "
 
 
-def _down(where: Range, lines: int) -> Range:
-    return Range(Position(where.start.line + lines, where.start.character),
-                 Position(where.end.line + lines, where.end.character))
-
-
 def is_body_problem(code: str) -> bool:
     return code not in _MODULE_CODES
 
@@ -85,5 +80,5 @@ def moved_down(problem: Problem, body: BodyModule, lines: int) -> Problem:
     if problem.range.start == body.name:
         problem = replace(problem, range=Range(body.brace, Position(body.brace.line, body.brace.character + 1)))
     message = _LINE_NUMBER.sub(lambda found: f"line {int(found.group(1)) + lines}", problem.message)
-    related = tuple(replace(other, range=_down(other.range, lines)) for other in problem.related)
+    related = tuple(replace(other, range=other.range.shifted(lines)) for other in problem.related)
     return replace(problem.shifted(lines), message=message, related=related)
