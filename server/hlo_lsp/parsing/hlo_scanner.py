@@ -509,8 +509,11 @@ _STRING_OR_LINE_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"?|//')
 
 
 def without_comments(text: str) -> str:
-    """`text` with its comments blanked, as XLA's lexer skips them."""
-    return _without_line_comment(blank_comments(text)[0])
+    """`text` (perhaps over lines) with its comments blanked, its offsets kept, as XLA's lexer skips them."""
+    blanked = blank_comments(text)[0]
+    if "//" not in blanked:
+        return blanked
+    return "\n".join(map(_without_line_comment, blanked.split("\n")))
 
 
 def _without_line_comment(text: str) -> str:

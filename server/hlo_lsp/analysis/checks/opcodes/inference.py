@@ -12,9 +12,9 @@ from hlo_lsp.analysis.checks.opcodes.other_lines import definition, operand_name
 from hlo_lsp.analysis.checks.opcodes.reader import parsed_shape, read_instruction
 from hlo_lsp.analysis.checks.opcodes.values import int64_value
 from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.hlo_scanner import without_comments
 from hlo_lsp.parsing.syntax import ArrayShape, Shape
 
-_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _HEAD = re.compile(r"\s*(?:ROOT\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*=\s*(.*?)\s[a-z][a-z0-9_\-]*\(", re.S)
 _DEPTH = 16  # operands followed back through instructions without a shape
 _COMPLEX_PART = {"c64": "f32", "c128": "f64"}
@@ -96,7 +96,7 @@ def _continued_shape(hlo: HloModule, line: int) -> Shape | None:
     """The shape of an instruction that goes on over lines, comments between its tokens blanked."""
     if not isinstance(hlo.document.scan(line).end_state, tuple):
         return None
-    head = _HEAD.match(_COMMENTS.sub(" ", hlo.instruction_text(line)))
+    head = _HEAD.match(without_comments(hlo.instruction_text(line)))
     return parsed_shape(head.group(1).strip()) if head else None
 
 

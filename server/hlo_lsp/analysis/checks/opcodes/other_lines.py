@@ -4,30 +4,24 @@ written on an instruction's line, and an attribute of another instruction.
 
 from __future__ import annotations
 
-import re
-
 from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, parsed_shape, read_instruction
 from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.hlo_scanner import blank_comments, without_comments
 from hlo_lsp.parsing.syntax import Shape
-
-_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
-
-
-def _uncommented(item: str) -> str:
-    """`item` with its comments read as spaces, as XLA's lexer reads them."""
-    return _COMMENT.sub(" ", item) if "/" in item else item
 
 
 def operand_name(item: str) -> str:
     """The name an operand written `item` (`%x`, `f32[2] %x`, `/* c */ x`) names."""
-    words = _uncommented(item).split()
+    words = without_comments(item).split()
     return words[-1].lstrip("%") if words else ""
 
 
 def definition(hlo: HloModule, line: int, item: str) -> int | None:
     """The line defining the operand written `item` (`%x`, `f32[2] %x`) in the computation of `line`."""
-    item = _uncommented(item)
-    if not item.strip() or "(" in item or "/*" in item:
+    if "/*" in item and blank_comments(item)[1]:
+        return None  # a comment left open: the grammar's problem
+    item = without_comments(item)
+    if not item.strip() or "(" in item:
         return None
     name = item.split()[-1].lstrip("%")
     here = hlo.computation_at(line)

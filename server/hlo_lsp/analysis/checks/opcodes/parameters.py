@@ -13,13 +13,12 @@ from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, parsed_shap
 from hlo_lsp.analysis.checks.opcodes.values import int64_value
 from hlo_lsp.analysis.context import PROBLEM_LIMIT
 from hlo_lsp.model.hlo_module import HloModule
-from hlo_lsp.parsing.hlo_scanner import blank_comments, continued_instruction_data
+from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, without_comments
 from hlo_lsp.parsing.syntax import Shape, TupleShape
 from hlo_lsp.problems import Problem
 
 # The parameter numbers of computations that number them 0, 1, 2... in order (the common case).
 ORDERED = {count: [str(number) for number in range(count)] for count in range(1, 64)}
-_LINE_COMMENT = re.compile(r"//[^\n]*")
 _NUMBER_SETS = {count: frozenset(numbers) for count, numbers in ORDERED.items()}
 _NUMBER_SETS_LIMIT = 256
 
@@ -61,13 +60,7 @@ def numbered_in_order(numbers: list[str]) -> bool:
 def number_span(text: str, data: tuple[object, ...]) -> tuple[int, int]:
     """Where the number of `parameter(N)` is in its text (a `)` in a comment does not close it)."""
     start = data[2] + len("parameter(")  # type: ignore[operator]
-    return start, _uncommented(text).find(")", start)
-
-
-def _uncommented(text: str) -> str:
-    """`text` (an instruction's, over lines) with its comments blanked."""
-    blanked = blank_comments(text)[0]
-    return _LINE_COMMENT.sub(lambda found: " " * len(found.group()), blanked) if "//" in blanked else blanked
+    return start, without_comments(text).find(")", start)
 
 
 def numbering_problems(hlo: HloModule, header: int) -> list[Problem]:
@@ -105,7 +98,7 @@ def _numbered_parameters(hlo: HloModule, header: int) -> list[tuple[int, str, in
             continue
         text = hlo.instruction_text(line, data[0])
         data = continued_instruction_data(text, data)  # its opcode perhaps on a line below
-        blanked = _uncommented(text)
+        blanked = without_comments(text)
         # Counted in whole instruction texts, comments aside: a parameter on the line of another
         # instruction is one too.
         written += blanked.count(" parameter(")

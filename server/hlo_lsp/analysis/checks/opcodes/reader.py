@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hlo_lsp.parsing.hlo_scanner import without_comments
 from hlo_lsp.parsing.hlo_syntax import parse_shape
 from hlo_lsp.parsing.syntax import ParseError, Shape
 
@@ -16,7 +17,6 @@ Span = tuple[int, int]
 _STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|/\*.*?\*/|//[^\n]*|[()\[\]{},]', re.S)
 _KEY = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)=")
 _INSTRUCTION_HEAD = re.compile(r"\s(?:ROOT\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*=")
-_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 ARRAY_SHAPE = re.compile(r"\s*([a-z][a-z0-9]*)\[([^\]]*)\]")
 
 
@@ -69,7 +69,7 @@ def read_instruction(text: str, data: tuple[object, ...]) -> InstructionParts | 
         attributes.append((key.group(1), key.start(1), value[0], value[1]))
     shape = text[shape_start:opcode_start]
     if text.find("/", shape_start, opcode_start) >= 0:  # `p = /* c */ parameter(0)`: comments blanked, then cut
-        shape = _COMMENTS.sub(lambda found: " " * len(found.group()), text[:opcode_start])[shape_start:]
+        shape = without_comments(text[:opcode_start])[shape_start:]
     shape = shape.strip()
     return InstructionParts(clean, opcode, (opcode_start, open_paren), shape,
                             (open_paren, close + 1), operands, attributes)
