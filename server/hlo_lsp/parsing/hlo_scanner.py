@@ -562,8 +562,13 @@ def several_items(state: State, text: str) -> LineScan | None:
     starts = item_starts(_without_line_comment(clean) if "//" in clean else clean, state != TOP)
     if not starts or len(starts) >= _MAX_ITEMS_ON_A_LINE:  # each item is scanned in a copy of the line
         return None
-    items = []
-    for start, end in zip([0, *starts], [*starts, len(text)], strict=True):
+    return _items_scan(state, text, [0, *starts], [])
+
+
+def _items_scan(state: State, text: str, starts: list[int], items: list[tuple[int, LineScan]]) -> LineScan:
+    """A line of several items: `items` (read already), then one from each of `starts`, each scanned in the
+    state the one before it leaves."""
+    for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
         scan = scan_hlo_line(state, " " * start + text[start:end])
         items.append((start, scan))
         state = scan.end_state
@@ -705,13 +710,7 @@ def _ended_then_more(text: str, entering: int, ended: LineScan) -> LineScan | No
     starts = item_starts(_without_line_comment(clean) if "//" in clean else clean, True, operands_closed=not entering)
     if not starts or len(starts) >= _MAX_ITEMS_ON_A_LINE or entering + bracket_balance(text[: starts[0]]) > 0:
         return None
-    items, state = [(0, ended)], COMP
-    for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
-        scan = scan_hlo_line(state, " " * start + text[start:end])
-        items.append((start, scan))
-        state = scan.end_state
-    problem = next((scan.problem for _, scan in items if scan.problem is not None), None)
-    return LineScan("items", state, tuple(ref for _, scan in items for ref in scan.refs), tuple(items), problem)
+    return _items_scan(COMP, text, starts, [(0, ended)])
 
 
 def goes_on_from_above(scan: LineScan) -> bool:
