@@ -143,12 +143,14 @@ class _Picks:
         self.lines = dict(base or {})
 
     def pick(self, line: int, state: State, kinds: frozenset[str] | None = None) -> LineScan:
-        known = self.lines.get(line)
-        text, scan = (known[0], known[2]) if known is not None else self.file.scan(line, state)
-        if kinds is not None and scan.kind not in kinds:
+        picked = self.lines.get(line)
+        if picked is None:
+            text, scan = self.file.scan(line, state)
+            picked = (text, state, scan)
+        if kinds is not None and picked[2].kind not in kinds:
             raise _Declined  # (or held already as another kind of line: a module header's continuation, say)
-        self.lines[line] = (text, known[1] if known is not None else state, scan)
-        return scan
+        self.lines[line] = picked
+        return picked[2]
 
     def document(self) -> Document:
         runs: list[Run] = []
