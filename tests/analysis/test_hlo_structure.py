@@ -146,6 +146,8 @@ def test_a_text_of_one_instruction_is_a_module_of_it(tmp_path: Path) -> None:
     assert [(p.range.start.line, p.code, p.message) for p in problems_of(path)] == [
         (0, "undefined-instruction", "instruction z is not defined in this module: a text of one instruction has a "
                                      "parameter only for an operand written with its shape (`f32[] y`)")]
+    path.write_text("x = f32[] abs(f32[] y, \n")  # the grammar reads it as the one instruction it is
+    assert [(p.range.start.line, p.code) for p in problems_of(path)] == [(0, "syntax")]
     path.write_text("x = f32[] abs(f32[] y)\nz = f32[] abs(x)\n")
     found = [(p.range.start.line, p.code) for p in problems_of(path)]
     assert (0, "instruction-outside-computation") in found and (1, "instruction-outside-computation") in found

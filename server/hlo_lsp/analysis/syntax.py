@@ -60,10 +60,8 @@ def _read_as_xla_reads(document: Document, problems: list[Problem]) -> list[Prob
 def _grammar_problem(document: Document, line: int) -> list[Problem]:
     """The grammar's problem with the instruction that starts on `line` (a line the scanner flagged is not
     parsed with the others)."""
-    text = _item_text(document, line)
-    parsed = _uncommented(text, False) if "/*" in text else text
-    error = instruction_error(as_one_line(parsed) if "\n" in parsed else parsed)
-    return [] if error is None else [_located(document, line, text, error.start, error.end, error.message)]
+    start, chunk = next((start, chunk) for start, chunk in reversed(document.chunks_with_starts()) if start <= line)
+    return [problem for problem in _chunk_problems(document, start, chunk, set()) if problem.range.start.line == line]
 
 
 def _after_edit(document: Document) -> list[Problem] | None:
