@@ -133,6 +133,10 @@ ACCEPTED = (
     Entry("names with dashes and dots", True, entry("a-b.c_1 = f32[4] abs(p)", "ROOT x-1 = f32[4] negate(a-b.c_1)")),
     Entry("keywords as %names", True, entry("%true = f32[4] abs(p)", "ROOT %nan = f32[4] negate(%true)")),
     Entry("glued = after a %name", True, entry("%v=f32[4] abs(p)", "ROOT w = f32[4] negate(v)")),
+    Entry("glued = after a %name that follows another instruction on its line", True,
+          entry("a = f32[4] abs(p) %v=f32[4] negate(a)", "ROOT w = f32[4] add(a, v)")),
+    Entry("glued = after a %name that follows an instruction's attributes", True,
+          entry('a = f32[4] abs(p), metadata={op_name="a"} %v=f32[4] negate(a)', "ROOT w = f32[4] add(a, v)")),
     Entry("CRLF line ends", True, entry("ROOT v = f32[4] abs(p)").replace("\n", "\r\n")),
     Entry("tabs", True, entry("ROOT v = f32[4] abs(p)").replace("  ", "\t")),
     Entry("same names in two computations", True, "HloModule m\n\nf {\n  p = f32[] parameter(0)\n"

@@ -535,21 +535,33 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
         definition = (make_ref(text, Role.INSTRUCTION_DEF, name, start),)
     # A few dozen opcodes name a million instructions: one string each.
     data = (name, match.start(3), match.start(4), sys.intern(match.group(4)), match.group(1) is not None)
+    count, end = text.count, match.end()
+    if count("{") == count("}") and count("(") == count(")") and count("[") == count("]") and \
+            not count('"') & 1 and text[-1:] not in _ENDS_OPEN and "//" not in text and \
+            text.find(" =", end) < 0 and (text.find("%", end) < 0 or _GLUED_DEFINITION.search(text, end) is None):
+        return LineScan("instruction", COMP, definition, data)  # most lines: one whole item
+    return _instruction_line_scan(text, end, LineScan("instruction", COMP, definition, data))
+
+
+def _instruction_line_scan(text: str, end: int, scan: LineScan) -> LineScan:
+    """An instruction line that may hold other items after it, or go on below."""
     count = text.count
     opens, closes = count("{"), count("}")
     last = text[-1:] if text[-1:] not in _BLANKS else text.rstrip()[-1:]
-    if closes > opens or text.find(" =", match.end()) >= 0 or last == "{":  # perhaps another item after it
-        # (`}` then a header: `ROOT y = abs(x) } ENTRY e {`)
+    if closes > opens or text.find(" =", end) >= 0 or last == "{" or _GLUED_DEFINITION.search(text, end):
+        # perhaps another item after it (`}` then a header: `ROOT y = abs(x) } ENTRY e {`)
         several = several_items(COMP, text)
         if several is not None:
             return several
     if opens == closes and count("(") == count(")") and count("[") == count("]") and not count('"') & 1 and \
             "//" not in text and (text[-1:] not in _GOES_ON or text[-1] == "=" and not _names_computation_below(text)):
         # (a line that ends with another `=` goes on when the grammar says so: its error is the line's own)
-        return LineScan("instruction", COMP, definition, data)
-    return _with_continuation(LineScan("instruction", COMP, definition, data), text, COMP)
+        return scan
+    return _with_continuation(scan, text, COMP)
 
 
+_ENDS_OPEN = frozenset(("", ",", "=", " ", "\t", "{"))  # a line that ends so may go on, or open a body
+_GLUED_DEFINITION = re.compile(rf"%{_NAME}=")  # `%v=abs(p)`: XLA's lexer reads `%v` then `=`, a definition
 _GOES_ON = frozenset((",", "=", " ", "\t"))  # a line that ends so may go on below (`=`: see below)
 _BLANKS = frozenset((" ", "\t"))
 _MAX_ITEMS_ON_A_LINE = 64  # more on one line: a garbled line (a paste), read as one item
