@@ -107,6 +107,14 @@ ACCEPTED = (
         "z = f32[] constant(0)", "ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add", head="")),
     Entry("execution_thread on ENTRY", True, entry("ROOT v = f32[4] abs(p)",
                                                    closing='}, execution_thread="main_thread"')),
+    Entry("execution_thread's value on the line below", True, entry(
+        "ROOT v = f32[4] abs(p)", closing='}, execution_thread=\n  "main_thread"')),
+    Entry("execution_thread on the line below the closing brace", True, entry(
+        "ROOT v = f32[4] abs(p)", closing='}\n, execution_thread="main_thread"')),
+    Entry("a comment over lines between the closing brace and execution_thread", True, entry(
+        "ROOT v = f32[4] abs(p)", closing='} /* the\n thread */, execution_thread="main_thread"')),
+    Entry("header attributes on the line below the module's name", True, entry(
+        "ROOT v = f32[4] abs(p)", head="HloModule m\n, is_scheduled=false")),
     Entry("NaN payloads", True, entry('a = f32[] constant(-nan(0x7f))', "b = bf16[] constant(nan(0x7f))",
                                       "ROOT t = (f32[], bf16[]) tuple(a, b)", params=())),
     Entry("header attribute with a multi-line string", True, entry(
@@ -324,6 +332,11 @@ REJECTED = (
     Entry("text after the last computation", False, entry("ROOT v = f32[4] abs(p)") + "trailing\n"),
     Entry("computation attribute other than execution_thread", False, entry(
         "ROOT v = f32[4] abs(p)", closing='}, thread="main"')),
+    Entry("execution_thread unquoted on the line below", False, entry(
+        "ROOT v = f32[4] abs(p)", closing="}, execution_thread=\n  main")),
+    Entry("a closing brace's comma with no attribute after it", False, entry("ROOT v = f32[4] abs(p)", closing="},")),
+    Entry("attributes before the module's name", False, entry("ROOT v = f32[4] abs(p)",
+                                                               head=', is_scheduled=false\nHloModule m')),
     Entry("execution_thread unquoted", False, entry("ROOT v = f32[4] abs(p)", closing="}, execution_thread=main")),
     Entry("bad dim_labels", False, entry("k = f32[1,1,1] parameter(1)",
                                          "ROOT c = f32[1,4,1] convolution(p, k), dim_labels=b_io->bf")),

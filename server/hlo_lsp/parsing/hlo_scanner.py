@@ -44,8 +44,9 @@ _INSTRUCTION_HEAD = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME}):?[ \t]*=[ \t]*"
 _INSTRUCTION_START = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME})(?!=):?[ \t]*=[ \t]*(.*?)[ \t]([a-z][a-z0-9_\-]*)\(")
 # XLA's lexer reads `name:` as a name: `ENTRY e: {` is the computation `e`.
 _COMPUTATION_HEAD = re.compile(rf"[ \t]*(ENTRY[ \t]+)?%?({_NAME}):?[ \t]*(\(|\{{|,)")
-# `}`, perhaps `// name`, perhaps the computation's attributes: `}, execution_thread="main_thread"`.
-_COMPUTATION_END = re.compile(rf"[ \t]*\}}[ \t]*(//[ \t]*%?({_NAME})?.*|,[ \t]*[A-Za-z_][A-Za-z0-9_]*=.*)?$")
+# `}`, perhaps `// name`, perhaps the computation's attributes: `}, execution_thread="main_thread"` (they may go
+# on below: XLA reads `, key=value` tokens after the `}`, lines or comments between them).
+_COMPUTATION_END = re.compile(rf"[ \t]*\}}[ \t]*(//[ \t]*%?({_NAME})?.*|,.*)?$")
 # A name alone on a line in a computation: its `=`, shape and opcode are on the lines below.
 _LONE_NAME = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME}):?[ \t]*$")
 # `[ENTRY] name` alone on a line outside computations: a computation header whose signature or `{` is below.
@@ -193,6 +194,8 @@ def _scan_at_top(state: State, text: str, stripped: str) -> LineScan:
         row = _TABLE_ROW.match(text) or _ROW_GOING_ON.match(_without_line_comment(text))
         if row:
             return _scan_table_row(state[1], text, row)
+    if stripped.startswith(","):  # the attributes of the item above (a computation's `}`, the module's name)
+        return _continued(0, TOP, ATTRIBUTES, text)
     if stripped.startswith("ENTRY") and _without_line_comment(stripped).rstrip() == "ENTRY":
         return plain_scan("blank", _PENDING_ENTRY)  # the computation it marks is on a line below
     head = _INSTRUCTION_HEAD.match(text)
@@ -223,7 +226,8 @@ def _scan_in_computation(text: str, stripped: str) -> LineScan:
     if lone is not None:
         return _lone_name(text, lone)
     if _COMPUTATION_END.match(text):
-        return plain_scan("computation_end", TOP)
+        end = plain_scan("computation_end", TOP)
+        return end if "," not in text else _with_continuation(end, text, TOP)
     if stripped.startswith("}"):  # `} ENTRY e {`
         several = several_items(COMP, text)
         if several is not None:
@@ -236,6 +240,7 @@ def _scan_in_computation(text: str, stripped: str) -> LineScan:
     return _unrecognized(text, COMP, "an instruction (`name = shape opcode(operands)`) or `}`")
 
 
+ATTRIBUTES = "attribute_list"  # the owner of a line of attributes, at the top, of the item above it
 _NAME_OWNER = "instruction_name"  # the owner of the lines after an instruction's name, until its `=`
 
 

@@ -33,14 +33,15 @@ def _closing_problems(hlo: HloModule) -> Iterator[Problem]:
         if computation.end_line is None:
             continue
         text = closing_text(hlo, computation)
-        if text.strip() != "}" and "=" in text:
+        if text.strip() != "}" and ("=" in text or "," in text):
             yield from problems(hlo, computation.end_line, text, closing_findings(text))
 
 
 def closing_text(hlo: HloModule, computation: Computation) -> str:
-    """The text of a computation's closing line; only its `}` item's where the line holds several items."""
+    """The text of a computation's closing line, with the lines its attributes go on over; only its `}`
+    item's where the line holds several items."""
     assert computation.end_line is not None
-    text = hlo.document.line(computation.end_line).rstrip("\r")
+    text = hlo.whole_text(computation.end_line)
     scan = hlo.document.scan(computation.end_line)
     if scan.kind != "items":
         return text
@@ -65,4 +66,7 @@ def closing_findings(text: str) -> list[Finding]:
             found.append((start, max(end, start + 1), "attribute-value",
                           f'{_KEY}: expects a quoted string, e.g. {_KEY}="main"'))
         seen.add(key)
+    end = len(text.rstrip())
+    if text[end - 1 : end] == ",":  # `},` and nothing after it
+        found.append((end - 1, end, "syntax", "expects an attribute after `,` (`execution_thread=\"...\"`)"))
     return found

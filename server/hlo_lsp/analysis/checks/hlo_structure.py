@@ -11,7 +11,7 @@ from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
 from hlo_lsp.analysis.edits import LastRuns, spliced
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.model.hlo_module import Computation, HloModule
-from hlo_lsp.parsing.hlo_scanner import blank_comments, in_block_comment, without_comments
+from hlo_lsp.parsing.hlo_scanner import ATTRIBUTES, blank_comments, in_block_comment, without_comments
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Range, python_index
@@ -34,6 +34,7 @@ def check(context: CheckContext) -> Iterator[Problem]:
     undefined = _check_undefined_names(hlo)
     yield from undefined if hlo.lone_instruction is None else _as_one_instruction(hlo, undefined)
     yield from _unclosed_comment(hlo)
+    yield from _attributes_first(hlo)
 
 
 def _as_one_instruction(hlo: HloModule, problems: Iterable[Problem]) -> Iterator[Problem]:
@@ -64,6 +65,20 @@ def _unclosed_comment(hlo: HloModule) -> Iterator[Problem]:
     column = max(text.find("/*", len(blank_comments(text)[0].rstrip())), 0)  # where the blanking to the end starts
     yield _problem(hlo, Range.on_line(opened, column, column + 2), Severity.ERROR, "syntax",
                    "block comment without its `*/`: it runs to the end of the text")
+
+
+def _attributes_first(hlo: HloModule) -> Iterator[Problem]:
+    """A text that starts with `, key=value`: attributes of no item (XLA's parser expects a name first)."""
+    document = hlo.document
+    line = 0
+    while line < document.line_count and document.scan(line).kind in ("blank", "comment"):
+        line += 1
+    if line < document.line_count and document.scan(line).data == (ATTRIBUTES,):
+        text = document.line(line)
+        comma = blank_comments(text)[0].find(",")
+        yield _problem(hlo, Range.on_line(line, comma, comma + 1), Severity.ERROR, "syntax",
+                       "attributes before any item: the text starts with the module's name (`HloModule m`) "
+                       "or a computation")
 
 
 # What this check found for the last structure of each document and for each chunk: after an
