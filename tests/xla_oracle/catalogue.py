@@ -370,6 +370,8 @@ REJECTED = (
     Entry("a bare instruction after the header", False, "HloModule m\n\np = f32[] parameter(0)\n"),
     Entry("a text of one instruction", True, "// a bug report's\nROOT x = f32[] add(f32[] y,\n  f32[] z)\n"),
     Entry("a text of one instruction, an operand without its shape", False, "x = f32[] abs(y)\n"),
+    Entry("a text of one instruction, ROOT alone above it", True, "ROOT /* the\n root */\nx = f32[] abs(f32[] y)\n"),
+    Entry("a lone ROOT above a computation", False, "HloModule m\n\nROOT\n" + entry("ROOT v = f32[4] abs(p)", head="")),
     Entry("a text of two instructions", False, "x = f32[] abs(f32[] y)\nz = f32[] abs(x)\n"),
     Entry("signature result not the last instruction's", False, entry(
         opening="ENTRY e (p: f32[4]) -> s32[4] {")),

@@ -196,6 +196,8 @@ def _scan_at_top(state: State, text: str, stripped: str) -> LineScan:
             return _scan_table_row(state[1], text, row)
     if stripped.startswith(","):  # the attributes of the item above (a computation's `}`, the module's name)
         return _continued(0, TOP, ATTRIBUTES, text)
+    if stripped.startswith("ROOT") and _without_line_comment(stripped).rstrip() == "ROOT":
+        return plain_scan("blank", _PENDING_TOP_ROOT)  # a text of one instruction, marked on the line above it
     if stripped.startswith("ENTRY") and _without_line_comment(stripped).rstrip() == "ENTRY":
         return plain_scan("blank", _PENDING_ENTRY)  # the computation it marks is on a line below
     head = _INSTRUCTION_HEAD.match(text)
@@ -806,15 +808,17 @@ def _resumes_after_string(text: str) -> bool:
 
 
 _PENDING_ROOT: State = ("root", COMP)
+_PENDING_TOP_ROOT: State = ("root", TOP)
 _PENDING_ENTRY: State = ("entry", TOP)
-# A lone keyword's state: the state of the line below it, the kind of item it marks, and that item named.
-_MARKS = {"root": (COMP, "instruction", "the instruction `ROOT` marks"),
-          "entry": (TOP, "computation", "the computation header `ENTRY` marks")}
+# A lone keyword's state: (the keyword, the state of the line below it); the kind of item it marks, and
+# that item named.
+_MARKS = {"root": ("instruction", "the instruction `ROOT` marks"),
+          "entry": ("computation", "the computation header `ENTRY` marks")}
 
 
 def _scan_after_mark(state: tuple[str, State], text: str) -> LineScan:
     """The line after a lone `ROOT` or `ENTRY`: the item it marks, or more blank or comment lines."""
-    base, kind, marked = _MARKS[state[0]]
+    base, (kind, marked) = state[1], _MARKS[state[0]]
     scan = scan_hlo_line(base, text)
     if scan.kind in ("blank", "comment") and scan.end_state in (base, ("comment", base)):
         return LineScan(scan.kind, ("comment", state) if scan.end_state != base else state, scan.refs, scan.data)
