@@ -6,7 +6,7 @@ An item ends, at bracket depth 0 and outside strings and comments:
 - a computation header, at the `{` that opens its body (not a layout's `{` glued to `]`, not a value's
   after `=`);
 - an instruction, once its operand list has closed, where `ROOT` or a defined name (`name =`, the `=`
-  not glued to a bare name) comes, or a `}`;
+  not glued to a bare name, or below the name last on the line) comes, or a `}`;
 - a `}` (and its `, execution_thread=...`), where a name or `ENTRY` comes.
 """
 
@@ -71,9 +71,12 @@ def _starts_item(item: str, token: str, following: str, text: str, at: int, oper
 
 
 def _defines(token: str, following: str, text: str, at: int) -> bool:
-    """`name =` or `%name=`: a definition; `name=` is an attribute's key to XLA's lexer."""
-    if following != "=" or not _is_name(token):
+    """`name =` or `%name=`: a definition; `name=` is an attribute's key to XLA's lexer. A name last on the
+    line (`following` empty) is one too: its `=` is on a line below."""
+    if following not in ("=", "") or not _is_name(token):
         return False
+    if not following:  # standing apart: glued to a `}` or `]`, it is part of a garbled value
+        return text[at - 1 : at] in (" ", "\t", ")")
     return token.startswith("%") or not text.startswith("=", at + len(token))
 
 

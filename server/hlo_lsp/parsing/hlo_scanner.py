@@ -542,10 +542,11 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
         definition = (make_ref(text, Role.INSTRUCTION_DEF, name, start),)
     # A few dozen opcodes name a million instructions: one string each.
     data = (name, match.start(3), match.start(4), sys.intern(match.group(4)), match.group(1) is not None)
-    count, end = text.count, match.end()
+    count, end, last = text.count, match.end(), text[-1:]
     if count("{") == count("}") and count("(") == count(")") and count("[") == count("]") and \
-            not count('"') & 1 and text[-1:] not in _ENDS_OPEN and "//" not in text and \
-            text.find(" =", end) < 0 and (text.find("%", end) < 0 or _GLUED_DEFINITION.search(text, end) is None):
+            not count('"') & 1 and last not in _ENDS_OPEN and "//" not in text and \
+            text.find(" =", end) < 0 and (text.find("%", end) < 0 or _GLUED_DEFINITION.search(text, end) is None) and \
+            text.find("ROOT", end) < 0 and (last not in _NAME_CHARS or _TRAILING_ITEM_NAME.search(text, end) is None):
         return LineScan("instruction", COMP, definition, data)  # most lines: one whole item
     return _instruction_line_scan(text, end, LineScan("instruction", COMP, definition, data))
 
@@ -555,7 +556,7 @@ def _instruction_line_scan(text: str, end: int, scan: LineScan) -> LineScan:
     count = text.count
     opens, closes = count("{"), count("}")
     last = text[-1:] if text[-1:] not in _BLANKS else text.rstrip()[-1:]
-    if closes > opens or text.find(" =", end) >= 0 or last == "{" or _GLUED_DEFINITION.search(text, end):
+    if closes > opens or last == "{" or _may_start_another(text, end):
         # perhaps another item after it (`}` then a header: `ROOT y = abs(x) } ENTRY e {`)
         several = several_items(COMP, text)
         if several is not None:
@@ -569,6 +570,18 @@ def _instruction_line_scan(text: str, end: int, scan: LineScan) -> LineScan:
 
 _ENDS_OPEN = frozenset(("", ",", "=", " ", "\t", "{"))  # a line that ends so may go on, or open a body
 _GLUED_DEFINITION = re.compile(rf"%{_NAME}=")  # `%v=abs(p)`: XLA's lexer reads `%v` then `=`, a definition
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-:")
+# A name last on the line, not an attribute's value: the next instruction, its `=` on the line below.
+_TRAILING_ITEM_NAME = re.compile(rf"[ \t)]%?{_NAME}:?[ \t]*$")
+
+
+def _may_start_another(text: str, end: int) -> bool:
+    """Whether an instruction line may start another item after the instruction (from `end`, after its
+    opcode): a definition (`v =`, `%v=`), `ROOT`, or a name last on the line (its `=` below)."""
+    if text.find(" =", end) >= 0 or text.find("ROOT", end) >= 0 or _GLUED_DEFINITION.search(text, end):
+        return True
+    clean = _without_line_comment(text) if "//" in text else text
+    return _TRAILING_ITEM_NAME.search(clean.rstrip(), end) is not None
 _GOES_ON = frozenset((",", "=", " ", "\t"))  # a line that ends so may go on below (`=`: see below)
 _BLANKS = frozenset((" ", "\t"))
 _MAX_ITEMS_ON_A_LINE = 64  # more on one line: a garbled line (a paste), read as one item
@@ -723,7 +736,7 @@ _SPLIT_OWNERS = frozenset(("instruction", _OPERANDS))
 def _ended_then_more(text: str, entering: int, ended: LineScan) -> LineScan | None:
     """A line that ends the instruction above it and goes on with other items, as XLA reads tokens, not
     lines (`p), calls=w ROOT d = ...`, `f32[] abs(p) }`): kind "items", the first the instruction's end."""
-    if ended.end_state != COMP or ("=" not in text and "}" not in text):
+    if ended.end_state != COMP or ("=" not in text and "}" not in text and not _may_start_another(text, 0)):
         return None
     clean = blank_comments(text)[0]
     starts = item_starts(_without_line_comment(clean) if "//" in clean else clean, True, operands_closed=not entering)

@@ -186,12 +186,8 @@ def _headless_problems(hlo: HloModule) -> Iterator[Problem]:
 def _token_after(document: Document, line: int, character: int) -> str:
     """The text after a header's name, from its next token on (on a line below when none follows it on
     its line: XLA's lexer reads lines and comments as spaces)."""
-    text = without_comments(document.line(line))[character:].lstrip(": \t")
-    for below in range(line + 1, min(line + _LINES_TO_BRACE, document.line_count)):
-        if text.strip():
-            break
-        text = without_comments(document.line(below)).lstrip()
-    return text
+    lines = [document.line(number) for number in range(line, min(line + _LINES_TO_BRACE, document.line_count))]
+    return without_comments("\n".join(lines))[character:].lstrip(": \t\r\n")  # (a comment may span lines)
 
 
 def _check_duplicate_instructions(hlo: HloModule) -> Iterator[Problem]:
