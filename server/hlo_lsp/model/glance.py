@@ -534,8 +534,9 @@ class ModuleGlance:
                     raise _Declined
             picks.pick(line, state)
             document = picks.document()
-            if state == "comp" and document.scan(line).problem is not None:
-                raise _Declined  # garbled, or a part of an item of the lines above (in a string left open)
+            if state == "comp" and (document.scan(line).problem is not None or document.scan(line).end_state != state):
+                # garbled, or a part of an item of the lines above (in a string left open), or going on below
+                raise _Declined
             return document
         except _Declined:
             return None

@@ -154,8 +154,8 @@ def _into_comment(scan: LineScan) -> LineScan:
 
 def _scan_in_comment(state: tuple[str, State], text: str) -> LineScan:
     end = text.find("*/")
-    if end < 0:
-        return plain_scan("comment", state)
+    if end < 0:  # a line of the comment: inside an item that goes on (`abs(p), /* a`), the item's
+        return plain_scan("continuation" if isinstance(state[1], tuple) and state[1][0] == "cont" else "comment", state)
     rest = " " * (end + 2) + text[end + 2 :]
     scan = scan_hlo_line(state[1], rest)
     return plain_scan("comment", scan.end_state) if scan.kind == "blank" else scan
@@ -243,6 +243,7 @@ def _scan_in_computation(text: str, stripped: str) -> LineScan:
 
 
 ATTRIBUTES = "attribute_list"  # the owner of a line of attributes, at the top, of the item above it
+_HEAD_OWNER = "instruction_head"  # the owner of the lines of an instruction's shape, until its opcode
 _NAME_OWNER = "instruction_name"  # the owner of the lines after an instruction's name, until its `=`
 
 
@@ -384,12 +385,9 @@ def _read_instruction(text: str, head: re.Match[str], state: State) -> LineScan:
     opcode = _OPCODE.search(text, head.end() - 1)
     if opcode is None:
         data = (name, head.end(), head.end(), "", is_root)
-        if "(" not in text or bracket_balance(_without_line_comment(text)) > 0:
-            # `v =`, `v = f32[4]` or `v = (f32[],`: XLA reads the rest of its shape, and its opcode, below
-            return LineScan("instruction", ("cont", 0, state, "instruction_head"), definition, data)
-        problem = line_problem(text, head.end(), len(text.rstrip()), "syntax",
-                               "expected `shape opcode(operands)` after `=`")
-        return LineScan("instruction", state, definition, data, problem)
+        # `v =`, `v = f32[4]`, `v = (f32[4])` or `v = (f32[],`: XLA reads the rest of its shape, and its
+        # opcode, below (a line that starts an item there ends it, cut short)
+        return LineScan("instruction", ("cont", 0, state, _HEAD_OWNER), definition, data)
     data = (name, head.end(), opcode.start(1), sys.intern(opcode.group(1)), is_root)
     return LineScan("instruction", state, definition, data)
 
@@ -686,7 +684,8 @@ def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineSca
         scan = scan_hlo_line(TOP if unopened else base, text)
         if scan.problem is not None or (owner == _HEADER_OWNER and not depth):  # the grammar tells of its `{`
             return scan
-        left = f"leaves {depth} bracket(s) open" if depth else "ends with a comma"
+        left = f"leaves {depth} bracket(s) open" if depth else (
+            "ends before its opcode" if owner == _HEAD_OWNER else "ends with a comma")
         problem = line_problem(text, 0, len(text.rstrip()), "unbalanced-brackets",
                                f"the {owner.replace('_', ' ')} above {left}")
         return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
@@ -704,7 +703,7 @@ def _starts_new_item(text: str, stripped: str, base: State, depth: int) -> bool:
 
 def _continued(depth: int, base: State, owner: str, text: str, in_string: bool = False) -> LineScan:
     """A continuation line, and the state after it."""
-    if owner == "instruction_head":
+    if owner == _HEAD_OWNER:
         return _head_continued(base, text)
     balance, in_string = open_string_end(text, in_string) if in_string or '"' in text else (
         bracket_balance(text), False)
@@ -764,10 +763,10 @@ def _head_continued(base: State, text: str) -> LineScan:
     """A line of an instruction whose opcode has not come yet (`v =` above it): its shape, or its opcode
     and operands."""
     if "(" not in _without_line_comment(text):
-        return _continuation(("cont", 0, base, "instruction_head"), ("instruction_head",))
+        return _continuation(("cont", 0, base, _HEAD_OWNER), (_HEAD_OWNER,))
     opcode = _OPCODE.search(" " + text)  # the opcode may start the line
     if opcode is None:  # a tuple shape: the opcode is still to come
-        return _continuation(("cont", 0, base, "instruction_head"), ("instruction_head",))
+        return _continuation(("cont", 0, base, _HEAD_OWNER), (_HEAD_OWNER,))
     open_paren = opcode.end() - 2
     return _continued(0, base, _OPERANDS, " " * open_paren + text[open_paren:])
 
