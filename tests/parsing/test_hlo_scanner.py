@@ -233,7 +233,7 @@ def test_multiline_constant_continues_until_its_brackets_close() -> None:
     scans = scanned(HANDWRITTEN)
     start = next(i for i, (t, _) in enumerate(scans) if t.startswith("  w = f32[2,2] constant({"))
     kinds = [(s.kind, s.end_state) for _, s in scans[start:start + 5]]
-    cont = ("cont", 2, "comp", "instruction_operands")  # `(` and `{` are open: the operand list goes on
+    cont = ("cont", 2, "comp", "instruction_literal")  # `(` and `{` are open: the literal goes on
     assert kinds == [("instruction", cont), ("continuation", cont), ("continuation", cont),
                      ("continuation", "comp"), ("instruction", "comp")]
     assert scans[start][1].refs[0].name == "w"

@@ -443,7 +443,7 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
         return tuple(ref for start, item in scan.data for ref in hlo_line_uses(item_text(text, scan, start), item))
     refs = RefCollector(text)
     if kind == "continuation":  # an instruction's operands or attributes go on here: `to_apply=add`
-        if "*/" in text:  # a comment that ends, or opens and ends, on this line
+        if "*/" in text or "/*" in text:  # a comment that ends, opens, or both, on this line
             text = blank_comments(_comment_end_blanked(text))[0]
         if scan.data == ("instruction",):
             _collect_attribute_refs(text, 0, refs)
@@ -451,8 +451,9 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
             _called_value_refs(text, refs)
         elif scan.data == ("table_row",):
             _table_row_uses(text, 0, refs)
-        elif scan.data and scan.data[0] == _OPERANDS:
-            _continued_operands(_without_line_comment(text) if "//" in text else text, scan.data[1], refs)
+        elif scan.data and scan.data[0] in _OPERAND_OWNERS:
+            _continued_operands(_without_line_comment(text) if "//" in text else text, scan.data[1], refs,
+                                literal=scan.data[0] == _LITERAL)
         return tuple(refs.refs)
     if kind == "computation":
         if scan.data[2] >= 0:
@@ -490,9 +491,10 @@ def item_text(text: str, scan: LineScan, start: int) -> str:
     return " " * start + text[start : ends[0] if ends else len(text)]
 
 
-def _continued_operands(text: str, depth: int, refs: RefCollector) -> None:
+def _continued_operands(text: str, depth: int, refs: RefCollector, literal: bool = False) -> None:
     """The operands on a line of an operand list open `depth` brackets deep at its start (0: the list
-    opens on this line, after its opcode), and the attributes after the list's `)`."""
+    opens on this line, after its opcode), and the attributes after the list's `)`; a `literal` (of
+    `constant(...)`) names nothing."""
     start = 0
     if depth == 0:
         opcode = _OPCODE.search(" " + text)
@@ -505,7 +507,8 @@ def _continued_operands(text: str, depth: int, refs: RefCollector) -> None:
             return
     end = _operand_list_end(text[start:], 1)
     close = len(text) if end < 0 else start + end
-    _collect_operands(text, start, close, refs)
+    if not literal:
+        _collect_operands(text, start, close, refs)
     if end >= 0:
         _collect_attribute_refs(text, close + 1, refs)
 
@@ -620,7 +623,8 @@ def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
     depth, in_string = open_string_end(text, False) if '"' in text else (bracket_balance(text), False)
     owner = scan.kind
     if depth > 0 and scan.kind == "instruction":
-        owner = _OPERANDS if _operands_open(text, scan) else _INLINE if _opens_inline_computation(text) else owner
+        owner = _operands_owner(scan.data[3]) if _operands_open(text, scan) else \
+            _INLINE if _opens_inline_computation(text) else owner
     elif depth <= 0 and scan.kind == "instruction" and _names_computation_below(text):
         owner = _CALLED
     if in_string:
@@ -631,6 +635,12 @@ def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
 
 
 _OPERANDS = "instruction_operands"  # the owner of the lines of an operand list that goes on over lines
+_LITERAL = "instruction_literal"  # the same of a literal (`constant({1,` / `2})`): its lines name nothing
+_OPERAND_OWNERS = frozenset((_OPERANDS, _LITERAL))
+
+
+def _operands_owner(opcode: str) -> str:
+    return _LITERAL if opcode in _LITERAL_OPCODES else _OPERANDS
 # The owner of the lines of a computation written inline, over lines (`to_apply={` and its instructions
 # below, until its `}`): XLA's parser reads them as the instruction's, not as instructions of their own.
 _INLINE = "inline_computation"
@@ -709,9 +719,9 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
         bracket_balance(text), False)
     entering, depth = depth, max(depth + balance, 0)
     data: tuple[object, ...] = (owner,)
-    if owner == _OPERANDS:
-        data = (_OPERANDS, entering)
-        owner = _OPERANDS if depth > 0 and _operand_list_end(text, entering) < 0 else "instruction"
+    if owner in _OPERAND_OWNERS:
+        data = (owner, entering)
+        owner = owner if depth > 0 and _operand_list_end(text, entering) < 0 else "instruction"
     elif owner == _CALLED:  # this line holds the value: a name, or the `{` of a computation written inline
         owner = _INLINE if depth > entering else "instruction"
     elif owner == "instruction" and depth > entering and _opens_inline_computation(text):
@@ -729,7 +739,7 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
     return _continuation(base, data)
 
 
-_SPLIT_OWNERS = frozenset(("instruction", _OPERANDS))
+_SPLIT_OWNERS = frozenset(("instruction", _OPERANDS, _LITERAL))
 
 
 def _ended_then_more(text: str, entering: int, ended: LineScan) -> LineScan | None:
@@ -768,7 +778,7 @@ def _head_continued(base: State, text: str) -> LineScan:
     if opcode is None:  # a tuple shape: the opcode is still to come
         return _continuation(("cont", 0, base, _HEAD_OWNER), (_HEAD_OWNER,))
     open_paren = opcode.end() - 2
-    return _continued(0, base, _OPERANDS, " " * open_paren + text[open_paren:])
+    return _continued(0, base, _operands_owner(opcode.group(1)), " " * open_paren + text[open_paren:])
 
 
 def _operand_list_end(text: str, depth: int) -> int:

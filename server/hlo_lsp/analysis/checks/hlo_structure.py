@@ -14,7 +14,7 @@ from hlo_lsp.model.hlo_module import Computation, HloModule
 from hlo_lsp.parsing.hlo_scanner import ATTRIBUTES, blank_comments, in_block_comment, without_comments
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
 from hlo_lsp.problems import Problem, Severity
-from hlo_lsp.text import Range, python_index
+from hlo_lsp.text import Position, Range, python_index
 
 _DEFINES = {
     Role.INSTRUCTION_USE: (Role.INSTRUCTION_DEF, "instruction"),
@@ -44,12 +44,20 @@ def _as_one_instruction(hlo: HloModule, problems: Iterable[Problem]) -> Iterator
         if problem.code != "undefined-instruction":
             yield problem
             continue
-        start = problem.range.start
-        text = hlo.document.line(start.line)
-        before = text[: python_index(text, start.character)]
-        if not before.rstrip().removesuffix("%").rstrip().endswith(("]", "}", ")")):
+        if not _written_with_shape(hlo, problem.range.start):
             yield replace(problem, message=problem.message + ": a text of one instruction has a parameter only "
                                                              "for an operand written with its shape (`f32[] y`)")
+
+
+def _written_with_shape(hlo: HloModule, start: Position) -> bool:
+    """Whether the operand at `start` has its shape before it (perhaps on a line above, comments between)."""
+    first = hlo.lone_instruction
+    lines = hlo.whole_text(first).split("\n")[: start.line - first + 1] if first is not None else []
+    if not lines:
+        return False
+    lines[-1] = lines[-1][: python_index(lines[-1], start.character)]
+    before = without_comments("\n".join(lines)).rstrip().removesuffix("%").rstrip()
+    return before.endswith(("]", "}", ")"))
 
 
 def _unclosed_comment(hlo: HloModule) -> Iterator[Problem]:
