@@ -139,7 +139,7 @@ def _instructions(hlo: HloModule, computation: Computation, names: Iterator[str]
 def _instruction(hlo: HloModule, line: int, start: int, scan: LineScan, names: Iterator[str],
                  found_computations: list[ComputationModel]) -> Instruction:
     name, shape_start, opcode_start, opcode, root = scan.data
-    shape = blank_comments(hlo.document.line(line)[shape_start:opcode_start])[0].strip() or None
+    shape = hlo.written_shape(line, scan) or None
     if not opcode:  # `v =` with its shape and opcode on the lines below: read from its whole text
         whole = as_one_line(blank_comments(hlo.instruction_text(line, name))[0])
         _, shape_start, opcode_start, opcode, _ = continued_instruction_data(whole, scan.data)

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.model.lazy import lazy
-from hlo_lsp.parsing.hlo_scanner import continued_end, goes_on_from_above, item_text, printed_parent_frame
+from hlo_lsp.parsing.hlo_scanner import (
+    blank_comments,
+    continued_end,
+    goes_on_from_above,
+    item_text,
+    printed_parent_frame,
+)
 from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_shape
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role, as_one_line
 from hlo_lsp.parsing.syntax import Attribute, Instruction, ParseError, Shape
@@ -387,9 +393,14 @@ class HloModule:
         if not scan.data[3]:
             continued = self._continued_head(line, scan.data[0])
             return continued.shape if continued is not None else None
-        text = self.document.line(line)
-        shape = parse_shape(text[scan.data[1] : scan.data[2]].strip())
+        shape = parse_shape(self.written_shape(line, scan))
         return None if isinstance(shape, ParseError) else shape
+
+    def written_shape(self, line: int, scan: LineScan) -> str:
+        """The result shape written on `line` between the instruction `scan`'s `=` and its opcode (a comment
+        there reads as spaces: `v = /* c */abs(p)` has none)."""
+        text = self.document.line(line)
+        return (blank_comments(text)[0] if "/*" in text else text)[scan.data[1] : scan.data[2]].strip()
 
     def source_location(self, line: int, name: str | None = None) -> SourceLocation | None:
         """The instruction's source: source_file/source_line, or its stack_frame_id resolved."""

@@ -348,8 +348,15 @@ def _body_open(text: str, depth: int, start: int = 0) -> int:
 def _header_continued(depth: int, text: str) -> LineScan:
     """A line of a computation header that goes on over lines: more of its signature, or its `{`."""
     clean = _without_line_comment(text)
-    if _body_open(clean, depth) >= 0:
-        return _continuation(COMP, (_HEADER_OWNER,))
+    opened = _body_open(clean, depth)
+    if opened >= 0:
+        ended = _continuation(COMP, (_HEADER_OWNER,))
+        body = clean[opened + 1 :]
+        if not body.strip():
+            return ended
+        first = len(clean) - len(body.lstrip())  # the body's first item, on this line (`{ p = ...`)
+        starts = item_starts(" " * first + clean[first:], True)
+        return _items_scan(COMP, text, [first, *starts], [(0, ended)]) if len(starts) < _MAX_ITEMS_ON_A_LINE else ended
     return _continuation(("cont", max(depth + bracket_balance(clean), 0), COMP, _HEADER_OWNER), (_HEADER_OWNER,))
 
 

@@ -40,7 +40,7 @@ def shape_text(hlo: HloModule, line: int, name: str | None = None) -> str:
     if not scan.data[3]:  # its shape and opcode on the lines below (`p` / `= f32[4] parameter(0)`)
         shape = hlo.shape_at_line(line, name)
         return str(shape) if shape is not None else ""
-    return hlo.document.line(line)[scan.data[1] : scan.data[2]].strip()
+    return hlo.written_shape(line, scan)
 
 
 def operand_shape(hlo: HloModule, line: int, read: InstructionParts, index: int) -> Shape | None:
