@@ -97,6 +97,8 @@ ACCEPTED = (
           entry("a = /* c */abs(p)", "ROOT r = f32[4] reshape(a)")),
     Entry("reshape of an inferred shape whose opcode follows a comment", False,
           entry("b = /* c */broadcast(p), dimensions={0,1}", "ROOT r = f32[4] reshape(b)")),
+    Entry("attributes on the next line, then another instruction whose shape goes on below", True,
+          entry("a = f32[4] abs(p),", '  metadata={op_name="a"} ROOT b = f32[// c', "4] negate(a)")),
     Entry("a tuple shape, then its opcode on the line below", True,
           entry("t = (f32[4]) // its opcode below", "tuple(p)", "ROOT v = f32[4] get-tuple-element(t), index=0")),
     Entry("a block comment of several lines between attributes", True,

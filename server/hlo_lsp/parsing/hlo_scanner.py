@@ -735,12 +735,12 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
         owner = _INLINE
     if owner == "instruction" and depth == 0 and _names_computation_below(text):
         owner = _CALLED
-    if in_string:
-        return _continuation(("string", depth, base, owner), data)
-    more = _ended_then_more(text, entering, _continuation(base, data)) \
-        if depth == 0 and data[0] in _SPLIT_OWNERS else None  # (its last item may go on below)
+    # the item may end on this line, and others start (the last may go on below: brackets or a string open)
+    more = _ended_then_more(text, entering, _continuation(base, data)) if data[0] in _SPLIT_OWNERS else None
     if more is not None:
         return more
+    if in_string:
+        return _continuation(("string", depth, base, owner), data)
     if depth > 0 or _goes_on(text):
         return _continuation(("cont", depth, base, owner), data)
     return _continuation(base, data)
