@@ -396,6 +396,9 @@ REJECTED = (
     Entry("operands over lines, a block comment between them", True,
           entry("ROOT t = (f32[4], f32[4]) tuple(p,/* a", " b */ p)")),
     Entry("a text of one instruction, ROOT alone above it", True, "ROOT /* the\n root */\nx = f32[] abs(f32[] y)\n"),
+    Entry("a text of one instruction, its `=` below `ROOT x`", True, "ROOT x // c\n= f32[] add(f32[] y, f32[] z)\n"),
+    Entry("backend_config's raw braces after a comment", True,
+          entry("ROOT v = f32[4] abs(p), backend_config=// c", "{no ] [/**/ json}")),
     Entry("a lone ROOT above a computation", False, "HloModule m\n\nROOT\n" + entry("ROOT v = f32[4] abs(p)", head="")),
     Entry("a text of two instructions", False, "x = f32[] abs(f32[] y)\nz = f32[] abs(x)\n"),
     Entry("signature result not the last instruction's", False, entry(

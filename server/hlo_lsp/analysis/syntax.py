@@ -12,7 +12,13 @@ from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.model.hlo_module import lone_instruction_line, text_over_lines
 from hlo_lsp.parsing.ba_syntax import line_error
 from hlo_lsp.parsing.file_kinds import FileKind
-from hlo_lsp.parsing.hlo_scanner import blank_comments, goes_on_from_above, in_block_comment, item_text
+from hlo_lsp.parsing.hlo_scanner import (
+    blank_comments,
+    goes_on_from_above,
+    in_block_comment,
+    item_text,
+    without_comments,
+)
 from hlo_lsp.parsing.hlo_syntax import parse_table_row
 from hlo_lsp.parsing.line_scan import LineScan, as_one_line
 from hlo_lsp.parsing.syntax import ParseError
@@ -173,7 +179,7 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
         before = scans[local - 1].end_state if local else _state_before(document, start)
         in_comment = type(before) is tuple and in_block_comment(before)  # a state name: in no comment
         parsed = _uncommented(text, in_comment) if in_comment or "/*" in text else text
-        if _RAW_BRACED in parsed:
+        if _RAW_KEY in parsed:
             parsed = _raw_braces_blanked(parsed)
         if parse is not None:  # the common case: the line (and its continuation lines) is one item
             if offset:
@@ -218,7 +224,8 @@ def _item_text(document: Document, line: int) -> str:
     return text_over_lines(document, line)
 
 
-_RAW_BRACED = "backend_config={"
+_RAW_KEY = "backend_config="
+_RAW_BRACED = re.compile(r"backend_config=\s*\{")  # comments between read as spaces
 _OUTSIDE = "instruction-outside-computation"
 _BRACE_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}]')
 
@@ -226,15 +233,17 @@ _BRACE_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}]')
 def _raw_braces_blanked(text: str) -> str:
     """`text` with what `backend_config={...}` holds blanked: XLA reads it to its matching brace as raw
     text (JSON, or anything whose braces balance: `{no ] [ json}`)."""
-    start = text.find(_RAW_BRACED)
-    while start >= 0:
-        body, depth = start + len(_RAW_BRACED), 1
+    clean = without_comments(text) if "//" in text else text  # where the keys are: comments read as spaces
+    opening = _RAW_BRACED.search(clean)
+    while opening is not None:
+        body, depth, after = opening.end(), 1, opening.end()
         for found in _BRACE_OR_STRING.finditer(text, body):
             depth += {"{": 1, "}": -1}.get(found.group(), 0)
             if depth == 0:
                 text = text[:body] + " " * (found.start() - body) + text[found.start() :]
+                after = found.start()
                 break
-        start = text.find(_RAW_BRACED, body)
+        opening = _RAW_BRACED.search(clean, after)
     return text
 
 

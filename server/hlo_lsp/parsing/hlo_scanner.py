@@ -202,16 +202,24 @@ def _scan_at_top(state: State, text: str, stripped: str) -> LineScan:
         return plain_scan("blank", _PENDING_ENTRY)  # the computation it marks is on a line below
     head = _INSTRUCTION_HEAD.match(text)
     if head:
-        scan = _scan_instruction(text, head, TOP)
-        problem = line_problem(text, head.start(2), head.end(2), "instruction-outside-computation",
-                               "instruction outside any computation (a computation header or `}` is missing)")
-        return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
+        return _outside(text, _scan_instruction(text, head, TOP), head)
+    if stripped.startswith("ROOT"):  # `ROOT x` alone: a text of one instruction, its `=` below
+        lone = _LONE_NAME.match(_without_line_comment(text))
+        if lone is not None:
+            return _outside(text, _lone_name(text, lone, TOP), lone)
     if _COMPUTATION_HEAD.match(text) or _LONE_HEADER.match(_without_line_comment(text)):
         return _scan_computation_header(text)
     if _COMPUTATION_END.match(text):
         return LineScan("computation_end", TOP, problem=line_problem(
             text, 0, len(text), "unmatched-brace", "`}` without an open computation"))
     return _unrecognized(text, state, "a computation header, an instruction or a stack-frame table row")
+
+
+def _outside(text: str, scan: LineScan, head: re.Match[str]) -> LineScan:
+    """An instruction outside any computation (the one instruction of a text is: see lone_instruction_line)."""
+    problem = line_problem(text, head.start(2), head.end(2), "instruction-outside-computation",
+                           "instruction outside any computation (a computation header or `}` is missing)")
+    return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
 
 
 def _scan_in_computation(text: str, stripped: str) -> LineScan:
@@ -247,11 +255,11 @@ _HEAD_OWNER = "instruction_head"  # the owner of the lines of an instruction's s
 _NAME_OWNER = "instruction_name"  # the owner of the lines after an instruction's name, until its `=`
 
 
-def _lone_name(text: str, lone: re.Match[str]) -> LineScan:
+def _lone_name(text: str, lone: re.Match[str], state: State = COMP) -> LineScan:
     """`[ROOT] name` alone on a line: the instruction it names goes on below (`= shape opcode(...)`)."""
     definition = (make_ref(text, Role.INSTRUCTION_DEF, lone.group(2), lone.start(2)),)
     data = (lone.group(2), len(text), len(text), "", lone.group(1) is not None)
-    return LineScan("instruction", ("cont", 0, COMP, _NAME_OWNER), definition, data)
+    return LineScan("instruction", ("cont", 0, state, _NAME_OWNER), definition, data)
 
 
 def _after_name(base: State, text: str) -> LineScan:
