@@ -5,6 +5,7 @@ hold more than the `}` are read.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from hlo_lsp.analysis.checks.module_header import attributes, blank_comments
@@ -66,7 +67,11 @@ def closing_findings(text: str) -> list[Finding]:
             found.append((start, max(end, start + 1), "attribute-value",
                           f'{_KEY}: expects a quoted string, e.g. {_KEY}="main"'))
         seen.add(key)
-    end = len(text.rstrip())
-    if text[end - 1 : end] == ",":  # `},` and nothing after it
-        found.append((end - 1, end, "syntax", "expects an attribute after `,` (`execution_thread=\"...\"`)"))
+    for empty in _EMPTY_ITEM.finditer(text):  # `},` with nothing after it, `},, key=...`
+        if empty.group(1):
+            found.append((empty.start(1), empty.end(1), "syntax",
+                          "expects an attribute after `,` (`execution_thread=\"...\"`)"))
     return found
+
+
+_EMPTY_ITEM = re.compile(r'"(?:[^"\\]|\\.)*"?|(,)(?=\s*(?:,|$))')

@@ -12,7 +12,7 @@ from hlo_lsp.analysis.checks.opcodes.other_lines import definition, operand_name
 from hlo_lsp.analysis.checks.opcodes.reader import parsed_shape, read_instruction
 from hlo_lsp.analysis.checks.opcodes.values import int64_value
 from hlo_lsp.model.hlo_module import HloModule
-from hlo_lsp.parsing.hlo_scanner import without_comments
+from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, without_comments
 from hlo_lsp.parsing.syntax import ArrayShape, Shape
 
 _HEAD = re.compile(r"\s*(?:ROOT\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*=\s*(.*?)\s[a-z][a-z0-9_\-]*\(", re.S)
@@ -71,8 +71,8 @@ def inferred_shape(hlo: HloModule, line: int, depth: int = 0, name: str | None =
     found = parsed_shape(written) or _continued_shape(hlo, line)
     if found is not None or written or depth > _DEPTH:
         return found
-    scan = hlo.instruction_scan(line, name)
-    read = read_instruction(hlo.instruction_text(line, name), scan.data) if len(scan.data) == 5 else None
+    scan, text = hlo.instruction_scan(line, name), hlo.instruction_text(line, name)
+    read = read_instruction(text, continued_instruction_data(text, scan.data)) if len(scan.data) == 5 else None
     if read is None or read.attribute("result_accuracy") is not None:
         return None
     operands = [operand_shape(hlo, line, read.item(span), depth + 1) for span in read.operands]
@@ -85,7 +85,7 @@ def inferred_shape(hlo: HloModule, line: int, depth: int = 0, name: str | None =
 
 def _broadcast_result(operand: Shape | None, dimensions: str) -> Shape | None:
     """Without a result shape, XLA reads `dimensions` as the sizes of new major dimensions."""
-    sizes = [int64_value(size) for size in dimensions.strip().removeprefix("{").removesuffix("}").split(",")
+    sizes = [int64_value(size.strip()) for size in dimensions.strip().removeprefix("{").removesuffix("}").split(",")
              if size.strip()]
     if not isinstance(operand, ArrayShape) or not is_array(operand) or any(s is None or s < 0 for s in sizes):
         return None
