@@ -403,6 +403,10 @@ REJECTED = (
     Entry("a text of one instruction, its `=` below `ROOT x`", True, "ROOT x // c\n= f32[] add(f32[] y, f32[] z)\n"),
     Entry("backend_config's raw braces after a comment", True,
           entry("ROOT v = f32[4] abs(p), backend_config=// c", "{no ] [/**/ json}")),
+    Entry("`/*` inside a line comment opens no comment", False,
+          entry("a = // the shape /* below", " b */f32[4] abs(p)", "ROOT b = f32[4] negate(a)")),
+    Entry("a block comment inside an attribute's braces, then another instruction", True,
+          entry("a = f32[4] abs(p),", "  metadata={op_name=/* a", ' b */"a"} ROOT b = f32[4] negate(a)')),
     Entry("a lone ROOT above a computation", False, "HloModule m\n\nROOT\n" + entry("ROOT v = f32[4] abs(p)", head="")),
     Entry("a text of two instructions", False, "x = f32[] abs(f32[] y)\nz = f32[] abs(x)\n"),
     Entry("signature result not the last instruction's", False, entry(

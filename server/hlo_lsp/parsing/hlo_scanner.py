@@ -161,7 +161,8 @@ def _scan_in_comment(state: tuple[str, State], text: str) -> LineScan:
     return plain_scan("comment", scan.end_state) if scan.kind == "blank" else scan
 
 
-_STRING_OR_BLOCK_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"?|/\*(?:.*?\*/|.*)', re.S)
+# (a `//` comment is matched to be let be: a `/*` in it opens nothing)
+_STRING_OR_BLOCK_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"?|/\*(?:.*?\*/|.*)|//[^\n]*', re.S)
 
 
 def blank_comments(text: str) -> tuple[str, bool]:
@@ -174,7 +175,7 @@ def blank_comments(text: str) -> tuple[str, bool]:
     def blank(found: re.Match[str]) -> str:
         nonlocal unclosed
         token = found.group()
-        if token[0] == '"':
+        if token[0] == '"' or token[1] == "/":
             return token
         unclosed = len(token) < 4 or not token.endswith("*/")
         return " " * len(token)
@@ -763,7 +764,8 @@ def _ended_then_more(text: str, entering: int, ended: LineScan) -> LineScan | No
     if ended.end_state != COMP or ("=" not in text and "}" not in text and not _may_start_another(text, 0)):
         return None
     clean = blank_comments(text)[0]
-    starts = item_starts(_without_line_comment(clean) if "//" in clean else clean, True, operands_closed=not entering)
+    closed = not entering or ended.data[0] == "instruction"  # (else the operand list is open: depth `entering`)
+    starts = item_starts(_without_line_comment(clean) if "//" in clean else clean, True, operands_closed=closed)
     if not starts or len(starts) >= _MAX_ITEMS_ON_A_LINE or entering + bracket_balance(text[: starts[0]]) > 0:
         return None
     return _items_scan(COMP, text, starts, [(0, ended)])
