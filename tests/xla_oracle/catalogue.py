@@ -407,6 +407,10 @@ REJECTED = (
           entry("a = // the shape /* below", " b */f32[4] abs(p)", "ROOT b = f32[4] negate(a)")),
     Entry("a block comment inside an attribute's braces, then another instruction", True,
           entry("a = f32[4] abs(p),", "  metadata={op_name=/* a", ' b */"a"} ROOT b = f32[4] negate(a)')),
+    Entry("control-predecessors' value on the line below its key", True,
+          entry("a = f32[4] abs(p)", "ROOT b = f32[4] negate(p), control-predecessors=/* a", " b */{a}")),
+    Entry("control-predecessors' list over lines", True,
+          entry("a = f32[4] abs(p)", "ROOT b = f32[4] negate(p), control-predecessors={a/* a", " b */}")),
     Entry("a lone ROOT above a computation", False, "HloModule m\n\nROOT\n" + entry("ROOT v = f32[4] abs(p)", head="")),
     Entry("a text of two instructions", False, "x = f32[] abs(f32[] y)\nz = f32[] abs(x)\n"),
     Entry("signature result not the last instruction's", False, entry(

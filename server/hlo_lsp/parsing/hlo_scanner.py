@@ -463,8 +463,8 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
             text = blank_comments(_comment_end_blanked(text))[0]
         if scan.data == ("instruction",):
             _collect_attribute_refs(text, 0, refs)
-        elif scan.data == (_CALLED,):
-            _called_value_refs(text, refs)
+        elif scan.data == (_CALLED,) or scan.data == (_PREDECESSORS,):
+            _called_value_refs(text, refs, Role.COMPUTATION_USE if scan.data[0] == _CALLED else Role.INSTRUCTION_USE)
         elif scan.data == ("table_row",):
             _table_row_uses(text, 0, refs)
         elif scan.data and scan.data[0] in _OPERAND_OWNERS:
@@ -479,19 +479,19 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
     return tuple(refs.refs)
 
 
-def _called_value_refs(text: str, refs: RefCollector) -> None:
-    """The line below `to_apply=` (or another key naming computations): the names of its value (one, or
-    a braced list; none in a computation written inline), then its attributes."""
+def _called_value_refs(text: str, refs: RefCollector, role: Role) -> None:
+    """The line below `to_apply=` (or another key naming computations, or control-predecessors): the
+    names of its value (one, or a braced list; none in a computation written inline), then its attributes."""
     clean = _without_line_comment(text) if "//" in text else text
     value_start = len(clean) - len(clean.lstrip())
     braced = _BRACED_LIST.match(clean, value_start)
     if braced is not None:
-        refs.add_matches(Role.COMPUTATION_USE, _REF_VALUE.finditer(clean, braced.start(1), braced.end(1)))
+        refs.add_matches(role, _REF_VALUE.finditer(clean, braced.start(1), braced.end(1)))
         _collect_attribute_refs(clean, braced.end(), refs)
         return
     name = _REF_VALUE.match(clean, value_start)
     if name is not None:
-        refs.add(Role.COMPUTATION_USE, name.group(1), name.start(1))
+        refs.add(role, name.group(1), name.start(1))
         _collect_attribute_refs(clean, name.end(), refs)
 
 
@@ -579,7 +579,7 @@ def _instruction_line_scan(text: str, end: int, scan: LineScan) -> LineScan:
         if several is not None:
             return several
     if opens == closes and count("(") == count(")") and count("[") == count("]") and not count('"') & 1 and \
-            "//" not in text and (text[-1:] not in _GOES_ON or text[-1] == "=" and not _names_computation_below(text)):
+            "//" not in text and (text[-1:] not in _GOES_ON or text[-1] == "=" and _value_below(text) is None):
         # (a line that ends with another `=` goes on when the grammar says so: its error is the line's own)
         return scan
     return _with_continuation(scan, text, COMP)
@@ -641,8 +641,8 @@ def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
     if depth > 0 and scan.kind == "instruction":
         owner = _operands_owner(scan.data[3]) if _operands_open(text, scan) else \
             _INLINE if _opens_inline_computation(text) else owner
-    elif depth <= 0 and scan.kind == "instruction" and _names_computation_below(text):
-        owner = _CALLED
+    elif depth <= 0 and scan.kind == "instruction":
+        owner = _value_below(text) or owner
     if in_string:
         return LineScan(scan.kind, ("string", max(depth, 0), state, owner), scan.refs, scan.data, scan.problem)
     if depth <= 0 and not _goes_on(text):
@@ -666,12 +666,15 @@ _INLINE_OPEN = re.compile(r"(?<![\w.\-])(?:" + "|".join(INLINE_KEYS) + r")[ \t]*
 # The owner of the line below a key that names a computation (`to_apply=` ending a line): its value, a
 # name or a computation written inline.
 _CALLED = "called_computation"
-_CALLED_KEY_END = re.compile(r"(?<![\w.\-])(?:" + "|".join(_CALLED_KEYS) + r")[ \t]*=$")
+_PREDECESSORS = "control_predecessors"  # the same of `control-predecessors=`: a braced list of instructions
+_KEYS_ENDING = re.compile(r"(?<![\w.\-])(?:(" + "|".join(_CALLED_KEYS) + r")|control-predecessors)[ \t]*=$")
 
 
-def _names_computation_below(text: str) -> bool:
-    """Whether the line ends with a key whose value, a computation, is on the line below."""
-    return bool(_CALLED_KEY_END.search(_without_line_comment(text).rstrip()))
+def _value_below(text: str) -> str | None:
+    """The owner of the line below when the line ends with a key whose value, computations or control
+    predecessors, is on that line (_CALLED, _PREDECESSORS), else None."""
+    key = _KEYS_ENDING.search(_without_line_comment(text).rstrip())
+    return None if key is None else _CALLED if key.group(1) else _PREDECESSORS
 
 
 def _opens_inline_computation(text: str) -> bool:
@@ -740,10 +743,12 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
         owner = owner if depth > 0 and _operand_list_end(text, entering) < 0 else "instruction"
     elif owner == _CALLED:  # this line holds the value: a name, or the `{` of a computation written inline
         owner = _INLINE if depth > entering else "instruction"
+    elif owner == _PREDECESSORS:
+        owner = "instruction"
     elif owner == "instruction" and depth > entering and _opens_inline_computation(text):
         owner = _INLINE
-    if owner == "instruction" and depth == 0 and _names_computation_below(text):
-        owner = _CALLED
+    if owner == "instruction" and depth == 0:
+        owner = _value_below(text) or owner
     # the item may end on this line, and others start (the last may go on below: brackets or a string open)
     more = _ended_then_more(text, entering, _continuation(base, data)) if data[0] in _SPLIT_OWNERS else None
     if more is not None:
@@ -1012,6 +1017,8 @@ def _attribute_ref(text: str, match: re.Match[str], refs: RefCollector) -> None:
         braced = _BRACED_LIST.match(text, value_start)
         if braced:
             refs.add_matches(role, _REF_VALUE.finditer(text, braced.start(1), braced.end(1)))
+        elif "}" not in text[value_start:]:  # the list goes on below (`{a` / `}`): its names on this line
+            refs.add_matches(role, _REF_VALUE.finditer(text, value_start + 1))
         return
     name = _REF_VALUE.match(text, value_start)
     if name:
