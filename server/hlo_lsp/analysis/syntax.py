@@ -171,7 +171,9 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
             if len(scan.data) <= 1:
                 continue
             offset = scan.data[0]
-        one_line = local < last and not goes_on_from_above(scans[local + 1])
+        following = scans[local + 1] if local < last else None  # (inlined: a million lines at 40 MB)
+        one_line = following is not None and following.kind != "continuation" and (
+            following.kind != "items" or not goes_on_from_above(following))
         text = lines[local].rstrip("\r") if one_line else _item_text(document, start + local)
         if len(text) > MAX_PARSED_CHARS:
             yield _too_long(document, start + local, len(text))
@@ -179,20 +181,26 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
         before = scans[local - 1].end_state if local else _state_before(document, start)
         in_comment = type(before) is tuple and in_block_comment(before)  # a state name: in no comment
         parsed = _uncommented(text, in_comment) if in_comment or "/*" in text else text
-        if _RAW_KEY in parsed:
-            parsed = _raw_braces_blanked(parsed)
         if parse is not None:  # the common case: the line (and its continuation lines) is one item
-            if offset:
-                parsed = parsed[offset:]
-            error = parse(parsed if one_line or "\n" not in parsed else as_one_line(parsed))
+            error = _grammar_error(parse, parsed[offset:] if offset else parsed)
             if error is not None:
                 yield _located(document, start + local, text, offset + error.start, offset + error.end,
                                error.message)
             continue
         for parse_item, item in _items(parsers, scan, parsed):
-            error = parse_item(as_one_line(item) if "\n" in item else item)
+            error = _grammar_error(parse_item, item)
             if error is not None:
                 yield _located(document, start + local, text, error.start, error.end, error.message)
+
+
+def _grammar_error(parse: Callable[[str], ParseError | None], text: str) -> ParseError | None:
+    """The grammar's error in an item's `text` (perhaps over lines). XLA reads what backend_config's
+    braces hold as raw text: blanked, where the grammar finds an error (dumps print JSON it reads)."""
+    flat = as_one_line(text) if "\n" in text else text
+    error = parse(flat)
+    if error is None or _RAW_KEY not in flat:
+        return error
+    return parse(_raw_braces_blanked(flat))
 
 
 def _items(parsers: dict[str, Callable[[str], ParseError | None]], scan: LineScan,
