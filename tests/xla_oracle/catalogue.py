@@ -411,6 +411,8 @@ REJECTED = (
           entry("a = f32[4] abs(p)", "ROOT b = f32[4] negate(p), control-predecessors=/* a", " b */{a}")),
     Entry("control-predecessors' list over lines", True,
           entry("a = f32[4] abs(p)", "ROOT b = f32[4] negate(p), control-predecessors={a/* a", " b */}")),
+    Entry("an operand count checked on a line that opens a block comment", False,
+          entry("a = abs() /* a", " b */ROOT b = f32[4] negate(p)")),
     Entry("a lone ROOT above a computation", False, "HloModule m\n\nROOT\n" + entry("ROOT v = f32[4] abs(p)", head="")),
     Entry("a text of two instructions", False, "x = f32[] abs(f32[] y)\nz = f32[] abs(x)\n"),
     Entry("signature result not the last instruction's", False, entry(

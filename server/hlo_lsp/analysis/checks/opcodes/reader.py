@@ -14,7 +14,8 @@ from hlo_lsp.parsing.syntax import ParseError, Shape
 
 Span = tuple[int, int]
 
-_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|/\*.*?\*/|//[^\n]*|[()\[\]{},]', re.S)
+# (a block comment left open runs to the text's end: its `*/` is on a line below the instruction's)
+_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|/\*(?:.*?\*/|.*)|//[^\n]*|[()\[\]{},]', re.S)
 _KEY = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)=")
 _INSTRUCTION_HEAD = re.compile(r"\s(?:ROOT\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*=")
 ARRAY_SHAPE = re.compile(r"\s*([a-z][a-z0-9]*)\[([^\]]*)\]")
