@@ -413,6 +413,9 @@ REJECTED = (
           entry("a = f32[4] abs(p)", "ROOT b = f32[4] negate(p), control-predecessors={a/* a", " b */}")),
     Entry("an operand count checked on a line that opens a block comment", False,
           entry("a = abs() /* a", " b */ROOT b = f32[4] negate(p)")),
+    Entry("a lone ROOT at the end of the text", False, entry("ROOT v = f32[4] abs(p)") + "ROOT // c\n"),
+    Entry("a tuple shape's layout broken by a line comment", True,
+          entry("t = (f32[4]{0// c", "}, f32[4]) tuple(p, p)", "ROOT g = f32[4] get-tuple-element(t), index=0")),
     Entry("a lone ROOT above a computation", False, "HloModule m\n\nROOT\n" + entry("ROOT v = f32[4] abs(p)", head="")),
     Entry("a text of two instructions", False, "x = f32[] abs(f32[] y)\nz = f32[] abs(x)\n"),
     Entry("signature result not the last instruction's", False, entry(

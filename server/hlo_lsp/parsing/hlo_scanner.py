@@ -46,7 +46,7 @@ _INSTRUCTION_START = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME})(?!=):?[ \t]*=[
 _COMPUTATION_HEAD = re.compile(rf"[ \t]*(ENTRY[ \t]+)?%?({_NAME}):?[ \t]*(\(|\{{|,)")
 # `}`, perhaps `// name`, perhaps the computation's attributes: `}, execution_thread="main_thread"` (they may go
 # on below: XLA reads `, key=value` tokens after the `}`, lines or comments between them).
-_COMPUTATION_END = re.compile(rf"[ \t]*\}}[ \t]*(//[ \t]*%?({_NAME})?.*|,.*)?$")
+_COMPUTATION_END = re.compile(rf"[ \t]*\}}[ \t]*(//[ \t]*%?({_NAME})?.*|,[ \t]*(?:[A-Za-z_][A-Za-z0-9_]*=.*|//.*)?)?$")
 # A name alone on a line in a computation: its `=`, shape and opcode are on the lines below.
 _LONE_NAME = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME}):?[ \t]*$")
 # `[ENTRY] name` alone on a line outside computations: a computation header whose signature or `{` is below.

@@ -35,6 +35,7 @@ def check(context: CheckContext) -> Iterator[Problem]:
     yield from undefined if hlo.lone_instruction is None else _as_one_instruction(hlo, undefined)
     yield from _unclosed_comment(hlo)
     yield from _attributes_first(hlo)
+    yield from _unfinished_mark(hlo)
 
 
 def _as_one_instruction(hlo: HloModule, problems: Iterable[Problem]) -> Iterator[Problem]:
@@ -87,6 +88,31 @@ def _attributes_first(hlo: HloModule) -> Iterator[Problem]:
         yield _problem(hlo, Range.on_line(line, comma, comma + 1), Severity.ERROR, "syntax",
                        "attributes before any item: the text starts with the module's name (`HloModule m`) "
                        "or a computation")
+
+
+def _unfinished_mark(hlo: HloModule) -> Iterator[Problem]:
+    """A lone `ROOT` or `ENTRY` with nothing after it (comments aside): XLA's parser expects a name."""
+    document = hlo.document
+    last = document.line_count - 1
+    pending = _pending_mark(document.scan(last).end_state) if last >= 0 else None
+    if pending is None:
+        return
+    line = last
+    while line > 0 and _pending_mark(document.scan(line - 1).end_state) == pending:
+        line -= 1
+    text = without_comments(document.line(line))
+    keyword = "ROOT" if pending == "root" else "ENTRY"
+    column = max(text.find(keyword), 0)
+    yield _problem(hlo, Range.on_line(line, column, column + len(keyword)), Severity.ERROR, "syntax",
+                   f"`{keyword}` marks no {'instruction' if keyword == 'ROOT' else 'computation'}: "
+                   "the text ends after it")
+
+
+def _pending_mark(state: object) -> str | None:
+    """"root" or "entry" where a line's end state waits for the item a lone keyword marks."""
+    if isinstance(state, tuple) and state[0] == "comment":
+        state = state[1]
+    return state[0] if isinstance(state, tuple) and state[0] in ("root", "entry") else None
 
 
 # What this check found for the last structure of each document and for each chunk: after an
