@@ -17,6 +17,8 @@ class Entry(NamedTuple):
 
 
 P = "p = f32[4] parameter(0)"
+BRANCHES = ("HloModule m\n\nb1 {\n  x = f32[] parameter(0)\n  ROOT y = f32[] abs(x)\n}\n\n"
+            "b2 {\n  x = f32[] parameter(0)\n  ROOT y = f32[] negate(x)\n}\n\n")
 ADD = "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n\n"
 
 
@@ -416,6 +418,10 @@ REJECTED = (
     Entry("a lone ROOT at the end of the text", False, entry("ROOT v = f32[4] abs(p)") + "ROOT // c\n"),
     Entry("a tuple shape's layout broken by a line comment", True,
           entry("t = (f32[4]{0// c", "}, f32[4]) tuple(p, p)", "ROOT g = f32[4] get-tuple-element(t), index=0")),
+    Entry("branch_computations' list over lines", True, BRANCHES + entry(
+        "i = s32[] parameter(0)", "p = f32[] parameter(1)",
+        "ROOT c = f32[] conditional(i, p, p), branch_computations={b1, // c", 'b2}, metadata={op_name="x"}',
+        head="", params=())),
     Entry("a lone ROOT above a computation", False, "HloModule m\n\nROOT\n" + entry("ROOT v = f32[4] abs(p)", head="")),
     Entry("a text of two instructions", False, "x = f32[] abs(f32[] y)\nz = f32[] abs(x)\n"),
     Entry("signature result not the last instruction's", False, entry(

@@ -463,6 +463,8 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
             text = blank_comments(_comment_end_blanked(text))[0]
         if scan.data == ("instruction",):
             _collect_attribute_refs(text, 0, refs)
+        elif scan.data and scan.data[0] in _LIST_ROLES:
+            _list_going_on_refs(_without_line_comment(text) if "//" in text else text, refs, _LIST_ROLES[scan.data[0]])
         elif scan.data == (_CALLED,) or scan.data == (_PREDECESSORS,):
             _called_value_refs(text, refs, Role.COMPUTATION_USE if scan.data[0] == _CALLED else Role.INSTRUCTION_USE)
         elif scan.data == ("table_row",):
@@ -640,7 +642,7 @@ def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
     owner = scan.kind
     if depth > 0 and scan.kind == "instruction":
         owner = _operands_owner(scan.data[3]) if _operands_open(text, scan) else \
-            _INLINE if _opens_inline_computation(text) else owner
+            _INLINE if _opens_inline_computation(text) else _list_going_on(text) or owner
     elif depth <= 0 and scan.kind == "instruction":
         owner = _value_below(text) or owner
     if in_string:
@@ -668,6 +670,27 @@ _INLINE_OPEN = re.compile(r"(?<![\w.\-])(?:" + "|".join(INLINE_KEYS) + r")[ \t]*
 _CALLED = "called_computation"
 _PREDECESSORS = "control_predecessors"  # the same of `control-predecessors=`: a braced list of instructions
 _KEYS_ENDING = re.compile(r"(?<![\w.\-])(?:(" + "|".join(_CALLED_KEYS) + r")|control-predecessors)[ \t]*=$")
+
+
+# The owners of the lines a braced list of names goes on over (`branch_computations={a,` / `b}`), by the
+# role of its names.
+_LIST_ROLES = {"computation_list": Role.COMPUTATION_USE, "predecessor_list": Role.INSTRUCTION_USE}
+_LIST_OPEN = re.compile(r"(?<![\w.\-])(?:(branch_computations|called_computations)|control-predecessors)"
+                        r"[ \t]*=[ \t]*\{[^{}]*$")
+
+
+def _list_going_on(text: str) -> str | None:
+    """The owner of the line below when the line leaves open a braced list of names, else None."""
+    found = _LIST_OPEN.search(_without_line_comment(text).rstrip()) if "{" in text else None
+    return None if found is None else "computation_list" if found.group(1) else "predecessor_list"
+
+
+def _list_going_on_refs(text: str, refs: RefCollector, role: Role) -> None:
+    """A line of a braced list of names that goes on from above: its names to the `}`, then attributes."""
+    close = text.find("}")
+    refs.add_matches(role, _REF_VALUE.finditer(text, 0, close if close >= 0 else len(text)))
+    if close >= 0:
+        _collect_attribute_refs(text, close + 1, refs)
 
 
 def _value_below(text: str) -> str | None:
@@ -745,6 +768,8 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
         owner = _INLINE if depth > entering else "instruction"
     elif owner == _PREDECESSORS:
         owner = "instruction"
+    elif owner in _LIST_ROLES:  # the list's names go on to its `}`
+        owner = owner if "}" not in _without_line_comment(text) else "instruction"
     elif owner == "instruction" and depth > entering and _opens_inline_computation(text):
         owner = _INLINE
     if owner == "instruction" and depth == 0:
