@@ -894,10 +894,21 @@ def _scan_after_mark(state: tuple[str, State], text: str) -> LineScan:
     if scan.kind == "items" and scan.data[0][1].kind == kind and scan.problem is None:  # `e { p = ... }`
         first = _marked(scan.data[0][1], kind)
         return LineScan(scan.kind, scan.end_state, scan.refs, ((0, first), *scan.data[1:]), scan.problem)
-    if scan.kind != kind or scan.problem is not None:
-        problem = scan.problem or line_problem(text, 0, len(text.rstrip()), "syntax", f"expected {marked}")
+    if scan.kind == "computation" and kind == "instruction" and base == TOP:  # `ROOT` / `x` / `= ...`: the name
+        lone = _LONE_NAME.match(_without_line_comment(text))                 # of a text's one instruction
+        scan = _outside(text, _lone_name(text, lone, TOP), lone) if lone is not None else scan
+    twice = scan.kind == kind and _already_marked(scan)  # `ROOT` / `ROOT x = ...`
+    if scan.kind != kind or scan.problem is not None or twice:
+        problem = (None if twice else scan.problem) or line_problem(
+            text, 0, len(text.rstrip()), "syntax", f"expected {marked}")
         return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
     return _marked(scan, kind)
+
+
+def _already_marked(scan: LineScan) -> bool:
+    """Whether an instruction is written with its own `ROOT`, a computation with its own `ENTRY`."""
+    return len(scan.data) >= 5 and scan.data[4] is True if scan.kind == "instruction" else \
+        len(scan.data) >= 2 and scan.data[1] is True
 
 
 def _marked(scan: LineScan, kind: str) -> LineScan:
