@@ -419,6 +419,15 @@ REJECTED = (
           "ROOT /* the\n root */\nROOT x = f32[] abs(f32[] y)\n"),
     Entry("a text of one instruction: ROOT, its name and its `=` on three lines", True,
           "ROOT // c\nx // c\n= f32[] add(f32[] y, f32[] z)\n"),
+    Entry("a nested instruction's operands over lines", True, entry("ROOT v = f32[4] add(p, negate(// c", "p))")),
+    Entry("an inline computation in the operands-continued instruction of a lone name", True, entry(
+        "ROOT w /* a", " b */= f32[4] while(p), condition={ a = f32[4] parameter(0) ROOT t = pred[] constant(true) },",
+        "body={ b = f32[4] parameter(0) ROOT n = f32[4] negate(b) }")),
+    Entry("a closing brace, then a header whose `{` has a line comment glued", True,
+          "HloModule m\n\nc {\n  x = f32[] parameter(0)\n  ROOT y = f32[] abs(x) } ENTRY e {// c\n\n"
+          "  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\n"),
+    Entry("a line comment holding an open brace", True,
+          entry('ROOT v = f32[4] add(p, // c, f(p, {1', 'p), metadata={op_name="x"}')),
     Entry("a lone ROOT at the end of the text", False, entry("ROOT v = f32[4] abs(p)") + "ROOT // c\n"),
     Entry("a tuple shape's layout broken by a line comment", True,
           entry("t = (f32[4]{0// c", "}, f32[4]) tuple(p, p)", "ROOT g = f32[4] get-tuple-element(t), index=0")),

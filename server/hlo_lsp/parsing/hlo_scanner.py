@@ -519,8 +519,11 @@ def _continued_operands(text: str, depth: int, refs: RefCollector, literal: bool
         if opcode is None:
             return
         start, depth = opcode.end() - 1, 1
-    elif depth > 1:  # inside an operand's brackets: the list's items start after they close
-        start = _operand_list_end(text, depth - 1) + 1
+    elif depth > 1:  # inside an operand's brackets: a nested instruction's operands (`negate(` above `p)`;
+        inner = _operand_list_end(text, depth - 1)  # a shape's or layout's numbers name nothing), then the
+        if not literal:                              # list's items after they close
+            _collect_operands(text, 0, inner if inner >= 0 else len(text), refs)
+        start = inner + 1
         if start == 0:
             return
     end = _operand_list_end(text[start:], 1)
@@ -574,7 +577,7 @@ def _instruction_line_scan(text: str, end: int, scan: LineScan) -> LineScan:
     """An instruction line that may hold other items after it, or go on below."""
     count = text.count
     opens, closes = count("{"), count("}")
-    last = text[-1:] if text[-1:] not in _BLANKS else text.rstrip()[-1:]
+    last = text[-1:] if text[-1:] not in _BLANKS and "//" not in text else _without_line_comment(text).rstrip()[-1:]
     if closes > opens or last == "{" or _may_start_another(text, end):
         # perhaps another item after it (`}` then a header: `ROOT y = abs(x) } ENTRY e {`)
         several = several_items(COMP, text)
@@ -638,7 +641,8 @@ def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
     comma or `=` (the item goes on on the next line)."""
     if isinstance(scan.end_state, tuple):  # an instruction whose opcode is still to come
         return scan
-    depth, in_string = open_string_end(text, False) if '"' in text else (bracket_balance(text), False)
+    counted = _without_line_comment(text) if "//" in text else text  # (what a `//` comment holds opens nothing)
+    depth, in_string = open_string_end(counted, False) if '"' in counted else (bracket_balance(counted), False)
     owner = scan.kind
     if depth > 0 and scan.kind == "instruction":
         owner = _operands_owner(scan.data[3]) if _operands_open(text, scan) else \
@@ -757,8 +761,9 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
     """A continuation line, and the state after it."""
     if owner == _HEAD_OWNER:
         return _head_continued(base, text)
-    balance, in_string = open_string_end(text, in_string) if in_string or '"' in text else (
-        bracket_balance(text), False)
+    counted = _without_line_comment(text) if "//" in text and not in_string else text
+    balance, in_string = open_string_end(counted, in_string) if in_string or '"' in counted else (
+        bracket_balance(counted), False)
     entering, depth = depth, max(depth + balance, 0)
     data: tuple[object, ...] = (owner,)
     if owner in _OPERAND_OWNERS:
@@ -770,7 +775,7 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
         owner = "instruction"
     elif owner in _LIST_ROLES:  # the list's names go on to its `}`
         owner = owner if "}" not in _without_line_comment(text) else "instruction"
-    elif owner == "instruction" and depth > entering and _opens_inline_computation(text):
+    if owner == "instruction" and depth > entering and _opens_inline_computation(text):  # (its operands too)
         owner = _INLINE
     if owner == "instruction" and depth == 0:
         owner = _value_below(text) or owner

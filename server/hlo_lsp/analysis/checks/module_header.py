@@ -18,7 +18,7 @@ from hlo_lsp.analysis.context import CheckContext, StructureMemo
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.problems import Problem
 
-_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_COMMENT = re.compile(r"/\*(?:.*?\*/|.*)|//[^\n]*", re.S)  # (a comment left open runs to the text's end)
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', re.S)
 _ITEM_START = re.compile(r",\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*=\s*")
 
