@@ -438,3 +438,20 @@ def test_a_definition_below_a_string_left_open_is_left_to_the_whole_module() -> 
     assert glance is not None and target is not None
     assert hover(ModuleDump("m", {FileKind.HLO_MODULE: document}), target) is None  # `b` is in the string
     assert glance.instruction_module("b") is None
+
+
+def test_a_name_after_a_comma_is_an_attribute_key_not_the_next_instruction(tmp_path: Path) -> None:
+    """Fuzzer mutant #1012295: a byte flipped in `use_global_device_ids` left `use_global_d%vice_ids=true`;
+    the piece before the glued `%vice_ids=` read as a line of items of its own, nested in the line's, and
+    every lookup of the instruction on it raised StopIteration (the memory report crashed)."""
+    line = "  %r = f32[4] all-reduce(%p), use_global_d%vice_ids=true, to_apply=%add"
+    text = ("HloModule m\n\n%add {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n"
+            "  ROOT %s = f32[] add(%x, %y)\n}\n\nENTRY %e {\n  %p = f32[4] parameter(0)\n" + line + "\n"
+            "  ROOT %n = f32[4] negate(%r)\n}\n")
+    (tmp_path / "m.txt").write_text(text)
+    module = load([str(tmp_path)]).modules[0]
+    assert module.hlo is not None
+    items = module.hlo.document.scan(10).data
+    assert [(start, item.kind) for start, item in items] == [(0, "instruction"), (line.index("%vice"), "instruction")]
+    site = module.hlo.site("r")
+    assert site is not None and (site.line, site.opcode) == (10, "all-reduce")

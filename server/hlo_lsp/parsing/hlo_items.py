@@ -64,7 +64,7 @@ def _starts_item(item: str, token: str, following: str, text: str, at: int, oper
         if not operands_closed:
             return False
         return (token == "}" and _stands_apart(text, at)) or token == "ROOT" or (
-            previous != "=" and _defines(token, following, text, at))
+            previous != "=" and (following or previous != ",") and _defines(token, following, text, at))
     if item == "end":
         return token not in (",", "=") and previous not in (",", "=") and _is_name(token)
     return False

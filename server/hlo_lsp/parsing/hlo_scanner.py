@@ -624,7 +624,10 @@ def _items_scan(state: State, text: str, starts: list[int], items: list[tuple[in
     state the one before it leaves."""
     for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
         scan = scan_hlo_line(state, " " * start + text[start:end])
-        items.append((start, scan))
+        if scan.kind == "items":  # the piece read as several itself: its items, not a nested line of items
+            items.extend((max(inner, start), item) for inner, item in scan.data)
+        else:
+            items.append((start, scan))
         state = scan.end_state
     problem = next((scan.problem for _, scan in items if scan.problem is not None), None)
     return LineScan("items", state, tuple(ref for _, scan in items for ref in scan.refs), tuple(items), problem)
