@@ -423,6 +423,10 @@ REJECTED = (
     Entry("an inline computation in the operands-continued instruction of a lone name", True, entry(
         "ROOT w /* a", " b */= f32[4] while(p), condition={ a = f32[4] parameter(0) ROOT t = pred[] constant(true) },",
         "body={ b = f32[4] parameter(0) ROOT n = f32[4] negate(b) }")),
+    Entry("a computation's `}` after an inline computation closing on a continuation line", True, entry(
+        "ROOT w = f32[4] while(p), condition={ a = f32[4] parameter(0)",
+        "ROOT t = pred[] constant(true) }, body={ b = f32[4] parameter(0) ROOT n = f32[4] negate(b) } }",
+        closing="")),
     Entry("a closing brace, then a header whose `{` has a line comment glued", True,
           "HloModule m\n\nc {\n  x = f32[] parameter(0)\n  ROOT y = f32[] abs(x) } ENTRY e {// c\n\n"
           "  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\n"),

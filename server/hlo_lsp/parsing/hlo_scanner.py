@@ -793,7 +793,7 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
     return _continuation(base, data)
 
 
-_SPLIT_OWNERS = frozenset(("instruction", _OPERANDS, _LITERAL))
+_SPLIT_OWNERS = frozenset(("instruction", _OPERANDS, _LITERAL, _INLINE))
 
 
 def _ended_then_more(text: str, entering: int, ended: LineScan) -> LineScan | None:
@@ -802,9 +802,14 @@ def _ended_then_more(text: str, entering: int, ended: LineScan) -> LineScan | No
     if ended.end_state != COMP or ("=" not in text and "}" not in text and not _may_start_another(text, 0)):
         return None
     clean = blank_comments(text)[0]
+    flat = _without_line_comment(clean) if "//" in clean else clean
     closed = not entering or ended.data[0] == "instruction"  # (else the operand list is open: depth `entering`)
-    starts = item_starts(_without_line_comment(clean) if "//" in clean else clean, True, operands_closed=closed)
-    if not starts or len(starts) >= _MAX_ITEMS_ON_A_LINE or entering + bracket_balance(text[: starts[0]]) > 0:
+    starts = item_starts(flat, True, operands_closed=closed)
+    if starts and entering + bracket_balance(text[: starts[0]]) > 0:  # a start inside the brackets still open:
+        close = _operand_list_end(flat, entering)                    # items are looked for after they close
+        # (a `)` where they close: the instruction's, whatever bracket it was, so that a `}` after it ends more)
+        starts = item_starts(" " * close + ")" + flat[close + 1 :], True, operands_closed=True) if close >= 0 else []
+    if not starts or len(starts) >= _MAX_ITEMS_ON_A_LINE:
         return None
     return _items_scan(COMP, text, starts, [(0, ended)])
 
