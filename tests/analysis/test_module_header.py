@@ -113,6 +113,7 @@ def test_output_indices_are_read_in_the_entry_roots_inferred_shape(tmp_path: Pat
     "HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}",
     "HloModule m, origin_recovery_table={}",
     "HloModule m,\n  is_scheduled=true,\n  num_partitions=2, replica_count=-1",
+    'HloModule m, frontend_attributes={url="http://x"}',  # a `//` in a string comments nothing
 ])
 def test_header_attributes_xla_accepts(tmp_path: Path, header: str) -> None:
     assert no_problem(tmp_path, header + BODY)
@@ -141,6 +142,7 @@ def test_computation_attributes_xla_rejects(tmp_path: Path, closing: str, code: 
 def test_computation_attributes_xla_accepts(tmp_path: Path) -> None:
     assert no_problem(tmp_path, CLOSED + ", execution_thread='main'\n")
     assert no_problem(tmp_path, CLOSED + ' // e, execution_thread=x\n')
+    assert no_problem(tmp_path, CLOSED + ', execution_thread="a//b"\n')
 
 
 # ---- instruction names -------------------------------------------------------------------------------------

@@ -432,6 +432,9 @@ REJECTED = (
           "  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\n"),
     Entry("a line comment holding an open brace", True,
           entry('ROOT v = f32[4] add(p, // c, f(p, {1', 'p), metadata={op_name="x"}')),
+    Entry("`//` inside the strings of header and computation attributes", True, entry(
+        "ROOT v = f32[4] abs(p)", head='HloModule m, frontend_attributes={a="http://x"}',
+        closing='}, execution_thread="a//b"')),
     Entry("a lone ROOT at the end of the text", False, entry("ROOT v = f32[4] abs(p)") + "ROOT // c\n"),
     Entry("a tuple shape's layout broken by a line comment", True,
           entry("t = (f32[4]{0// c", "}, f32[4]) tuple(p, p)", "ROOT g = f32[4] get-tuple-element(t), index=0")),

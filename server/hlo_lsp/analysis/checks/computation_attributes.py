@@ -8,12 +8,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from hlo_lsp.analysis.checks.module_header import attributes, blank_comments
+from hlo_lsp.analysis.checks.module_header import attributes
 from hlo_lsp.analysis.checks.opcodes.findings import Finding, problems
 from hlo_lsp.analysis.checks.opcodes.values import STRING
 from hlo_lsp.analysis.context import CheckContext, StructureMemo
 from hlo_lsp.model.hlo_module import Computation, HloModule
-from hlo_lsp.parsing.hlo_scanner import item_text
+from hlo_lsp.parsing.hlo_scanner import item_text, without_comments
 from hlo_lsp.problems import Problem
 
 _KEY = "execution_thread"
@@ -55,7 +55,7 @@ def closing_findings(text: str) -> list[Finding]:
     """The findings of a closing line `}, key=value, ...` (offsets of `text`)."""
     found: list[Finding] = []
     seen: set[str] = set()
-    text = blank_comments(text)
+    text = without_comments(text)
     for key, key_start, start, end in attributes(text.replace("}", " ", 1)):  # the items after the `}`
         key_span = (key_start, key_start + len(key))
         if key in seen:

@@ -16,9 +16,9 @@ from hlo_lsp.analysis.checks.opcodes.layouts import layout_findings
 from hlo_lsp.analysis.checks.opcodes.values import Validator, ValueProblem, whole
 from hlo_lsp.analysis.context import CheckContext, StructureMemo
 from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.hlo_scanner import without_comments
 from hlo_lsp.problems import Problem
 
-_COMMENT = re.compile(r"/\*(?:.*?\*/|.*)|//[^\n]*", re.S)  # (a comment left open runs to the text's end)
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', re.S)
 _ITEM_START = re.compile(r",\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*=\s*")
 
@@ -76,7 +76,7 @@ def _header_text(hlo: HloModule, line: int) -> str:
 def header_findings(hlo: HloModule, text: str) -> list[Finding]:
     found: list[Finding] = []
     seen: set[str] = set()
-    text = blank_comments(text)
+    text = without_comments(text)
     for key, key_start, start, end in attributes(text):
         key_span = (key_start, key_start + len(key))
         if key in seen:
@@ -106,7 +106,8 @@ def attributes(text: str) -> list[tuple[str, int, int, int]]:
     """(key, key start, value start, value end) of each top-level `, key=value` of `text`. Found in C:
     the `, key=` candidates by a regex, their depth by counting brackets between them (a header lists
     every parameter's shape: 260 KB in a large module), with strings and comments blanked first."""
-    flat = _STRING.sub(_blank_inside, blank_comments(text)) if '"' in text or "'" in text else blank_comments(text)
+    flat = without_comments(text)
+    flat = _STRING.sub(_blank_inside, flat) if '"' in flat or "'" in flat else flat
     starts, depth, previous = [], 0, 0
     for item in _ITEM_START.finditer(flat):
         depth += sum(flat.count(mark, previous, item.start()) for mark in "([{") - sum(
@@ -128,6 +129,3 @@ def _blank_inside(match: re.Match[str]) -> str:
     return quoted[0] + " " * (len(quoted) - 2) + quoted[-1]
 
 
-def blank_comments(text: str) -> str:
-    """`text` with its comments blanked, offsets kept (XLA reads a comment as a space)."""
-    return _COMMENT.sub(lambda match: " " * len(match.group()), text) if "/" in text else text
