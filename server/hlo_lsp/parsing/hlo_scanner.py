@@ -565,11 +565,14 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
     # A few dozen opcodes name a million instructions: one string each.
     data = (name, match.start(3), match.start(4), sys.intern(match.group(4)), match.group(1) is not None)
     count, end, last = text.count, match.end(), text[-1:]
+    # Most lines: one whole item. The last four tests are `not _may_start_another(text, end)` inlined for a
+    # line without a `//` and trailing blanks (a call per line costs 5 % of the scan of a 40 MB module).
     if count("{") == count("}") and count("(") == count(")") and count("[") == count("]") and \
             not count('"') & 1 and last not in _ENDS_OPEN and "//" not in text and \
-            text.find(" =", end) < 0 and (text.find("%", end) < 0 or _GLUED_DEFINITION.search(text, end) is None) and \
-            text.find("ROOT", end) < 0 and (last not in _NAME_CHARS or _TRAILING_ITEM_NAME.search(text, end) is None):
-        return LineScan("instruction", COMP, definition, data)  # most lines: one whole item
+            text.find(" =", end) < 0 and text.find("ROOT", end) < 0 and \
+            (text.find("%", end) < 0 or _GLUED_DEFINITION.search(text, end) is None) and \
+            (last not in _NAME_CHARS or _TRAILING_ITEM_NAME.search(text, end) is None):
+        return LineScan("instruction", COMP, definition, data)
     return _instruction_line_scan(text, end, LineScan("instruction", COMP, definition, data))
 
 
@@ -599,11 +602,15 @@ _TRAILING_ITEM_NAME = re.compile(rf"[ \t)]%?{_NAME}:?[ \t]*$")
 
 def _may_start_another(text: str, end: int) -> bool:
     """Whether an instruction line may start another item after the instruction (from `end`, after its
-    opcode): a definition (`v =`, `%v=`), `ROOT`, or a name last on the line (its `=` below)."""
-    if text.find(" =", end) >= 0 or text.find("ROOT", end) >= 0 or _GLUED_DEFINITION.search(text, end):
+    opcode): a definition (`v =`, `%v=`), `ROOT`, or a name last on the line (its `=` below). Each test
+    first at C speed: every line of a dump is asked."""
+    if text.find(" =", end) >= 0 or text.find("ROOT", end) >= 0 or (
+            text.find("%", end) >= 0 and _GLUED_DEFINITION.search(text, end) is not None):
         return True
-    clean = _without_line_comment(text) if "//" in text else text
-    return _TRAILING_ITEM_NAME.search(clean.rstrip(), end) is not None
+    clean = (_without_line_comment(text) if "//" in text else text).rstrip()
+    return clean[-1:] in _NAME_CHARS and _TRAILING_ITEM_NAME.search(clean, end) is not None
+
+
 _GOES_ON = frozenset((",", "=", " ", "\t"))  # a line that ends so may go on below (`=`: see below)
 _BLANKS = frozenset((" ", "\t"))
 _MAX_ITEMS_ON_A_LINE = 64  # more on one line: a garbled line (a paste), read as one item
@@ -612,8 +619,7 @@ _MAX_ITEMS_ON_A_LINE = 64  # more on one line: a garbled line (a paste), read as
 def several_items(state: State, text: str) -> LineScan | None:
     """The scan of a line that holds several items (kind "items", data: (start, scan) per item, each
     scanned in the state the one before it leaves), or None where it holds one."""
-    clean = blank_comments(text)[0]
-    starts = item_starts(_without_line_comment(clean) if "//" in clean else clean, state != TOP)
+    starts = item_starts(without_comments(text), state != TOP)
     if not starts or len(starts) >= _MAX_ITEMS_ON_A_LINE:  # each item is scanned in a copy of the line
         return None
     return _items_scan(state, text, [0, *starts], [])
@@ -666,6 +672,8 @@ _OPERAND_OWNERS = frozenset((_OPERANDS, _LITERAL))
 
 def _operands_owner(opcode: str) -> str:
     return _LITERAL if opcode in _LITERAL_OPCODES else _OPERANDS
+
+
 # The owner of the lines of a computation written inline, over lines (`to_apply={` and its instructions
 # below, until its `}`): XLA's parser reads them as the instruction's, not as instructions of their own.
 _INLINE = "inline_computation"
@@ -682,7 +690,7 @@ _KEYS_ENDING = re.compile(r"(?<![\w.\-])(?:(" + "|".join(_CALLED_KEYS) + r")|con
 # The owners of the lines a braced list of names goes on over (`branch_computations={a,` / `b}`), by the
 # role of its names.
 _LIST_ROLES = {"computation_list": Role.COMPUTATION_USE, "predecessor_list": Role.INSTRUCTION_USE}
-_LIST_OPEN = re.compile(r"(?<![\w.\-])(?:(branch_computations|called_computations)|control-predecessors)"
+_LIST_OPEN = re.compile(r"(?<![\w.\-])(?:(" + "|".join(sorted(_COMPUTATION_LIST_KEYS)) + r")|control-predecessors)"
                         r"[ \t]*=[ \t]*\{[^{}]*$")
 
 
@@ -801,8 +809,7 @@ def _ended_then_more(text: str, entering: int, ended: LineScan) -> LineScan | No
     lines (`p), calls=w ROOT d = ...`, `f32[] abs(p) }`): kind "items", the first the instruction's end."""
     if ended.end_state != COMP or ("=" not in text and "}" not in text and not _may_start_another(text, 0)):
         return None
-    clean = blank_comments(text)[0]
-    flat = _without_line_comment(clean) if "//" in clean else clean
+    flat = without_comments(text)
     closed = not entering or ended.data[0] == "instruction"  # (else the operand list is open: depth `entering`)
     starts = item_starts(flat, True, operands_closed=closed)
     if starts and entering + bracket_balance(text[: starts[0]]) > 0:  # a start inside the brackets still open:
@@ -920,8 +927,9 @@ def _scan_after_mark(state: tuple[str, State], text: str) -> LineScan:
 
 def _already_marked(scan: LineScan) -> bool:
     """Whether an instruction is written with its own `ROOT`, a computation with its own `ENTRY`."""
-    return len(scan.data) >= 5 and scan.data[4] is True if scan.kind == "instruction" else \
-        len(scan.data) >= 2 and scan.data[1] is True
+    if scan.kind == "instruction":
+        return len(scan.data) >= 5 and scan.data[4] is True
+    return len(scan.data) >= 2 and scan.data[1] is True
 
 
 def _marked(scan: LineScan, kind: str) -> LineScan:

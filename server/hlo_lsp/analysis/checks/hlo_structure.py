@@ -109,7 +109,7 @@ def _unfinished_mark(hlo: HloModule) -> Iterator[Problem]:
 
 
 def _pending_mark(state: object) -> str | None:
-    """"root" or "entry" where a line's end state waits for the item a lone keyword marks."""
+    """The keyword (`root` or `entry`) a line's end state waits on for the item it marks, else None."""
     if isinstance(state, tuple) and state[0] == "comment":
         state = state[1]
     return state[0] if isinstance(state, tuple) and state[0] in ("root", "entry") else None
