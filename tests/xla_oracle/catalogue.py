@@ -143,6 +143,8 @@ ACCEPTED = (
                                       "ROOT t = (f32[], bf16[]) tuple(a, b)", params=())),
     Entry("header attribute with a multi-line string", True, entry(
         "ROOT v = f32[4] abs(p)", head='HloModule m, frontend_attributes={a="x\ny\nz"}')),
+    Entry("header attribute's string holding an instruction and a `}` over lines", True, entry(
+        "ROOT v = f32[4] abs(p)", head='HloModule m, frontend_attributes={a="x\n  ROOT v = f32[4] abs(p)\n}\nz"}')),
     Entry("header attributes over lines", True, entry(
         "ROOT v = f32[4] abs(p)", head="HloModule m,\n  is_scheduled=true,\n  replica_count=1")),
     Entry("module without ENTRY", True, "HloModule m\n\n" + ADD + "f {\n  p = f32[] parameter(0)\n"
@@ -158,6 +160,8 @@ ACCEPTED = (
     Entry("nested instruction", True, entry("ROOT v = f32[4] add(p, negate(p))")),
     Entry("nested instructions with shapes, in depth", True,
           entry("a = f32[4] add(f32[4] negate(abs(p)), f32[4] negate(p))", "ROOT v = add(a, negate(%p))")),
+    Entry("nested instructions over lines, two deep at the line's start", True,
+          entry("a = f32[4] add(f32[4] negate(abs(// c", "p)), f32[4] negate(p))", "ROOT v = add(a, negate(%p))")),
     Entry("nested instruction with attributes", False, entry("ROOT v = f32[4] add(p, negate(p), metadata={})")),
     Entry("nested instruction with its sigil", False, entry("ROOT v = f32[4] add(p, %negate(p))")),
     Entry("nested instruction with its sigil, no ROOT", False, entry("v = f32[4] add(p, %negate(p))")),
@@ -441,6 +445,10 @@ REJECTED = (
     Entry("branch_computations' list over lines", True, BRANCHES + entry(
         "i = s32[] parameter(0)", "p = f32[] parameter(1)",
         "ROOT c = f32[] conditional(i, p, p), branch_computations={b1, // c", 'b2}, metadata={op_name="x"}',
+        head="", params=())),
+    Entry("branch_computations' list open on an operands' continuation line", True, BRANCHES + entry(
+        "i = s32[] parameter(0)", "p = f32[] parameter(1)",
+        "ROOT c = f32[] conditional(i, p,", "    p), branch_computations={b1, // c", 'b2}, metadata={op_name="x"}',
         head="", params=())),
     Entry("a lone ROOT above a computation", False, "HloModule m\n\nROOT\n" + entry("ROOT v = f32[4] abs(p)", head="")),
     Entry("a text of two instructions", False, "x = f32[] abs(f32[] y)\nz = f32[] abs(x)\n"),

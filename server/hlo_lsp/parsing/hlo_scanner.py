@@ -522,7 +522,8 @@ def _continued_operands(text: str, depth: int, refs: RefCollector, literal: bool
     elif depth > 1:  # inside an operand's brackets: a nested instruction's operands (`negate(` above `p)`;
         inner = _operand_list_end(text, depth - 1)  # a shape's or layout's numbers name nothing), then the
         if not literal:                              # list's items after they close
-            _collect_operands(text, 0, inner if inner >= 0 else len(text), refs)
+            end = inner if inner >= 0 else len(text)
+            _collect_operands(_closings_as_commas(text, end), 0, end, refs)
         start = inner + 1
         if start == 0:
             return
@@ -532,6 +533,23 @@ def _continued_operands(text: str, depth: int, refs: RefCollector, literal: bool
         _collect_operands(text, start, close, refs)
     if end >= 0:
         _collect_attribute_refs(text, close + 1, refs)
+
+
+def _closings_as_commas(text: str, end: int) -> str:
+    """`text` with each bracket before `end` that closes one opened above the line read as a comma: what
+    comes before it ends an operand of the list it closes (`p)), q` below `negate(abs(`)."""
+    depth, chars = 0, None
+    for index in range(end):
+        char = text[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                chars = chars or list(text)
+                chars[index] = ","
+            else:
+                depth -= 1
+    return text if chars is None else "".join(chars)
 
 
 _STRING_OR_LINE_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"?|//')
@@ -788,6 +806,8 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
         owner = owner if "}" not in _without_line_comment(text) else "instruction"
     if owner == "instruction" and depth > entering and _opens_inline_computation(text):  # (its operands too)
         owner = _INLINE
+    if owner == "instruction" and depth > 0:  # a list of names left open: `p), branch_computations={b1,`
+        owner = _list_going_on(text) or owner
     if owner == "instruction" and depth == 0:
         owner = _value_below(text) or owner
     # the item may end on this line, and others start (the last may go on below: brackets or a string open)
@@ -876,7 +896,7 @@ def _continuation(next_state: State, data: tuple[object, ...]) -> LineScan:
 
 def _scan_in_string(state: tuple[str, int, State, str], text: str) -> LineScan:
     _, depth, base, owner = state
-    if _resumes_after_string(text):
+    if _resumes_after_string(text, base):
         # A string left open (a quote typed or deleted) would swallow the rest of the file: an item
         # starting here ends it, so the rest of the file stays indexed.
         scan = scan_hlo_line(base, text)
@@ -888,10 +908,12 @@ def _scan_in_string(state: tuple[str, int, State, str], text: str) -> LineScan:
     return _continued(depth, base, owner, text, in_string=True)
 
 
-def _resumes_after_string(text: str) -> bool:
-    """Whether a line is surely an item of its own, not more of a string: a whole instruction, a lone `}`,
-    or a computation header as XLA prints it (unindented, ending with `{`)."""
-    if _INSTRUCTION_START.match(text) or text.strip() == "}":
+def _resumes_after_string(text: str, base: State) -> bool:
+    """Whether a line is surely an item of its own, not more of a string: inside a computation, a whole
+    instruction or a lone `}`; anywhere, a computation header as XLA prints it (unindented, ending with `{`).
+    (Outside computations, as in a header's attribute, an instruction or `}` could not be an item: they are
+    more of the string, as XLA reads them.)"""
+    if base != TOP and (_INSTRUCTION_START.match(text) or text.strip() == "}"):
         return True
     return text[:1] not in (" ", "\t") and text.rstrip().endswith("{") and bool(_COMPUTATION_HEAD.match(text))
 
