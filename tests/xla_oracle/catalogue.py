@@ -462,6 +462,12 @@ REJECTED = (
     Entry("conditional of a tuple selector", False, "HloModule m\n\nf {\n  x = f32[4] parameter(0)\n"
           "  ROOT y = f32[4] abs(x)\n}\n\n" + entry("ROOT c = f32[4] conditional(t, p, p), branch_computations={f, f}",
                                                      head="", params=(P, "t = (s32[]) parameter(1)"))),
+    Entry("a parameter number twice, the header after a `}` on its line", False,
+          "HloModule m\n\nc {\n  x = f32[] parameter(0)\n  ROOT y = f32[] abs(x) } ENTRY e {\n"
+          "  x = f32[] parameter(0)\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\n"),
+    Entry("a parameter number twice in a body whose `{` opens on an instruction's line", False, entry(
+        "ROOT w = f32[4] while(p),", "    condition={ a = f32[4] parameter(0)", "  q = f32[4] parameter(0)",
+        "  ROOT t = pred[] constant(true) }, body={ b = f32[4] parameter(0) ROOT n = f32[4] negate(b) }")),
     Entry("async-start without calls", False, entry("s = ((f32[4]), f32[4], s32[]) async-start(p)",
                                                     "ROOT d = f32[4] async-done(s)")),
 )

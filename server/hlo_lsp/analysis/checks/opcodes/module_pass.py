@@ -158,19 +158,26 @@ def _chunk_facts(hlo: HloModule, start: int, chunk: Chunk) -> _ChunkFacts:
         if span is not None:
             numbers.append(lines[local][span])
         elif key in headers:
-            if numbers and (header < start or numbers != ORDERED.get(len(numbers))):
-                _close_computation(hlo, facts, header, numbers, header < start)
-            header, numbers = start + local, []
+            header, numbers = _next_computation(hlo, facts, start, header, numbers, start + local)
         elif chunk.scans[local].kind == "instruction":  # the same text may read otherwise in a garbled file
             number = _apply(hlo, start + local, lines[local].rstrip("\r"), chunk.scans[local].data,
                             verdicts.get(key, EVALUATE), facts)
             if number is not None:
                 numbers.append(number)
         elif chunk.scans[local].kind == "items":
-            numbers.extend(_evaluate_items(hlo, start + local, chunk.scans[local], facts))
+            header, numbers = _evaluate_items(hlo, start, start + local, chunk.scans[local], facts, header, numbers)
     if numbers:
         _close_computation(hlo, facts, header, numbers, True)
     return facts
+
+
+def _next_computation(hlo: HloModule, facts: _ChunkFacts, start: int, header: int, numbers: list[str],
+                      next_header: int) -> tuple[int, list[str]]:
+    """The computation before the header on `next_header` (in the chunk from `start`) ends: its
+    parameters are checked (unless numbered in order, the common case); the next one's start."""
+    if numbers and (header < start or numbers != ORDERED.get(len(numbers))):
+        _close_computation(hlo, facts, header, numbers, header < start)
+    return next_header, []
 
 
 def _close_computation(hlo: HloModule, facts: _ChunkFacts, header: int, numbers: list[str], left_open: bool) -> None:
@@ -199,15 +206,19 @@ def _apply(hlo: HloModule, line: int, text: str, data: tuple[object, ...], verdi
     return None
 
 
-def _evaluate_items(hlo: HloModule, line: int, scan: LineScan, facts: _ChunkFacts) -> list[str]:
-    """Reads each instruction of a line that holds several items; the parameter numbers read."""
+def _evaluate_items(hlo: HloModule, chunk_start: int, line: int, scan: LineScan, facts: _ChunkFacts, header: int,
+                    numbers: list[str]) -> tuple[int, list[str]]:
+    """Reads each instruction of a line that holds several items, its parameter numbers added to those of
+    its computation (`header`, `numbers`); a computation's header among them starts the next (`} ENTRY e {`).
+    Returns the computation open after the line and its numbers."""
     text = hlo.whole_text(line)
-    numbers = []
     for start, item in scan.data:
-        if item.kind == "instruction" and item.problem is None:
+        if item.kind == "computation":
+            header, numbers = _next_computation(hlo, facts, chunk_start, header, numbers, line)
+        elif item.kind == "instruction" and item.problem is None:
             number = _evaluate(hlo, line, item.data, facts, item_text(text, scan, start), whole=True)
             numbers += [number] if number is not None else []
-    return numbers
+    return header, numbers
 
 
 def _evaluate(hlo: HloModule, line: int, data: tuple[object, ...], facts: _ChunkFacts, text: str,
