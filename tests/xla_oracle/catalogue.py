@@ -448,6 +448,8 @@ REJECTED = (
         opening="ENTRY e (p: f32[4]) -> s32[4] {")),
     Entry("signature result other than an inferred root", False, entry("ROOT v = abs(p)",
                                                                     opening="ENTRY e (p: f32[4]) -> f32[3] {")),
+    Entry("signature below its name, its result not the root's", False, entry(
+        "ROOT v = f32[4] abs(p)", opening="ENTRY e // c\n(p: f32[4]) -> s32[4] {")),
     Entry("token with dimensions in a signature", False, entry(
         "ROOT t = token[] after-all()", params=("p = token[] parameter(0)",),
         opening="ENTRY e (p: token[2]) -> token[] {")),

@@ -79,6 +79,15 @@ def test_a_signature_over_lines_is_compared_with_its_root(tmp_path: Path) -> Non
                                                       "of its root instruction p, f32[4]", "f32[8]")
 
 
+
+@pytest.mark.parametrize("header", ["ENTRY e // c\n(p: f32[4]) -> s32[4]", "ENTRY e:\n  (p: f32[4]) -> s32[4]"])
+def test_a_signature_below_its_name_is_compared_with_its_root(tmp_path: Path, header: str) -> None:
+    # XLA: Shape of computation e, s32[4], is not compatible with that of its root instruction p, f32[4] (oracle
+    # text #72189 of the run on 1a8643e): the scanner finds no `(` on the name's line; the header read whole has.
+    text = computation(header, "ROOT p = f32[4] parameter(0)")
+    assert one(tmp_path, text) == (3, "result-shape", "Shape of computation e, s32[4], is not compatible with that "
+                                                      "of its root instruction p, f32[4]", "s32[4]")
+
 # ---- operands XLA infers no shape from -------------------------------------------------------------------------
 UNARY = "failed to infer shape for opcode: {}, error: {} (write the result shape before the opcode)"
 
