@@ -37,6 +37,8 @@ def _s(*body: str, **options: object) -> str:
 ACCEPTED = (
     Entry("no result shape", True, entry("ROOT v = abs(p)")),
     Entry("no result shape, binary", True, entry("ROOT v = add(p, p)")),
+    Entry("a declared operand shape with another layout than the inferred one", True, entry(
+        "a = abs(p)", "ROOT r = f32[4] negate(f32[4]{0} a)")),
     Entry("no ROOT", True, entry("a = f32[4] abs(p)", "b = f32[4] negate(a)")),
     Entry("ROOT not last", True, entry("ROOT a = f32[4] abs(p)", "b = f32[4] negate(a)")),
     Entry("module name with a trailing colon", True, entry("ROOT v = f32[4] abs(p)", head="HloModule m:")),
@@ -470,6 +472,10 @@ REJECTED = (
     Entry("a parameter number twice in a body whose `{` opens on an instruction's line", False, entry(
         "ROOT w = f32[4] while(p),", "    condition={ a = f32[4] parameter(0)", "  q = f32[4] parameter(0)",
         "  ROOT t = pred[] constant(true) }, body={ b = f32[4] parameter(0) ROOT n = f32[4] negate(b) }")),
+    Entry("a declared operand shape other than the inferred one", False, entry(
+        "a = abs(p)", "ROOT r = f32[4] negate(f32[5] a)")),
+    Entry("a declared operand shape other than an inferred broadcast's", False, entry(
+        "s = f32[] parameter(1)", "b = broadcast(f32[] s), dimensions={}", "ROOT r = f32[4] add(p, f32[4]{0} b)")),
     Entry("async-start without calls", False, entry("s = ((f32[4]), f32[4], s32[]) async-start(p)",
                                                     "ROOT d = f32[4] async-done(s)")),
 )

@@ -20,7 +20,6 @@ OPEN: frozenset[str] = frozenset((
     'XLA crashes on, we accept: crash (SIGABRT): hlo_instruction.cc:N] Check failed: operand->shapeS.is_unbounded_dynamicS || ShapeUtil::StaticExtentProduct(shape) == ShapeUtil::StaticExtentPr',
     'XLA rejects, we accept: Operand layout constraint shape S for operand N is not compatible with operand shape S',
     'XLA rejects, we accept: Syntax error:',
-    'XLA rejects, we accept: The declared operand shape S is not compatible with the shape of the operand instruction X',
     'XLA rejects, we accept: expected primitive type, saw kAttributeName',
     'model: called',
     'model: operands',

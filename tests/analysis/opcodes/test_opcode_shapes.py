@@ -158,6 +158,33 @@ def test_inferred_shape_of_a_chain() -> None:
     assert [str(inferred_shape(hlo, line)) for line in (9, 10, 11)] == ["s32[4]", "pred[4]", "pred[4]"]
 
 
+
+DECLARED = "The declared operand shape {} is not compatible with the shape of the operand instruction {}"
+
+
+@pytest.mark.parametrize(("body", "line", "declared", "inferred", "underlined"), [
+    # XLA: The declared operand shape f32[5]{0} is not compatible with the shape of the operand instruction f32[4]{0}
+    (("a = abs(p)", "ROOT r = f32[4] negate(f32[5] a)"), 10, "f32[5]", "f32[4]", "f32[5] a"),
+    # A broadcast without a shape takes its dimensions as new sizes: f32[] (oracle texts #34240 and #83612 of the
+    # run on 1a8643e, a real dump's broadcast with its shape dropped).
+    (("c = broadcast(f32[] s), dimensions={}", "ROOT r = f32[4] add(p, f32[4]{0} c)"), 10, "f32[4]{0}", "f32[]",
+     "f32[4]{0} c"),
+    # The operand on the line below its instruction's, a comment in its shape.
+    (("a = abs(p)", "ROOT r = f32[4] add(p,", "    f32[/* c */5] a)"), 11, "f32[5]", "f32[4]", "f32[/* c */5] a"),
+])
+def test_a_declared_operand_shape_against_the_inferred_one(tmp_path: Path, body: tuple[str, ...], line: int,
+                                                           declared: str, inferred: str, underlined: str) -> None:
+    assert one(tmp_path, entry(*body)) == (line, "operand-shape", DECLARED.format(declared, inferred), underlined)
+
+
+@pytest.mark.parametrize("body", [
+    ("a = abs(p)", "ROOT r = f32[4] negate(f32[4]{0} a)"),  # layouts aside
+    ("a = abs(p)", "ROOT r = f32[4] add(f32[4] a, f32[4] negate(f32[4] a))"),  # a nested instruction's operand too
+    ("a = f32[4] abs(p)", "ROOT r = f32[4] negate(f32[4] a)"),
+])
+def test_declared_operand_shapes_xla_accepts(tmp_path: Path, body: tuple[str, ...]) -> None:
+    assert opcode_problems(tmp_path, entry(*body)) == []
+
 @pytest.mark.parametrize("selector", ["t", "a"])
 def test_a_conditional_selector_that_is_no_scalar(tmp_path: Path, selector: str) -> None:
     # XLA: The first operand must be a scalar (a tuple; an inferred s32[4])
