@@ -476,6 +476,8 @@ REJECTED = (
         "a = abs(p)", "ROOT r = f32[4] negate(f32[5] a)")),
     Entry("a declared operand shape other than an inferred broadcast's", False, entry(
         "s = f32[] parameter(1)", "b = broadcast(f32[] s), dimensions={}", "ROOT r = f32[4] add(p, f32[4]{0} b)")),
+    Entry("custom-call layout constraint shape over lines", False, entry(
+        'ROOT c = f32[4] custom-call(p), custom_call_target="x", operand_layout_constraints={f32[5]{// c', "0}}")),
     Entry("async-start without calls", False, entry("s = ((f32[4]), f32[4], s32[]) async-start(p)",
                                                     "ROOT d = f32[4] async-done(s)")),
 )

@@ -18,7 +18,6 @@ OPEN: frozenset[str] = frozenset((
     'XLA accepts, we reject: [syntax] unexpected character `"`; expected `(`, `)`, `,`, `...`, `:`, ...',
     'XLA accepts, we reject: [undefined-instruction] instruction X is not defined in this module',
     'XLA crashes on, we accept: crash (SIGABRT): hlo_instruction.cc:N] Check failed: operand->shapeS.is_unbounded_dynamicS || ShapeUtil::StaticExtentProduct(shape) == ShapeUtil::StaticExtentPr',
-    'XLA rejects, we accept: Operand layout constraint shape S for operand N is not compatible with operand shape S',
     'XLA rejects, we accept: Syntax error:',
     'XLA rejects, we accept: expected primitive type, saw kAttributeName',
     'model: called',

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from opcode_cases import ADD, NEGATE, module, one, opcode_problems, underlined_in
+from opcode_cases import ADD, ERROR, NEGATE, module, one, opcode_problems, underlined_in
 
 from hlo_lsp.analysis.checks.opcodes.reader import read_instruction
 from hlo_lsp.parsing.hlo_scanner import COMP, scan_hlo_line
@@ -233,6 +233,17 @@ def test_custom_call_layout_constraints(tmp_path: Path) -> None:
     assert one(tmp_path, inferred)[1:3] == ("operand-shape", "Operand layout constraint shape f32[5]{0} for operand 0 "
                                                              "is not compatible with operand shape f32[4]")
 
+
+
+def test_a_layout_constraint_over_lines(tmp_path: Path) -> None:
+    # XLA: Operand layout constraint shape f32[5]{0} for operand 0 is not compatible with operand shape f32[4]{0}
+    # (oracle text #91591 of the run on 1a8643e: a line comment inside the constraint's layout).
+    text = module('ROOT r = f32[4] custom-call(p), custom_call_target="x", operand_layout_constraints={f32[5]{// c',
+                  "0}}")
+    [problem] = opcode_problems(tmp_path, text)  # on the value, over its two lines
+    assert (problem.range.start.line, problem.range.end.line, problem.severity, problem.code, problem.message) == (
+        4, 5, ERROR, "operand-shape", "Operand layout constraint shape f32[5]{0} for operand 0 is not compatible with "
+                                      "operand shape f32[4]")
 
 def test_a_line_read_out_of_place_first_is_still_judged_where_it_belongs(tmp_path: Path) -> None:
     # The oracle's long run: the same text outside any computation (an instruction, then `}`) taught the
