@@ -39,6 +39,8 @@ ACCEPTED = (
     Entry("no result shape, binary", True, entry("ROOT v = add(p, p)")),
     Entry("a declared operand shape with another layout than the inferred one", True, entry(
         "a = abs(p)", "ROOT r = f32[4] negate(f32[4]{0} a)")),
+    Entry("replica_groups with spaces and a comment over lines between their numbers", True, entry(
+        "ROOT r = f32[4] all-reduce(p), to_apply=add, replica_groups={ {0, 2}, {/* a", " b */1 ,3} }", before=ADD)),
     Entry("no ROOT", True, entry("a = f32[4] abs(p)", "b = f32[4] negate(a)")),
     Entry("ROOT not last", True, entry("ROOT a = f32[4] abs(p)", "b = f32[4] negate(a)")),
     Entry("module name with a trailing colon", True, entry("ROOT v = f32[4] abs(p)", head="HloModule m:")),
@@ -478,6 +480,8 @@ REJECTED = (
         "s = f32[] parameter(1)", "b = broadcast(f32[] s), dimensions={}", "ROOT r = f32[4] add(p, f32[4]{0} b)")),
     Entry("custom-call layout constraint shape over lines", False, entry(
         'ROOT c = f32[4] custom-call(p), custom_call_target="x", operand_layout_constraints={f32[5]{// c', "0}}")),
+    Entry("replica_groups with a space between two numbers", False, entry(
+        "ROOT r = f32[4] all-reduce(p), to_apply=add, replica_groups={{0 1}}", before=ADD)),
     Entry("async-start without calls", False, entry("s = ((f32[4]), f32[4], s32[]) async-start(p)",
                                                     "ROOT d = f32[4] async-done(s)")),
 )

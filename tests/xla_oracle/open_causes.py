@@ -14,7 +14,6 @@ from __future__ import annotations
 
 OPEN: frozenset[str] = frozenset((
     "XLA accepts, we reject: [attribute-value] frontend_attributes: expected '{' to start frontend attributes",
-    'XLA accepts, we reject: [attribute-value] replica_groups: expects a list of replica groups, e.g. {{N,N},{N,N}}',
     'XLA accepts, we reject: [syntax] unexpected character `"`; expected `(`, `)`, `,`, `...`, `:`, ...',
     'XLA accepts, we reject: [undefined-instruction] instruction X is not defined in this module',
     'XLA crashes on, we accept: crash (SIGABRT): hlo_instruction.cc:N] Check failed: operand->shapeS.is_unbounded_dynamicS || ShapeUtil::StaticExtentProduct(shape) == ShapeUtil::StaticExtentPr',

@@ -184,6 +184,18 @@ def test_a_window_value_after_a_comment_xla_accepts(tmp_path: Path) -> None:
     assert opcode_problems(tmp_path, text) == []
 
 
+
+def test_replica_groups_with_spaces_and_comments_between_their_numbers(tmp_path: Path) -> None:
+    # XLA's lexer reads a comment as a space, and spaces around braces and commas as nothing (oracle text #54588
+    # of the run on 1a8643e: a real dump's replica_groups with a block comment over two lines inserted).
+    text = module("ROOT r = f32[4] all-reduce(p), to_apply=add, replica_groups={ {0, 2}, {/* a",
+                  " b */1 ,3} }", before=ADD)
+    assert opcode_problems(tmp_path, text) == []
+    # XLA: expects '}' at the end of the list (a space is no comma)
+    text = module("ROOT r = f32[4] all-reduce(p), to_apply=add, replica_groups={{0 1}}", before=ADD)
+    assert one(tmp_path, text) == (10, "attribute-value", "replica_groups: expects a list of replica groups, e.g. "
+                                                          "{{0,1},{2,3}}", "{{0 1}}")
+
 def test_control_predecessor_defined_after_its_instruction(tmp_path: Path) -> None:
     # XLA: instruction 'z' is not defined (names are read in order).
     text = module("c = f32[4] copy(p), control-predecessors={z}", "z = f32[4] copy(p)", "ROOT r = f32[4] add(c, z)")
