@@ -482,6 +482,8 @@ REJECTED = (
         'ROOT c = f32[4] custom-call(p), custom_call_target="x", operand_layout_constraints={f32[5]{// c', "0}}")),
     Entry("replica_groups with a space between two numbers", False, entry(
         "ROOT r = f32[4] all-reduce(p), to_apply=add, replica_groups={{0 1}}", before=ADD)),
+    Entry("a text of two instructions, the first continued below its `=`", False,
+          "x =// ROOT z\n f32[] abs(f32[] y) z = f32[] abs(x)\n"),
     Entry("async-start without calls", False, entry("s = ((f32[4]), f32[4], s32[]) async-start(p)",
                                                     "ROOT d = f32[4] async-done(s)")),
 )
