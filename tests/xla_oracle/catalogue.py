@@ -484,6 +484,10 @@ REJECTED = (
         "ROOT r = f32[4] all-reduce(p), to_apply=add, replica_groups={{0 1}}", before=ADD)),
     Entry("a text of two instructions, the first continued below its `=`", False,
           "x =// ROOT z\n f32[] abs(f32[] y) z = f32[] abs(x)\n"),
+    Entry("reshape of an inferred broadcast on its line, the reshape's shape going on below", False, entry(
+        "b = broadcast(p), dimensions={0,1} ROOT r = f32[/* a", " b */4] reshape(b)")),
+    Entry("reshape of an inferred shape, an opcode in the line comment after its operand's `=`", False, entry(
+        "a = // /* ROOT x = f32[] abs(y) */c", "abs(p)", "ROOT r = f32[5] reshape(a)")),
     Entry("async-start without calls", False, entry("s = ((f32[4]), f32[4], s32[]) async-start(p)",
                                                     "ROOT d = f32[4] async-done(s)")),
 )

@@ -152,6 +152,27 @@ def test_reshape_of_an_inferred_shape(tmp_path: Path, body: tuple[str, ...], mes
     assert one(tmp_path, entry(*body))[1:3] == ("operand-shape", message + " (XLA's parser crashes)")
 
 
+
+def test_reshape_of_an_inferred_broadcast_on_a_line_of_several_items(tmp_path: Path) -> None:
+    # XLA crashes: StaticExtentProduct(shape) == StaticExtentProduct(operand->shape()) shape: f32[4] operand:
+    # f32[0,1,4] (oracle text #85025 of the run on 1a8643e): `d`'s shape is inferred from its own item, not
+    # read from the reshape's after it, which goes on below.
+    text = entry("d = broadcast(p), dimensions={0,1} ROOT r = f32[/* a", " b */4] reshape(d)")
+    assert one(tmp_path, text) == (10, "operand-shape", "reshape of f32[0,1,4] (0 elements) to f32[4] (4 elements) "
+                                                        "(XLA's parser crashes)", "d")
+    hlo = HloModule(Document(text, FileKind.HLO_MODULE, "m.hlo"))
+    assert str(inferred_shape(hlo, 9, name="d")) == "f32[0,1,4]"
+
+
+@pytest.mark.xfail(strict=True, reason="the scanner (parsing/hlo_scanner.py) takes `abs(` in the line comment after "
+                                       "`a =` for a's opcode; XLA reads `a = abs(p)` from the line below")
+def test_reshape_of_an_inferred_shape_whose_line_comment_holds_an_opcode(tmp_path: Path) -> None:
+    # XLA crashes: StaticExtentProduct(shape) == StaticExtentProduct(operand->shape()) shape: f32[5] operand: f32[4]
+    # (oracle text #89111 of the run on 1a8643e).
+    text = entry("a = // /* ROOT x = f32[] abs(y) */c", "abs(p)", "ROOT r = f32[5] reshape(a)")
+    assert one(tmp_path, text) == (11, "operand-shape", "reshape of f32[4] (4 elements) to f32[5] (5 elements) "
+                                                        "(XLA's parser crashes)", "a")
+
 def test_inferred_shape_of_a_chain() -> None:
     hlo = HloModule(Document(entry("a = abs(i)", "c = compare(a, i), direction=LT", "ROOT v = not(c)"),
                              FileKind.HLO_MODULE, "m.hlo"))

@@ -57,7 +57,7 @@ def reshape_problem(hlo: HloModule, line: int, text: str, data: tuple[object, ..
         return None
     name = operand_name(item)
     theirs = shape_text(hlo, found, name) or inferred_text(hlo, found, name)
-    mine = without_comments(text[shape_start:opcode_start]).strip()  # (`f32[5] // c` / `reshape(a)`)
+    mine = "".join(without_comments(text[shape_start:opcode_start]).split())  # (`f32[/* c */5] // c` / `reshape(a)`)
     counts = _element_count(mine), _element_count(theirs)
     if None in counts or counts[0] == counts[1]:
         return None
