@@ -37,6 +37,10 @@ def _s(*body: str, **options: object) -> str:
 ACCEPTED = (
     Entry("no result shape", True, entry("ROOT v = abs(p)")),
     Entry("no result shape, binary", True, entry("ROOT v = add(p, p)")),
+    Entry("a declared operand shape with another layout than the inferred one", True, entry(
+        "a = abs(p)", "ROOT r = f32[4] negate(f32[4]{0} a)")),
+    Entry("replica_groups with spaces and a comment over lines between their numbers", True, entry(
+        "ROOT r = f32[4] all-reduce(p), to_apply=add, replica_groups={ {0, 2}, {/* a", " b */1 ,3} }", before=ADD)),
     Entry("no ROOT", True, entry("a = f32[4] abs(p)", "b = f32[4] negate(a)")),
     Entry("ROOT not last", True, entry("ROOT a = f32[4] abs(p)", "b = f32[4] negate(a)")),
     Entry("module name with a trailing colon", True, entry("ROOT v = f32[4] abs(p)", head="HloModule m:")),
@@ -456,6 +460,8 @@ REJECTED = (
         opening="ENTRY e (p: f32[4]) -> s32[4] {")),
     Entry("signature result other than an inferred root", False, entry("ROOT v = abs(p)",
                                                                     opening="ENTRY e (p: f32[4]) -> f32[3] {")),
+    Entry("signature below its name, its result not the root's", False, entry(
+        "ROOT v = f32[4] abs(p)", opening="ENTRY e // c\n(p: f32[4]) -> s32[4] {")),
     Entry("token with dimensions in a signature", False, entry(
         "ROOT t = token[] after-all()", params=("p = token[] parameter(0)",),
         opening="ENTRY e (p: token[2]) -> token[] {")),
@@ -470,6 +476,26 @@ REJECTED = (
     Entry("conditional of a tuple selector", False, "HloModule m\n\nf {\n  x = f32[4] parameter(0)\n"
           "  ROOT y = f32[4] abs(x)\n}\n\n" + entry("ROOT c = f32[4] conditional(t, p, p), branch_computations={f, f}",
                                                      head="", params=(P, "t = (s32[]) parameter(1)"))),
+    Entry("a parameter number twice, the header after a `}` on its line", False,
+          "HloModule m\n\nc {\n  x = f32[] parameter(0)\n  ROOT y = f32[] abs(x) } ENTRY e {\n"
+          "  x = f32[] parameter(0)\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\n"),
+    Entry("a parameter number twice in a body whose `{` opens on an instruction's line", False, entry(
+        "ROOT w = f32[4] while(p),", "    condition={ a = f32[4] parameter(0)", "  q = f32[4] parameter(0)",
+        "  ROOT t = pred[] constant(true) }, body={ b = f32[4] parameter(0) ROOT n = f32[4] negate(b) }")),
+    Entry("a declared operand shape other than the inferred one", False, entry(
+        "a = abs(p)", "ROOT r = f32[4] negate(f32[5] a)")),
+    Entry("a declared operand shape other than an inferred broadcast's", False, entry(
+        "s = f32[] parameter(1)", "b = broadcast(f32[] s), dimensions={}", "ROOT r = f32[4] add(p, f32[4]{0} b)")),
+    Entry("custom-call layout constraint shape over lines", False, entry(
+        'ROOT c = f32[4] custom-call(p), custom_call_target="x", operand_layout_constraints={f32[5]{// c', "0}}")),
+    Entry("replica_groups with a space between two numbers", False, entry(
+        "ROOT r = f32[4] all-reduce(p), to_apply=add, replica_groups={{0 1}}", before=ADD)),
+    Entry("a text of two instructions, the first continued below its `=`", False,
+          "x =// ROOT z\n f32[] abs(f32[] y) z = f32[] abs(x)\n"),
+    Entry("reshape of an inferred broadcast on its line, the reshape's shape going on below", False, entry(
+        "b = broadcast(p), dimensions={0,1} ROOT r = f32[/* a", " b */4] reshape(b)")),
+    Entry("reshape of an inferred shape, an opcode in the line comment after its operand's `=`", False, entry(
+        "a = // /* ROOT x = f32[] abs(y) */c", "abs(p)", "ROOT r = f32[5] reshape(a)")),
     Entry("async-start without calls", False, entry("s = ((f32[4]), f32[4], s32[]) async-start(p)",
                                                     "ROOT d = f32[4] async-done(s)")),
 )

@@ -112,6 +112,14 @@ def test_a_parameter_number_twice_whatever_comes_between(tmp_path: Path, second:
                                     underlined)
 
 
+def test_a_parameter_number_twice_in_a_computation_whose_header_follows_a_closing_brace(tmp_path: Path) -> None:
+    # XLA: Duplicate parameter number 0 (oracle text #22434 of the run on 1a8643e): `e`'s header is on a line
+    # of several items, after the `}` of `c`; its parameters are its own, not `c`'s.
+    text = ("HloModule m\n\nc {\n  x = f32[] parameter(0)\n  ROOT y = f32[] abs(x) } ENTRY e {// c\n"
+            "  x = f32[] parameter(0)\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\n")
+    assert one(tmp_path, text) == (6, "parameter-number", "Duplicate parameter number 0 (first on line 6)", "0")
+
+
 def test_parameters_in_any_order_and_in_each_computation(tmp_path: Path) -> None:
     text = module("z = f32[] constant(0)", "ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add",
                   before=ADD.replace("parameter(0)", "parameter(9)").replace("parameter(1)", "parameter(0)")

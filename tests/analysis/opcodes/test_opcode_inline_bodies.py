@@ -69,6 +69,16 @@ def test_computations_written_over_lines_are_checked_as_computations(
                                                       underlined)]  # a computation's problem: at its `{`
 
 
+def test_a_parameter_number_twice_in_a_body_whose_first_line_holds_its_brace_and_an_instruction(
+        tmp_path: Path) -> None:
+    # XLA: Duplicate parameter number 0 (oracle text #30343 of the run on 1a8643e): `{ a = ...` opens the body
+    # on a line of several items, so `a` is the body's first parameter.
+    text = module("ROOT w = f32[4] while(p),", "    condition={ a = f32[4] parameter(0)", "  q = f32[4] parameter(0)",
+                  "  ROOT t = pred[] constant(true) }, body={ b = f32[4] parameter(0) ROOT n = f32[4] negate(b) }")
+    assert _problems(tmp_path, text) == [(6, "parameter-number", "Duplicate parameter number 0 (first on line 6)",
+                                          "0")]
+
+
 def test_computations_written_inline_that_xla_accepts_read_clean(tmp_path: Path) -> None:
     assert _problems(tmp_path, module(*WHILE, params=("s = f32[] parameter(0)",))) == []
     nested = f"{X} {Y} ROOT a = f32[] reduce(x, y), dimensions={{}}, to_apply={{ {X} {Y} ROOT b = f32[] add(x, y) }}"

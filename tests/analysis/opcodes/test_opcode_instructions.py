@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from opcode_cases import ADD, NEGATE, module, one, opcode_problems, underlined_in
+from opcode_cases import ADD, ERROR, NEGATE, module, one, opcode_problems, underlined_in
 
 from hlo_lsp.analysis.checks.opcodes.reader import read_instruction
 from hlo_lsp.parsing.hlo_scanner import COMP, scan_hlo_line
@@ -184,6 +184,18 @@ def test_a_window_value_after_a_comment_xla_accepts(tmp_path: Path) -> None:
     assert opcode_problems(tmp_path, text) == []
 
 
+
+def test_replica_groups_with_spaces_and_comments_between_their_numbers(tmp_path: Path) -> None:
+    # XLA's lexer reads a comment as a space, and spaces around braces and commas as nothing (oracle text #54588
+    # of the run on 1a8643e: a real dump's replica_groups with a block comment over two lines inserted).
+    text = module("ROOT r = f32[4] all-reduce(p), to_apply=add, replica_groups={ {0, 2}, {/* a",
+                  " b */1 ,3} }", before=ADD)
+    assert opcode_problems(tmp_path, text) == []
+    # XLA: expects '}' at the end of the list (a space is no comma)
+    text = module("ROOT r = f32[4] all-reduce(p), to_apply=add, replica_groups={{0 1}}", before=ADD)
+    assert one(tmp_path, text) == (10, "attribute-value", "replica_groups: expects a list of replica groups, e.g. "
+                                                          "{{0,1},{2,3}}", "{{0 1}}")
+
 def test_control_predecessor_defined_after_its_instruction(tmp_path: Path) -> None:
     # XLA: instruction 'z' is not defined (names are read in order).
     text = module("c = f32[4] copy(p), control-predecessors={z}", "z = f32[4] copy(p)", "ROOT r = f32[4] add(c, z)")
@@ -233,6 +245,17 @@ def test_custom_call_layout_constraints(tmp_path: Path) -> None:
     assert one(tmp_path, inferred)[1:3] == ("operand-shape", "Operand layout constraint shape f32[5]{0} for operand 0 "
                                                              "is not compatible with operand shape f32[4]")
 
+
+
+def test_a_layout_constraint_over_lines(tmp_path: Path) -> None:
+    # XLA: Operand layout constraint shape f32[5]{0} for operand 0 is not compatible with operand shape f32[4]{0}
+    # (oracle text #91591 of the run on 1a8643e: a line comment inside the constraint's layout).
+    text = module('ROOT r = f32[4] custom-call(p), custom_call_target="x", operand_layout_constraints={f32[5]{// c',
+                  "0}}")
+    [problem] = opcode_problems(tmp_path, text)  # on the value, over its two lines
+    assert (problem.range.start.line, problem.range.end.line, problem.severity, problem.code, problem.message) == (
+        4, 5, ERROR, "operand-shape", "Operand layout constraint shape f32[5]{0} for operand 0 is not compatible with "
+                                      "operand shape f32[4]")
 
 def test_a_line_read_out_of_place_first_is_still_judged_where_it_belongs(tmp_path: Path) -> None:
     # The oracle's long run: the same text outside any computation (an instruction, then `}`) taught the

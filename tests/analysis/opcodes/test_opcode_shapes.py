@@ -79,6 +79,15 @@ def test_a_signature_over_lines_is_compared_with_its_root(tmp_path: Path) -> Non
                                                       "of its root instruction p, f32[4]", "f32[8]")
 
 
+
+@pytest.mark.parametrize("header", ["ENTRY e // c\n(p: f32[4]) -> s32[4]", "ENTRY e:\n  (p: f32[4]) -> s32[4]"])
+def test_a_signature_below_its_name_is_compared_with_its_root(tmp_path: Path, header: str) -> None:
+    # XLA: Shape of computation e, s32[4], is not compatible with that of its root instruction p, f32[4] (oracle
+    # text #72189 of the run on 1a8643e): the scanner finds no `(` on the name's line; the header read whole has.
+    text = computation(header, "ROOT p = f32[4] parameter(0)")
+    assert one(tmp_path, text) == (3, "result-shape", "Shape of computation e, s32[4], is not compatible with that "
+                                                      "of its root instruction p, f32[4]", "s32[4]")
+
 # ---- operands XLA infers no shape from -------------------------------------------------------------------------
 UNARY = "failed to infer shape for opcode: {}, error: {} (write the result shape before the opcode)"
 
@@ -143,11 +152,59 @@ def test_reshape_of_an_inferred_shape(tmp_path: Path, body: tuple[str, ...], mes
     assert one(tmp_path, entry(*body))[1:3] == ("operand-shape", message + " (XLA's parser crashes)")
 
 
+
+def test_reshape_of_an_inferred_broadcast_on_a_line_of_several_items(tmp_path: Path) -> None:
+    # XLA crashes: StaticExtentProduct(shape) == StaticExtentProduct(operand->shape()) shape: f32[4] operand:
+    # f32[0,1,4] (oracle text #85025 of the run on 1a8643e): `d`'s shape is inferred from its own item, not
+    # read from the reshape's after it, which goes on below.
+    text = entry("d = broadcast(p), dimensions={0,1} ROOT r = f32[/* a", " b */4] reshape(d)")
+    assert one(tmp_path, text) == (10, "operand-shape", "reshape of f32[0,1,4] (0 elements) to f32[4] (4 elements) "
+                                                        "(XLA's parser crashes)", "d")
+    hlo = HloModule(Document(text, FileKind.HLO_MODULE, "m.hlo"))
+    assert str(inferred_shape(hlo, 9, name="d")) == "f32[0,1,4]"
+
+
+@pytest.mark.xfail(strict=True, reason="the scanner (parsing/hlo_scanner.py) takes `abs(` in the line comment after "
+                                       "`a =` for a's opcode; XLA reads `a = abs(p)` from the line below")
+def test_reshape_of_an_inferred_shape_whose_line_comment_holds_an_opcode(tmp_path: Path) -> None:
+    # XLA crashes: StaticExtentProduct(shape) == StaticExtentProduct(operand->shape()) shape: f32[5] operand: f32[4]
+    # (oracle text #89111 of the run on 1a8643e).
+    text = entry("a = // /* ROOT x = f32[] abs(y) */c", "abs(p)", "ROOT r = f32[5] reshape(a)")
+    assert one(tmp_path, text) == (11, "operand-shape", "reshape of f32[4] (4 elements) to f32[5] (5 elements) "
+                                                        "(XLA's parser crashes)", "a")
+
 def test_inferred_shape_of_a_chain() -> None:
     hlo = HloModule(Document(entry("a = abs(i)", "c = compare(a, i), direction=LT", "ROOT v = not(c)"),
                              FileKind.HLO_MODULE, "m.hlo"))
     assert [str(inferred_shape(hlo, line)) for line in (9, 10, 11)] == ["s32[4]", "pred[4]", "pred[4]"]
 
+
+
+DECLARED = "The declared operand shape {} is not compatible with the shape of the operand instruction {}"
+
+
+@pytest.mark.parametrize(("body", "line", "declared", "inferred", "underlined"), [
+    # XLA: The declared operand shape f32[5]{0} is not compatible with the shape of the operand instruction f32[4]{0}
+    (("a = abs(p)", "ROOT r = f32[4] negate(f32[5] a)"), 10, "f32[5]", "f32[4]", "f32[5] a"),
+    # A broadcast without a shape takes its dimensions as new sizes: f32[] (oracle texts #34240 and #83612 of the
+    # run on 1a8643e, a real dump's broadcast with its shape dropped).
+    (("c = broadcast(f32[] s), dimensions={}", "ROOT r = f32[4] add(p, f32[4]{0} c)"), 10, "f32[4]{0}", "f32[]",
+     "f32[4]{0} c"),
+    # The operand on the line below its instruction's, a comment in its shape.
+    (("a = abs(p)", "ROOT r = f32[4] add(p,", "    f32[/* c */5] a)"), 11, "f32[5]", "f32[4]", "f32[/* c */5] a"),
+])
+def test_a_declared_operand_shape_against_the_inferred_one(tmp_path: Path, body: tuple[str, ...], line: int,
+                                                           declared: str, inferred: str, underlined: str) -> None:
+    assert one(tmp_path, entry(*body)) == (line, "operand-shape", DECLARED.format(declared, inferred), underlined)
+
+
+@pytest.mark.parametrize("body", [
+    ("a = abs(p)", "ROOT r = f32[4] negate(f32[4]{0} a)"),  # layouts aside
+    ("a = abs(p)", "ROOT r = f32[4] add(f32[4] a, f32[4] negate(f32[4] a))"),  # a nested instruction's operand too
+    ("a = f32[4] abs(p)", "ROOT r = f32[4] negate(f32[4] a)"),
+])
+def test_declared_operand_shapes_xla_accepts(tmp_path: Path, body: tuple[str, ...]) -> None:
+    assert opcode_problems(tmp_path, entry(*body)) == []
 
 @pytest.mark.parametrize("selector", ["t", "a"])
 def test_a_conditional_selector_that_is_no_scalar(tmp_path: Path, selector: str) -> None:

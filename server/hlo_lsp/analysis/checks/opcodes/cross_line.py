@@ -17,6 +17,7 @@ from hlo_lsp.analysis.checks.opcodes.inferred_operands import BINARY_INFERRED, b
 from hlo_lsp.analysis.checks.opcodes.line_rules import check_attributes
 from hlo_lsp.analysis.checks.opcodes.other_lines import definition, operand_name, operand_shape, shape_text
 from hlo_lsp.analysis.checks.opcodes.reader import ARRAY_SHAPE, InstructionParts, parsed_shape
+from hlo_lsp.analysis.checks.opcodes.shape_rules import compatible
 from hlo_lsp.analysis.checks.opcodes.text_keys import CACHE_LIMIT
 from hlo_lsp.analysis.checks.opcodes.values import int64_value, split_top_level
 from hlo_lsp.model.hlo_module import HloModule
@@ -56,7 +57,7 @@ def reshape_problem(hlo: HloModule, line: int, text: str, data: tuple[object, ..
         return None
     name = operand_name(item)
     theirs = shape_text(hlo, found, name) or inferred_text(hlo, found, name)
-    mine = without_comments(text[shape_start:opcode_start]).strip()  # (`f32[5] // c` / `reshape(a)`)
+    mine = "".join(without_comments(text[shape_start:opcode_start]).split())  # (`f32[/* c */5] // c` / `reshape(a)`)
     counts = _element_count(mine), _element_count(theirs)
     if None in counts or counts[0] == counts[1]:
         return None
@@ -138,20 +139,12 @@ def _layout_constraints(hlo: HloModule, line: int, read: InstructionParts, judge
     for index, text in enumerate(split_top_level(constraints.strip()[1:-1])):
         operand = inferred_operand_shape(hlo, line, read.item(read.operands[index]), 0) \
             if index < len(read.operands) else None  # written, or inferred where none is (`a = abs(p)`)
-        wanted = parsed_shape(text.strip())
-        if wanted is not None and operand is not None and not _compatible(wanted, operand):
+        text = "".join(text.split()) if "\n" in text else text.strip()  # over lines: `f32[5]{// c` / `0}`
+        wanted = parsed_shape(text)
+        if wanted is not None and operand is not None and not compatible(wanted, operand):
             judgement.add(read.value_span("operand_layout_constraints"), "operand-shape",
-                          f"Operand layout constraint shape {text.strip()} for operand {index} is not compatible "
+                          f"Operand layout constraint shape {text} for operand {index} is not compatible "
                           f"with operand shape {operand}")
-
-
-def _compatible(a: Shape, b: Shape) -> bool:
-    """ShapeUtil::Compatible: the same types and sizes, layouts and dynamic flags aside."""
-    if isinstance(a, TupleShape) or isinstance(b, TupleShape):
-        return isinstance(a, TupleShape) and isinstance(b, TupleShape) and len(a.elements) == len(b.elements) and all(
-            _compatible(x, y) for x, y in zip(a.elements, b.elements))
-    return a.element_type == b.element_type and len(a.dims) == len(b.dims) and all(
-        x == y or x < 0 or y < 0 for x, y in zip(a.dims, b.dims))
 
 
 def _scan_parameters(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:

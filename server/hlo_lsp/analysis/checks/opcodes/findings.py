@@ -17,8 +17,8 @@ Finding = tuple[int, int, str, str]  # start, end (offsets in the instruction's 
 @dataclass(slots=True)
 class Judgement:
     """What the rules say of one instruction: its findings; the actions it asks for on every run
-    (`async`, `channel`, `parameter`, `reshape`, `broadcast`, `cross`: rules that read other lines);
-    and whether a line differing in its digits only may be judged otherwise."""
+    (`async`, `channel`, `parameter`, `reshape`, `broadcast`, `cross`, `shapeless`: rules that read
+    other lines); and whether a line differing in its digits only may be judged otherwise."""
 
     findings: list[Finding] = field(default_factory=list)
     actions: set[str] = field(default_factory=set)

@@ -68,7 +68,7 @@ def inferred_shape(hlo: HloModule, line: int, depth: int = 0, name: str | None =
     """The shape of the instruction on `line` (`name`, on a line of several items): written, else inferred
     where that is certain, else None."""
     written = shape_text(hlo, line, name)
-    found = parsed_shape(written) or _continued_shape(hlo, line)
+    found = parsed_shape(written) or _continued_shape(hlo, line, name)
     if found is not None or written or depth > _DEPTH:
         return found
     scan, text = hlo.instruction_scan(line, name), hlo.instruction_text(line, name)
@@ -92,11 +92,12 @@ def _broadcast_result(operand: Shape | None, dimensions: str) -> Shape | None:
     return ArrayShape(operand.element_type, (*(s for s in sizes if s is not None), *operand.dims))
 
 
-def _continued_shape(hlo: HloModule, line: int) -> Shape | None:
-    """The shape of an instruction that goes on over lines, comments between its tokens blanked."""
+def _continued_shape(hlo: HloModule, line: int, name: str | None) -> Shape | None:
+    """The shape of an instruction that goes on over lines (`name`'s, on a line of several items: the
+    last may go on), comments between its tokens blanked."""
     if not isinstance(hlo.document.scan(line).end_state, tuple):
         return None
-    head = _HEAD.match(without_comments(hlo.instruction_text(line)))
+    head = _HEAD.match(without_comments(hlo.instruction_text(line, name)))
     return parsed_shape(head.group(1).strip()) if head else None
 
 

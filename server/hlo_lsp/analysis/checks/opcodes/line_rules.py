@@ -42,6 +42,8 @@ def judge(read: InstructionParts) -> Judgement:
         judgement.add(read.opcode_span, "shape-required", f"cannot infer shape for opcode: {opcode}; "
                                                           "write the result shape before it")
         return judgement
+    if not read.shape:  # its users' declared operand shapes are compared with the one XLA infers
+        judgement.actions.add("shapeless")
     if _SIZED_TOKEN.search(read.shape):
         judgement.add(read.opcode_span, "result-shape", f"{read.shape}: token and opaque shapes have no dimensions, "
                                                         "token[] (XLA's parser crashes)")

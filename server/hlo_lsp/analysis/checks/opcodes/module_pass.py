@@ -18,8 +18,10 @@ from hlo_lsp.analysis.checks import hlo_structure
 from hlo_lsp.analysis.checks.opcodes.async_chains import async_problems
 from hlo_lsp.analysis.checks.opcodes.channels import channel_problems
 from hlo_lsp.analysis.checks.opcodes.cross_line import cross_line_findings, reshape_problem
+from hlo_lsp.analysis.checks.opcodes.declared_operands import declared_operand_findings
 from hlo_lsp.analysis.checks.opcodes.findings import problems
 from hlo_lsp.analysis.checks.opcodes.inline_bodies import body_module, inline_bodies, is_body_problem, moved_down
+from hlo_lsp.analysis.checks.opcodes.other_lines import instructions_on
 from hlo_lsp.analysis.checks.opcodes.parameters import ORDERED, number_span, numbered_in_order, numbering_problems
 from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, read_instruction
 from hlo_lsp.analysis.checks.opcodes.signatures import signature_problems
@@ -36,7 +38,7 @@ from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, item_text
 from hlo_lsp.parsing.line_scan import LineScan
 from hlo_lsp.problems import Problem
 
-_PER_RUN = frozenset(("async", "channel"))  # read again on every run: they depend on other lines' text
+_PER_RUN = frozenset(("async", "channel", "shapeless"))  # read again on every run: they depend on other lines' text
 _DERIVED_KEY = "hlo-opcodes"
 
 
@@ -158,19 +160,26 @@ def _chunk_facts(hlo: HloModule, start: int, chunk: Chunk) -> _ChunkFacts:
         if span is not None:
             numbers.append(lines[local][span])
         elif key in headers:
-            if numbers and (header < start or numbers != ORDERED.get(len(numbers))):
-                _close_computation(hlo, facts, header, numbers, header < start)
-            header, numbers = start + local, []
+            header, numbers = _next_computation(hlo, facts, start, header, numbers, start + local)
         elif chunk.scans[local].kind == "instruction":  # the same text may read otherwise in a garbled file
             number = _apply(hlo, start + local, lines[local].rstrip("\r"), chunk.scans[local].data,
                             verdicts.get(key, EVALUATE), facts)
             if number is not None:
                 numbers.append(number)
         elif chunk.scans[local].kind == "items":
-            numbers.extend(_evaluate_items(hlo, start + local, chunk.scans[local], facts))
+            header, numbers = _evaluate_items(hlo, start, start + local, chunk.scans[local], facts, header, numbers)
     if numbers:
         _close_computation(hlo, facts, header, numbers, True)
     return facts
+
+
+def _next_computation(hlo: HloModule, facts: _ChunkFacts, start: int, header: int, numbers: list[str],
+                      next_header: int) -> tuple[int, list[str]]:
+    """The computation before the header on `next_header` (in the chunk from `start`) ends: its
+    parameters are checked (unless numbered in order, the common case); the next one's start."""
+    if numbers and (header < start or numbers != ORDERED.get(len(numbers))):
+        _close_computation(hlo, facts, header, numbers, header < start)
+    return next_header, []
 
 
 def _close_computation(hlo: HloModule, facts: _ChunkFacts, header: int, numbers: list[str], left_open: bool) -> None:
@@ -199,15 +208,19 @@ def _apply(hlo: HloModule, line: int, text: str, data: tuple[object, ...], verdi
     return None
 
 
-def _evaluate_items(hlo: HloModule, line: int, scan: LineScan, facts: _ChunkFacts) -> list[str]:
-    """Reads each instruction of a line that holds several items; the parameter numbers read."""
+def _evaluate_items(hlo: HloModule, chunk_start: int, line: int, scan: LineScan, facts: _ChunkFacts, header: int,
+                    numbers: list[str]) -> tuple[int, list[str]]:
+    """Reads each instruction of a line that holds several items, its parameter numbers added to those of
+    its computation (`header`, `numbers`); a computation's header among them starts the next (`} ENTRY e {`).
+    Returns the computation open after the line and its numbers."""
     text = hlo.whole_text(line)
-    numbers = []
     for start, item in scan.data:
-        if item.kind == "instruction" and item.problem is None:
+        if item.kind == "computation":
+            header, numbers = _next_computation(hlo, facts, chunk_start, header, numbers, line)
+        elif item.kind == "instruction" and item.problem is None:
             number = _evaluate(hlo, line, item.data, facts, item_text(text, scan, start), whole=True)
             numbers += [number] if number is not None else []
-    return numbers
+    return header, numbers
 
 
 def _evaluate(hlo: HloModule, line: int, data: tuple[object, ...], facts: _ChunkFacts, text: str,
@@ -258,26 +271,15 @@ _DEEPEST_INLINE = 8  # each level reads its instruction's whole text again
 def _per_run_problems(hlo: HloModule, lines: list[int]) -> Iterator[Problem]:
     reads: dict[tuple[int, str], InstructionParts] = {}
     for line in lines:
-        for name, text, data in _instructions_on(hlo, line):
+        for name, text, data in instructions_on(hlo, line):
             read = read_instruction(text, continued_instruction_data(text, data))
             if read is not None:
                 reads[line, name] = read
     for (line, name), finding in async_problems(hlo, reads):
         yield from problems(hlo, line, reads[line, name].text, [finding])
-    for (line, _), read in reads.items():
+    for (line, name), read in reads.items():
         if read.opcode in ("send-done", "recv-done"):
             yield from problems(hlo, line, read.text, channel_problems(hlo, line, read))
-
-
-def _instructions_on(hlo: HloModule, line: int) -> Iterator[tuple[str, str, tuple[object, ...]]]:
-    """(name, text, scan data) of the instruction on `line`, or of each on a line of several items
-    (its text the item's, the others blanked)."""
-    scan = hlo.document.scan(line)
-    if scan.kind != "items":
-        data = hlo.instruction_scan(line).data
-        yield str(data[0]), hlo.instruction_text(line), data
-        return
-    text = hlo.whole_text(line)
-    for start, item in scan.data:
-        if item.kind == "instruction" and item.problem is None:
-            yield str(item.data[0]), item_text(text, scan, start), item.data
+        if not read.shape:
+            for user_line, text, finding in declared_operand_findings(hlo, line, name):
+                yield from problems(hlo, user_line, text, [finding])

@@ -4,9 +4,11 @@ written on an instruction's line, and an attribute of another instruction.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, parsed_shape, read_instruction
 from hlo_lsp.model.hlo_module import HloModule
-from hlo_lsp.parsing.hlo_scanner import blank_comments, without_comments
+from hlo_lsp.parsing.hlo_scanner import blank_comments, item_text, without_comments
 from hlo_lsp.parsing.syntax import Shape
 
 
@@ -56,3 +58,18 @@ def attribute_of_line(hlo: HloModule, line: int, key: str, name: str | None = No
     """The attribute `key` of the instruction on `line` (`name`, on a line of several items)."""
     read = read_instruction(hlo.instruction_text(line, name), hlo.instruction_scan(line, name).data)
     return read.attribute(key) if read is not None else None
+
+
+def instructions_on(hlo: HloModule, line: int) -> Iterator[tuple[str, str, tuple[object, ...]]]:
+    """(name, text, scan data) of the instruction on `line`, or of each on a line of several items
+    (its text the item's, the others blanked); none on a line of another kind."""
+    scan = hlo.document.scan(line)
+    if scan.kind == "instruction":
+        data = hlo.instruction_scan(line).data
+        yield str(data[0]), hlo.instruction_text(line), data
+    if scan.kind != "items":
+        return
+    text = hlo.whole_text(line)
+    for start, item in scan.data:
+        if item.kind == "instruction" and item.problem is None:
+            yield str(item.data[0]), item_text(text, scan, start), item.data

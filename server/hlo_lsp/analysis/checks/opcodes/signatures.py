@@ -25,6 +25,9 @@ from hlo_lsp.parsing.line_scan import as_one_line
 from hlo_lsp.problems import Problem
 
 _LAYOUT = re.compile(r"\{[^{}]*\}|\s+")
+# A header's name, then its signature's `(`: where the scanner, which reads a line, found none (`ENTRY e // c`
+# above `(p: f32[4]) -> f32[4] {`), in the header read as one line.
+_SIGNATURE_OPEN = re.compile(r"[ \t]*(?:ENTRY[ \t]+)?%?[A-Za-z_][A-Za-z0-9_.\-]*:?[ \t]*\(")
 _AGREE: dict[tuple[str, str], bool] = {}  # (signature result, root shape) -> compatible
 
 
@@ -82,8 +85,13 @@ def _sized_tokens(hlo: HloModule, line: int, header: str, whole: str) -> list[Pr
 def _result_span(header: str, data: tuple[object, ...]) -> tuple[int, int] | None:
     """Where the result shape of the signature `(...) -> shape {` is, or None without a signature."""
     open_paren = data[2] if len(data) > 2 else -1
-    if not isinstance(open_paren, int) or open_paren < 0:
+    if not isinstance(open_paren, int):
         return None
+    if open_paren < 0:
+        head = _SIGNATURE_OPEN.match(header)
+        if head is None:
+            return None
+        open_paren = head.end() - 1
     end = header.find("//", open_paren)
     end = len(header) if end < 0 else end
     arrow = header.rfind("->", open_paren, end)

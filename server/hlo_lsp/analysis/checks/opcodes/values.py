@@ -87,6 +87,9 @@ def int_list(value: str) -> ValueProblem | None:
     return None if INT_LIST.fullmatch(value) else whole(value, "expects a list of integers, e.g. {0,1}")
 
 
+_AROUND_PUNCTUATION = re.compile(r"\s*([{},])\s*")
+
+
 def int_lists(value: str) -> list[list[int]] | None:
     """`{ {ints}, {ints} }` read, or None."""
     body = re.fullmatch(r"\{\s*(.*?)\s*\}", value, re.S)
@@ -94,8 +97,9 @@ def int_lists(value: str) -> list[list[int]] | None:
         return None
     if not body.group(1):
         return []
-    groups = re.findall(r"\{[^{}]*\}", body.group(1))
-    if ",".join(groups) != re.sub(r"\s+", "", body.group(1)) or not all(INT_LIST.fullmatch(g) for g in groups):
+    compact = _AROUND_PUNCTUATION.sub(r"\1", body.group(1))  # (a comment is a space too: `{/* c */1,3}`)
+    groups = re.findall(r"\{[^{}]*\}", compact)
+    if ",".join(groups) != compact or not all(INT_LIST.fullmatch(g) for g in groups):
         return None
     return [[int(n) for n in re.findall(INT, group)] for group in groups]
 
