@@ -205,8 +205,6 @@ def test_an_edit_in_the_next_chunk_rechecks_an_item_that_continues_there() -> No
         assert [(p.range.start.line, p.code) for p in syntax_problems(broken)] == [(25, "syntax")]
 
 
-@pytest.mark.xfail(strict=True, reason="analysis/syntax.py's _grammar_problem keeps only the problems on the lone "
-                                       "instruction's first line; the grammar's is on its continuation line")
 def test_a_text_of_two_instructions_the_first_continued_below_its_equals(tmp_path: Path) -> None:
     # XLA 2:21: Syntax error: Expected eof after parsing single instruction (oracle text #83476 of the run on
     # 1a8643e): the scanner reads the second line as the first instruction's continuation, `z = ...` in it.

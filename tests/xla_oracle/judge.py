@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from hlo_lsp.analysis.checks.opcodes.tables import RULES
 from xla_oracle.compare import differences
 from xla_oracle.open_causes import OPEN
 from xla_oracle.ours import OurReader, Reading
@@ -30,16 +31,30 @@ def _indented(text: str, limit: int = 3000) -> str:
     return "\n".join("    | " + line for line in body.split("\n"))
 
 
-# Known disagreements: (cause pattern, reason). Keep it minimal: each is XLA's parser accepting what only
-# its verifier rejects, reported by hlo-lsp on purpose.
-KNOWN: tuple[tuple[str, str], ...] = ()
+_UNDEFINED = re.compile(r"\[undefined-instruction\] instruction (\S+) is not defined")
+
+
+def _opcode_names_only(detail: str) -> bool:
+    """Whether every name our problems call undefined is spelt like an opcode (`abs`, `all-reduce`)."""
+    names = _UNDEFINED.findall(detail)
+    return bool(names) and all(name in RULES for name in names)
+
+
+# Known disagreements: (cause pattern, what the detail holds, reason). Keep it minimal: each is hlo-lsp
+# reporting on purpose what XLA's parser lets through.
+KNOWN: tuple[tuple[str, Callable[[str], bool], str], ...] = (
+    (r"^XLA accepts, we reject: \[undefined-instruction\]", _opcode_names_only,
+     "XLA's parser drops an undefined operand spelt like an opcode (`tuple(p, abs)` reads as `tuple(p)`, "
+     "`fusion(all-reduce, p)` as `fusion(p)`, which its verifier rejects); hlo-lsp reports the name"),
+)
 
 
 def known(disagreement: Disagreement) -> str | None:
-    """Why a disagreement is expected (one of XLA's verifier), or is still open (not fixed yet), or None."""
+    """Why a disagreement is expected (reported on purpose), or is still open (not fixed yet), or None."""
     if disagreement.cause in OPEN:
         return "open: not read as XLA reads it yet (xla_oracle/open_causes.py)"
-    return next((reason for pattern, reason in KNOWN if re.search(pattern, disagreement.cause)), None)
+    return next((reason for pattern, holds, reason in KNOWN
+                 if re.search(pattern, disagreement.cause) and holds(disagreement.detail)), None)
 
 
 _SHAPE = re.compile(r"\b[a-z][a-z0-9]*\[[^\]]*\](\{[^}]*\})?")

@@ -67,7 +67,11 @@ def _grammar_problem(document: Document, line: int) -> list[Problem]:
     """The grammar's problem with the instruction that starts on `line` (a line the scanner flagged is not
     parsed with the others)."""
     start, chunk = next((start, chunk) for start, chunk in reversed(document.chunks_with_starts()) if start <= line)
-    return [problem for problem in _chunk_problems(document, start, chunk, set()) if problem.range.start.line == line]
+    last = line  # the instruction's last line: its problem may be on a continuation line
+    while last + 1 < document.line_count and goes_on_from_above(document.scan(last + 1)):
+        last += 1
+    return [problem for problem in _chunk_problems(document, start, chunk, set())
+            if line <= problem.range.start.line <= last]
 
 
 def _after_edit(document: Document) -> list[Problem] | None:

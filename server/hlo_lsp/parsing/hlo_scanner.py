@@ -108,7 +108,7 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
             # shape; a shape's own parentheses follow no lowercase name: tuples, `T(8,128)`). Inlined:
             # a 40 MB module has a million lines.
             shape = fast.group(3)
-            if "=" not in shape and ("(" not in shape or _OPCODE_CALL.search(shape) is None):
+            if "=" not in shape and "/" not in shape and ("(" not in shape or _OPCODE_CALL.search(shape) is None):
                 # A comment may hide how the line ends (`abs(p), /* a`): the line is read with it blanked.
                 return _instruction_scan(text, fast) if "/*" not in text else _scan_with_comments(state, text)
     if isinstance(state, tuple) and state[0] in _ITEM_STATES:
@@ -398,7 +398,7 @@ def _read_instruction(text: str, head: re.Match[str], state: State) -> LineScan:
     if text[head.end(2)] == "=" and text[head.start(2) - 1] != "%":
         data = (name, head.end(), head.end(), "", is_root)
         return LineScan("instruction", state, definition, data, _glued_equals(text, head))
-    opcode = _OPCODE.search(text, head.end() - 1)
+    opcode = _OPCODE.search(_without_line_comment(text) if "//" in text else text, head.end() - 1)
     if opcode is None:
         data = (name, head.end(), head.end(), "", is_root)
         # `v =`, `v = f32[4]`, `v = (f32[4])` or `v = (f32[],`: XLA reads the rest of its shape, and its
@@ -791,6 +791,8 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
     if owner == _HEAD_OWNER:
         return _head_continued(base, text)
     counted = _without_line_comment(text) if "//" in text and not in_string else text
+    # (a line that starts inside a string: its other items start after the string's closing quote)
+    outside = text if not in_string else _string_closed(text)
     balance, in_string = open_string_end(counted, in_string) if in_string or '"' in counted else (
         bracket_balance(counted), False)
     entering, depth = depth, max(depth + balance, 0)
@@ -811,7 +813,8 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
     if owner == "instruction" and depth == 0:
         owner = _value_below(text) or owner
     # the item may end on this line, and others start (the last may go on below: brackets or a string open)
-    more = _ended_then_more(text, entering, _continuation(base, data)) if data[0] in _SPLIT_OWNERS else None
+    more = _ended_then_more(outside, entering, _continuation(base, data)) \
+        if data[0] in _SPLIT_OWNERS and outside is not None else None
     if more is not None:
         return more
     if in_string:
@@ -987,6 +990,12 @@ def matching_paren(text: str, open_index: int) -> int:
                 return -1
         index += 1
     return -1
+
+
+def _string_closed(text: str) -> str | None:
+    """A line that starts inside a string with the string's rest blanked, or None where it does not close."""
+    close = _string_end(text, -1)
+    return None if close < 0 else " " * (close + 1) + text[close + 1 :]
 
 
 def _string_end(text: str, quote: int) -> int:

@@ -244,7 +244,11 @@ def test_custom_call_layout_constraints(tmp_path: Path) -> None:
                                        "operand_layout_constraints={f32[5]{0}}")
     assert one(tmp_path, inferred)[1:3] == ("operand-shape", "Operand layout constraint shape f32[5]{0} for operand 0 "
                                                              "is not compatible with operand shape f32[4]")
-
+    # XLA: expected primitive type, saw kAttributeName (oracle text #37865 of the run on 0970b33: a sharding
+    # pasted where the constraints go)
+    pasted = module('ROOT r = f32[4] custom-call(p), custom_call_target="x", operand_layout_constraints={a.b="x"}')
+    assert one(tmp_path, pasted) == (4, "attribute-value", "operand_layout_constraints: expects a list of shapes: "
+                                                           "expected primitive type", 'a.b="x"')
 
 
 def test_a_layout_constraint_over_lines(tmp_path: Path) -> None:

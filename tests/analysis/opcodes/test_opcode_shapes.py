@@ -164,8 +164,6 @@ def test_reshape_of_an_inferred_broadcast_on_a_line_of_several_items(tmp_path: P
     assert str(inferred_shape(hlo, 9, name="d")) == "f32[0,1,4]"
 
 
-@pytest.mark.xfail(strict=True, reason="the scanner (parsing/hlo_scanner.py) takes `abs(` in the line comment after "
-                                       "`a =` for a's opcode; XLA reads `a = abs(p)` from the line below")
 def test_reshape_of_an_inferred_shape_whose_line_comment_holds_an_opcode(tmp_path: Path) -> None:
     # XLA crashes: StaticExtentProduct(shape) == StaticExtentProduct(operand->shape()) shape: f32[5] operand: f32[4]
     # (oracle text #89111 of the run on 1a8643e).

@@ -11,6 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from hlo_lsp.parsing.hlo_syntax import parse_shape
+from hlo_lsp.parsing.line_scan import as_one_line
+from hlo_lsp.parsing.syntax import ParseError
+
 ValueProblem = tuple[int, int, str]
 Validator = Callable[[str], ValueProblem | None]
 
@@ -186,7 +190,15 @@ def braced(value: str) -> ValueProblem | None:
 
 
 def shape_list(value: str) -> ValueProblem | None:
-    return None if value.startswith("{") and value.endswith("}") else whole(value, "expects a list of shapes")
+    if not (value.startswith("{") and value.endswith("}")):
+        return whole(value, "expects a list of shapes")
+    start = 1
+    for item in split_top_level(value[1:-1]):
+        start = value.index(item, start)
+        if isinstance(parse_shape(as_one_line(item).strip()), ParseError):  # (a shape over lines, comments)
+            return (start, start + len(item), "expects a list of shapes: expected primitive type")
+        start += len(item)
+    return None
 
 
 def parameter_replication(value: str) -> ValueProblem | None:
