@@ -463,6 +463,10 @@ REJECTED = (
         "i = s32[] parameter(0)", "p = f32[] parameter(1)",
         "ROOT c = f32[] conditional(i, p,", "    p), branch_computations={b1, // c", 'b2}, metadata={op_name="x"}',
         head="", params=())),
+    Entry("branch_computations' list over lines, on the line after the operands' comma", True, BRANCHES + entry(
+        "i = s32[] parameter(0)", "p = f32[] parameter(1)", "ROOT c = f32[] conditional(i, p, p),",
+        "    branch_computations={b1, // c", 'b2}, metadata={op_name="x"}', head="", params=())),
+    Entry("block comments glued (`*//*`) among operands", True, entry("ROOT v = abs(/* a *//* b */ p /* c */)")),
     Entry("a lone ROOT above a computation", False, "HloModule m\n\nROOT\n" + entry("ROOT v = f32[4] abs(p)", head="")),
     Entry("a text of two instructions", False, "x = f32[] abs(f32[] y)\nz = f32[] abs(x)\n"),
     Entry("signature result not the last instruction's", False, entry(

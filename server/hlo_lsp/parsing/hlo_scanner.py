@@ -440,10 +440,10 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
             text = text[:-1]
         refs = RefCollector(text)  # its columns: those of the text as written, comments and all
         if "/" in text:
-            if "//" in text:  # what a line comment holds names nothing: `abs(p // c`
-                text = _without_line_comment(text)
-            if "/*" in text:  # nor what a block comment holds, closed or left open: `abs(p /* a`
+            if "/*" in text:  # what a block comment holds names nothing, closed or left open: `abs(p /* a`
                 text = blank_comments(text)[0]
+            if "//" in text:  # nor what a line comment holds: `abs(p // c` (after the block comments: `*//*`)
+                text = _without_line_comment(text)
         open_paren = data[2] + len(data[3])
         close_paren = matching_paren(text, open_paren)
         if data[3] not in _LITERAL_OPCODES:
@@ -461,17 +461,18 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
     if kind == "continuation":  # an instruction's operands or attributes go on here: `to_apply=add`
         if "*/" in text or "/*" in text:  # a comment that ends, opens, or both, on this line
             text = blank_comments(_comment_end_blanked(text))[0]
+        if "//" in text:  # what a line comment holds names nothing: `branch_computations={b1, // c`
+            text = _without_line_comment(text)
         if scan.data == ("instruction",):
             _collect_attribute_refs(text, 0, refs)
         elif scan.data and scan.data[0] in _LIST_ROLES:
-            _list_going_on_refs(_without_line_comment(text) if "//" in text else text, refs, _LIST_ROLES[scan.data[0]])
+            _list_going_on_refs(text, refs, _LIST_ROLES[scan.data[0]])
         elif scan.data == (_CALLED,) or scan.data == (_PREDECESSORS,):
             _called_value_refs(text, refs, Role.COMPUTATION_USE if scan.data[0] == _CALLED else Role.INSTRUCTION_USE)
         elif scan.data == ("table_row",):
             _table_row_uses(text, 0, refs)
         elif scan.data and scan.data[0] in _OPERAND_OWNERS:
-            _continued_operands(_without_line_comment(text) if "//" in text else text, scan.data[1], refs,
-                                literal=scan.data[0] == _LITERAL)
+            _continued_operands(text, scan.data[1], refs, literal=scan.data[0] == _LITERAL)
         return tuple(refs.refs)
     if kind == "computation":
         if scan.data[2] >= 0:
