@@ -467,6 +467,31 @@ REJECTED = (
         "i = s32[] parameter(0)", "p = f32[] parameter(1)", "ROOT c = f32[] conditional(i, p, p),",
         "    branch_computations={b1, // c", 'b2}, metadata={op_name="x"}', head="", params=())),
     Entry("block comments glued (`*//*`) among operands", True, entry("ROOT v = abs(/* a *//* b */ p /* c */)")),
+    Entry("an operand list closing on a continuation line, an inline computation opening after it", True, entry(
+        "ROOT w = f32[4] while(p/* a", " b */), condition={ a = f32[4] parameter(0)",
+        "ROOT t = pred[] constant(true) }, body={ b = f32[4] parameter(0) ROOT n = f32[4] negate(b) } }",
+        closing="")),
+    Entry("an inline computation's `}` starting a line, then attributes and the computation's `}`", True, entry(
+        "ROOT w = f32[4] while(p), condition={ a = f32[4] parameter(0)", "ROOT t = pred[] constant(true)",
+        "}, body={ b = f32[4] parameter(0) ROOT n = f32[4] negate(b) } }", closing="")),
+    Entry("a tuple shape's brackets open over lines before its opcode", True, entry(
+        "t = (f32[4]{0// c", "}, // c", "f32[4]) tuple(p, p)", "ROOT r = f32[4] get-tuple-element(t), index=0")),
+    Entry("control-predecessors' braced list opened on the line below its key", True, entry(
+        "a = f32[4] abs(p)", "ROOT b = f32[4] negate(p), control-predecessors=/* a", " b */{// c", "a}")),
+    Entry("branch_computations' braced list opened on the line below its key", True, BRANCHES + entry(
+        "i = s32[] parameter(0)", "p = f32[] parameter(1)", "ROOT c = f32[] conditional(i, p, p), branch_computations=",
+        "{b1, // c", 'b2}, metadata={op_name="x"}', head="", params=())),
+    Entry("a string over lines, its key's value below the line that closes it", True, entry(
+        'ROOT v = f32[4] abs(p), frontend_attributes={a="x// c', '}, y"}, metadata=// c', '{op_name="w"}')),
+    # hlo-lsp ends the string where a whole instruction starts, on purpose (xla_oracle.judge.KNOWN)
+    Entry("a string over lines holding a whole instruction's line", True, entry(
+        'ROOT v = f32[4] abs(p), frontend_attributes={a="x', "q = f32[4] parameter(0)", 'y"}')),
+    Entry("a parameter number twice in a body written inline, a block comment over lines between them", False,
+          entry("ROOT w = f32[4] while(p),", "condition={ a = f32[4] parameter(0)", "/* a",
+                " b */ q = f32[4] parameter(0)",
+                "ROOT t = pred[] constant(true) }, body={ b = f32[4] parameter(0) ROOT n = f32[4] negate(b) }")),
+    Entry("a call whose shape is inferred, with fewer operands than its computation's parameters", False, entry(
+        "ROOT r = call(), to_apply= // c", "%f", before="f {\n  x = f32[] parameter(0)\n}\n\n", params=())),
     Entry("a lone ROOT above a computation", False, "HloModule m\n\nROOT\n" + entry("ROOT v = f32[4] abs(p)", head="")),
     Entry("a text of two instructions", False, "x = f32[] abs(f32[] y)\nz = f32[] abs(x)\n"),
     Entry("signature result not the last instruction's", False, entry(

@@ -165,6 +165,9 @@ def _scan_in_comment(state: tuple[str, State], text: str) -> LineScan:
 _STRING_OR_BLOCK_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"?|/\*(?:.*?\*/|.*)|//[^\n]*', re.S)
 
 
+_NOT_LINE_END = re.compile(r"[^\n]")
+
+
 def blank_comments(text: str) -> tuple[str, bool]:
     """`text` with its block comments (outside strings) replaced by spaces, and whether the last one
     stays open at the end of the line (blanked to the end)."""
@@ -178,7 +181,7 @@ def blank_comments(text: str) -> tuple[str, bool]:
         if token[0] == '"' or token[1] == "/":
             return token
         unclosed = len(token) < 4 or not token.endswith("*/")
-        return " " * len(token)
+        return " " * len(token) if "\n" not in token else _NOT_LINE_END.sub(" ", token)  # (lines kept)
 
     return _STRING_OR_BLOCK_COMMENT.sub(blank, text), unclosed
 
@@ -403,7 +406,8 @@ def _read_instruction(text: str, head: re.Match[str], state: State) -> LineScan:
         data = (name, head.end(), head.end(), "", is_root)
         # `v =`, `v = f32[4]`, `v = (f32[4])` or `v = (f32[],`: XLA reads the rest of its shape, and its
         # opcode, below (a line that starts an item there ends it, cut short)
-        return LineScan("instruction", ("cont", 0, state, _HEAD_OWNER), definition, data)
+        going_on = ("cont", _head_depth(0, text[head.end() :]), state, _HEAD_OWNER)
+        return LineScan("instruction", going_on, definition, data)
     data = (name, head.end(), opcode.start(1), sys.intern(opcode.group(1)), is_root)
     return LineScan("instruction", state, definition, data)
 
@@ -467,8 +471,8 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
             _collect_attribute_refs(text, 0, refs)
         elif scan.data and scan.data[0] in _LIST_ROLES:
             _list_going_on_refs(text, refs, _LIST_ROLES[scan.data[0]])
-        elif scan.data == (_CALLED,) or scan.data == (_PREDECESSORS,):
-            _called_value_refs(text, refs, Role.COMPUTATION_USE if scan.data[0] == _CALLED else Role.INSTRUCTION_USE)
+        elif scan.data and scan.data[0] in _VALUE_ROLES:
+            _called_value_refs(text, refs, _VALUE_ROLES[scan.data[0]], scan.data[0] in _LIST_VALUES)
         elif scan.data == ("table_row",):
             _table_row_uses(text, 0, refs)
         elif scan.data and scan.data[0] in _OPERAND_OWNERS:
@@ -482,15 +486,19 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
     return tuple(refs.refs)
 
 
-def _called_value_refs(text: str, refs: RefCollector, role: Role) -> None:
+def _called_value_refs(text: str, refs: RefCollector, role: Role, a_list: bool) -> None:
     """The line below `to_apply=` (or another key naming computations, or control-predecessors): the
-    names of its value (one, or a braced list; none in a computation written inline), then its attributes."""
+    names of its value (one, or a braced list, perhaps going on below where the key's value is a list; none
+    in a computation written inline), then its attributes."""
     clean = _without_line_comment(text) if "//" in text else text
     value_start = len(clean) - len(clean.lstrip())
     braced = _BRACED_LIST.match(clean, value_start)
     if braced is not None:
         refs.add_matches(role, _REF_VALUE.finditer(clean, braced.start(1), braced.end(1)))
         _collect_attribute_refs(clean, braced.end(), refs)
+        return
+    if a_list and clean.startswith("{", value_start):  # the list goes on below: its names on this line
+        refs.add_matches(role, _REF_VALUE.finditer(clean, value_start + 1))
         return
     name = _REF_VALUE.match(clean, value_start)
     if name is not None:
@@ -702,13 +710,17 @@ _INLINE_OPEN = re.compile(r"(?<![\w.\-])(?:" + "|".join(INLINE_KEYS) + r")[ \t]*
 # The owner of the line below a key that names a computation (`to_apply=` ending a line): its value, a
 # name or a computation written inline.
 _CALLED = "called_computation"
+_CALLED_LIST = "called_computation_list"  # the same of a key whose value is a braced list of computations
 _PREDECESSORS = "control_predecessors"  # the same of `control-predecessors=`: a braced list of instructions
 _KEYS_ENDING = re.compile(r"(?<![\w.\-])(?:(" + "|".join(_CALLED_KEYS) + r")|control-predecessors)[ \t]*=$")
+_LIST_ONLY_KEYS = frozenset(("branch_computations", "called_computations"))
 
 
 # The owners of the lines a braced list of names goes on over (`branch_computations={a,` / `b}`), by the
-# role of its names.
+# role of its names; the owner of such a list's value line (below its key) and its lines after.
 _LIST_ROLES = {"computation_list": Role.COMPUTATION_USE, "predecessor_list": Role.INSTRUCTION_USE}
+_LIST_VALUES = {_CALLED_LIST: "computation_list", _PREDECESSORS: "predecessor_list"}
+_VALUE_ROLES = {_CALLED: Role.COMPUTATION_USE, _CALLED_LIST: Role.COMPUTATION_USE, _PREDECESSORS: Role.INSTRUCTION_USE}
 _LIST_OPEN = re.compile(r"(?<![\w.\-])(?:(" + "|".join(sorted(_COMPUTATION_LIST_KEYS)) + r")|control-predecessors)"
                         r"[ \t]*=[ \t]*\{[^{}]*$")
 
@@ -729,9 +741,11 @@ def _list_going_on_refs(text: str, refs: RefCollector, role: Role) -> None:
 
 def _value_below(text: str) -> str | None:
     """The owner of the line below when the line ends with a key whose value, computations or control
-    predecessors, is on that line (_CALLED, _PREDECESSORS), else None."""
+    predecessors, is on that line (_CALLED, _CALLED_LIST, _PREDECESSORS), else None."""
     key = _KEYS_ENDING.search(_without_line_comment(text).rstrip())
-    return None if key is None else _CALLED if key.group(1) else _PREDECESSORS
+    if key is None:
+        return None
+    return _PREDECESSORS if not key.group(1) else _CALLED_LIST if key.group(1) in _LIST_ONLY_KEYS else _CALLED
 
 
 def _opens_inline_computation(text: str) -> bool:
@@ -790,10 +804,10 @@ def _starts_new_item(text: str, stripped: str, base: State, depth: int) -> bool:
 def _continued(depth: int, base: State, owner: str, text: str, in_string: bool = False) -> LineScan:
     """A continuation line, and the state after it."""
     if owner == _HEAD_OWNER:
-        return _head_continued(base, text)
+        return _head_continued(base, text, depth)
     counted = _without_line_comment(text) if "//" in text and not in_string else text
-    # (a line that starts inside a string: its other items start after the string's closing quote)
-    outside = text if not in_string else _string_closed(text)
+    # (a line that starts inside a string: what it holds after the string's closing quote; "" where it holds none)
+    outside = text if not in_string else _string_closed(text) or ""
     balance, in_string = open_string_end(counted, in_string) if in_string or '"' in counted else (
         bracket_balance(counted), False)
     entering, depth = depth, max(depth + balance, 0)
@@ -803,24 +817,25 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
         owner = owner if depth > 0 and _operand_list_end(text, entering) < 0 else "instruction"
     elif owner == _CALLED:  # this line holds the value: a name, or the `{` of a computation written inline
         owner = _INLINE if depth > entering else "instruction"
-    elif owner == _PREDECESSORS:
-        owner = "instruction"
+    elif owner in _LIST_VALUES:  # its value: a name, or a braced list, which may go on below (`{// c` / `a}`)
+        owner = _LIST_VALUES[owner] if depth > entering else "instruction"
     elif owner in _LIST_ROLES:  # the list's names go on to its `}`
         owner = owner if "}" not in _without_line_comment(text) else "instruction"
-    if owner == "instruction" and depth > entering and _opens_inline_computation(text):  # (its operands too)
+    # (its operands too; or its operand list closes on this line, then an inline computation opens: `), calls={`)
+    if owner == "instruction" and (depth > entering or depth > 0 and data[0] in _OPERAND_OWNERS) and \
+            _opens_inline_computation(outside):
         owner = _INLINE
     if owner == "instruction" and depth > 0:  # a list of names left open: `p), branch_computations={b1,`
-        owner = _list_going_on(text) or owner
+        owner = _list_going_on(outside) or owner
     if owner == "instruction" and depth == 0:
-        owner = _value_below(text) or owner
+        owner = _value_below(outside) or owner
     # the item may end on this line, and others start (the last may go on below: brackets or a string open)
-    more = _ended_then_more(outside, entering, _continuation(base, data)) \
-        if data[0] in _SPLIT_OWNERS and outside is not None else None
+    more = _ended_then_more(outside, entering, _continuation(base, data)) if data[0] in _SPLIT_OWNERS else None
     if more is not None:
         return more
     if in_string:
         return _continuation(("string", depth, base, owner), data)
-    if depth > 0 or _goes_on(text):
+    if depth > 0 or _goes_on(outside):
         return _continuation(("cont", depth, base, owner), data)
     return _continuation(base, data)
 
@@ -836,8 +851,9 @@ def _ended_then_more(text: str, entering: int, ended: LineScan) -> LineScan | No
     flat = without_comments(text)
     closed = not entering or ended.data[0] == "instruction"  # (else the operand list is open: depth `entering`)
     starts = item_starts(flat, True, operands_closed=closed)
-    if starts and entering + bracket_balance(text[: starts[0]]) > 0:  # a start inside the brackets still open:
-        close = _operand_list_end(flat, entering)                    # items are looked for after they close
+    # none, or a start inside the brackets still open: items are looked for after they close (`}, body={...} }`)
+    if entering and (not starts or entering + bracket_balance(text[: starts[0]]) > 0):
+        close = _operand_list_end(flat, entering)
         # (a `)` where they close: the instruction's, whatever bracket it was, so that a `}` after it ends more)
         starts = item_starts(" " * close + ")" + flat[close + 1 :], True, operands_closed=True) if close >= 0 else []
     if not starts or len(starts) >= _MAX_ITEMS_ON_A_LINE:
@@ -860,16 +876,22 @@ def continued_end(scan: LineScan, text: str) -> int | None:
     return None
 
 
-def _head_continued(base: State, text: str) -> LineScan:
-    """A line of an instruction whose opcode has not come yet (`v =` above it): its shape, or its opcode
-    and operands."""
+def _head_continued(base: State, text: str, depth: int = 0) -> LineScan:
+    """A line of an instruction whose opcode has not come yet (`v =` above it), `depth` brackets of its shape
+    open at the line's start: its shape, or its opcode and operands."""
     if "(" not in _without_line_comment(text):
-        return _continuation(("cont", 0, base, _HEAD_OWNER), (_HEAD_OWNER,))
+        return _continuation(("cont", _head_depth(depth, text), base, _HEAD_OWNER), (_HEAD_OWNER,))
     opcode = _OPCODE.search(" " + text)  # the opcode may start the line
     if opcode is None:  # a tuple shape: the opcode is still to come
-        return _continuation(("cont", 0, base, _HEAD_OWNER), (_HEAD_OWNER,))
+        return _continuation(("cont", _head_depth(depth, text), base, _HEAD_OWNER), (_HEAD_OWNER,))
     open_paren = opcode.end() - 2
     return _continued(0, base, _operands_owner(opcode.group(1)), " " * open_paren + text[open_paren:])
+
+
+def _head_depth(depth: int, text: str) -> int:
+    """The brackets of a shape open after a line of it (`(f32[4]{0 // c`: 2), `depth` open before it: a `}`
+    below closes one of them, not the computation."""
+    return max(depth + bracket_balance(_without_line_comment(text) if "//" in text else text), 0)
 
 
 def _operand_list_end(text: str, depth: int) -> int:

@@ -1,7 +1,7 @@
 """The rules of an instruction that read the lines its operands and attributes name, run where its
 line's verdict asks for them: reshapes' element counts, broadcasts of non-scalars, dynamic slices'
 start indices, conditionals' selectors, tuple indices, custom-calls' layout constraints, scans'
-parameters and control predecessors defined too late.
+parameters, calls' operands where XLA infers their shape, and control predecessors defined too late.
 """
 
 from __future__ import annotations
@@ -147,14 +147,29 @@ def _layout_constraints(hlo: HloModule, line: int, read: InstructionParts, judge
                           f"with operand shape {operand}")
 
 
-def _scan_parameters(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
-    name = (read.attribute("to_apply") or "").lstrip("%")
+def _applied_parameters(hlo: HloModule, read: InstructionParts) -> tuple[str, int | None]:
+    """The computation `to_apply` names and its number of parameters (None where it is not defined)."""
+    name = (read.attribute("to_apply") or "").strip().lstrip("%")
     computation = hlo.computations.get(name)
     if computation is None:
-        return
+        return name, None
     scans = (hlo.document.scan(body_line) for body_line in computation.instruction_lines)
-    parameters = sum(1 for scan in scans if scan.data[3] == "parameter")
-    if parameters != len(read.operands):
+    return name, sum(1 for scan in scans if scan.data[3] == "parameter")
+
+
+def _call_arity(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
+    """A call whose shape XLA's parser infers (none written) from its computation's: one operand per parameter."""
+    _, parameters = _applied_parameters(hlo, read)
+    if parameters is not None and parameters != len(read.operands):
+        judgement.add(read.opcode_span, "operand-shape", "failed to infer shape for opcode: call, error: Call applied "
+                                                         "function arity must match number of arguments; got: arity: "
+                                                         f"{parameters}, arguments: {len(read.operands)} (write the "
+                                                         "result shape before the opcode)")
+
+
+def _scan_parameters(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
+    name, parameters = _applied_parameters(hlo, read)
+    if parameters is not None and parameters != len(read.operands):
         judgement.add(read.operands_span, "operand-count", f"expects {len(read.operands)} operands to match the "
                                                            f"number of parameters of to_apply, but {name} has "
                                                            f"{parameters} parameters")
@@ -179,6 +194,6 @@ _CROSS_RULES: dict[str, CrossRule] = {
     "broadcast": _broadcast, "broadcast-start": _broadcast, "dynamic-slice": _dynamic_slice,
     "dynamic-update-slice": _dynamic_slice,
     "conditional": _conditional, "get-tuple-element": _get_tuple_element, "custom-call": _layout_constraints,
-    "scan": _scan_parameters, **dict.fromkeys(UNARY_TYPES, unary_operand),
+    "scan": _scan_parameters, "call": _call_arity, **dict.fromkeys(UNARY_TYPES, unary_operand),
     **dict.fromkeys(BINARY_INFERRED, binary_operands),
 }

@@ -129,7 +129,8 @@ def _marks(text: str, open_paren: int) -> tuple[int, list[int], list[int], str] 
 def _blanked(text: str, spans: list[Span]) -> str:
     clean, kept = [], 0
     for start, end in spans:
-        clean += [text[kept:start], " " * (end - start)]
+        comment = text[start:end]  # blanked, its line ends kept: a body written inline keeps its lines
+        clean += [text[kept:start], " " * (end - start) if "\n" not in comment else re.sub(r"[^\n]", " ", comment)]
         kept = end
     return "".join(clean) + text[kept:]
 

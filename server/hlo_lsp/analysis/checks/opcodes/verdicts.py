@@ -62,6 +62,12 @@ class VerdictCache:
             # text may read otherwise where it belongs (as a line of several items), so it teaches nothing.
             return
         text = chunk.lines[local].rstrip("\r")
+        close = text.find("*/")
+        if close >= 0 and not 0 <= text.find("/*") < close:  # a line that ends a comment from above: what it
+            self.verdicts[key] = EVALUATE                    # holds depends on the lines above, not on its text
+            self.active.add(key)
+            self.known.add(key)
+            return
         if scan.kind not in _JUDGED_KINDS:  # the same text may be an instruction elsewhere (in a computation
             scan = scan_hlo_line(COMP, text)  # written inline): its verdict is the instruction's
         verdict = self._verdict(text, scan.kind, scan.data, isinstance(scan.end_state, tuple))
