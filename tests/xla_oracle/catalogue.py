@@ -490,6 +490,18 @@ REJECTED = (
           entry("ROOT w = f32[4] while(p),", "condition={ a = f32[4] parameter(0)", "/* a",
                 " b */ q = f32[4] parameter(0)",
                 "ROOT t = pred[] constant(true) }, body={ b = f32[4] parameter(0) ROOT n = f32[4] negate(b) }")),
+    Entry("a call whose shape is inferred, fewer operands than the parameters on one line of its computation", False,
+          _s("ROOT r = call(s), to_apply=f",
+             before="f {\n  x = f32[] parameter(0) y = f32[] parameter(1) ROOT z = f32[] add(x, y)\n}\n\n")),
+    Entry("a dot whose shape is inferred, against its computation's signature", False, entry(
+        "b = s8[3,4] parameter(1)", "ROOT d = dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        params=("a = s8[2,3] parameter(0)",), opening="ENTRY e (a: s8[2,3], b: s8[3,4]) -> s32[2,4] {")),
+    Entry("a dot whose shape is inferred with batch dimensions, its signature's", True, entry(
+        "b = f32[2,4,5] parameter(1)", "ROOT d = dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+        "rhs_batch_dims={0}, rhs_contracting_dims={1}", params=("a = f32[2,3,4] parameter(0)",),
+        opening="ENTRY e (a: f32[2,3,4], b: f32[2,4,5]) -> f32[2,3,5] {")),
+    Entry("a parameter number twice below a header over lines, a block comment in it", False, entry(
+        "b = f32[] parameter(0)", params=("a = f32[] parameter(0)",), opening="ENTRY /* a\n b */e {")),
     Entry("a call whose shape is inferred, with fewer operands than its computation's parameters", False, entry(
         "ROOT r = call(), to_apply= // c", "%f", before="f {\n  x = f32[] parameter(0)\n}\n\n", params=())),
     Entry("a lone ROOT above a computation", False, "HloModule m\n\nROOT\n" + entry("ROOT v = f32[4] abs(p)", head="")),

@@ -7,7 +7,7 @@ parameters, calls' operands where XLA infers their shape, and control predecesso
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from hlo_lsp.analysis.checks.opcodes import tables
 from hlo_lsp.analysis.checks.opcodes.findings import Finding, Judgement
@@ -15,13 +15,19 @@ from hlo_lsp.analysis.checks.opcodes.inference import UNARY_TYPES, inferred_text
 from hlo_lsp.analysis.checks.opcodes.inference import operand_shape as inferred_operand_shape
 from hlo_lsp.analysis.checks.opcodes.inferred_operands import BINARY_INFERRED, binary_operands, unary_operand
 from hlo_lsp.analysis.checks.opcodes.line_rules import check_attributes
-from hlo_lsp.analysis.checks.opcodes.other_lines import definition, operand_name, operand_shape, shape_text
+from hlo_lsp.analysis.checks.opcodes.other_lines import (
+    definition,
+    instructions_on,
+    operand_name,
+    operand_shape,
+    shape_text,
+)
 from hlo_lsp.analysis.checks.opcodes.reader import ARRAY_SHAPE, InstructionParts, parsed_shape
 from hlo_lsp.analysis.checks.opcodes.shape_rules import compatible
 from hlo_lsp.analysis.checks.opcodes.text_keys import CACHE_LIMIT
 from hlo_lsp.analysis.checks.opcodes.values import int64_value, split_top_level
-from hlo_lsp.model.hlo_module import HloModule
-from hlo_lsp.parsing.hlo_scanner import without_comments
+from hlo_lsp.model.hlo_module import Computation, HloModule
+from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, without_comments
 from hlo_lsp.parsing.syntax import ArrayShape, Shape, TupleShape
 
 CrossRule = Callable[[HloModule, int, InstructionParts, Judgement], None]
@@ -153,8 +159,20 @@ def _applied_parameters(hlo: HloModule, read: InstructionParts) -> tuple[str, in
     computation = hlo.computations.get(name)
     if computation is None:
         return name, None
-    scans = (hlo.document.scan(body_line) for body_line in computation.instruction_lines)
-    return name, sum(1 for scan in scans if scan.data[3] == "parameter")
+    lines = dict.fromkeys(computation.instruction_lines)  # (a line of several instructions is listed for each)
+    instructions = (found for line in lines for found in _instructions_of(hlo, computation, line))
+    return name, sum(1 for text, data in instructions if continued_instruction_data(text, data)[3] == "parameter")
+
+
+def _instructions_of(hlo: HloModule, computation: Computation, line: int) -> Iterator[tuple[str, tuple[object, ...]]]:
+    """(text, scan data) of each instruction of `computation` on `line` (a line of several items may hold
+    another computation's too)."""
+    scan = hlo.document.scan(line)
+    starts = [start for start, item in scan.data if item.kind == "instruction" and item.problem is None] \
+        if scan.kind == "items" else [0]
+    for start, (_, text, data) in zip(starts, instructions_on(hlo, line), strict=False):
+        if scan.kind != "items" or hlo.computation_at(line, start) is computation:
+            yield text, data
 
 
 def _call_arity(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:

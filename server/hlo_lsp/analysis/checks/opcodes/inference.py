@@ -9,7 +9,7 @@ import re
 
 from hlo_lsp.analysis.checks.opcodes.literals import ELEMENT_TYPES
 from hlo_lsp.analysis.checks.opcodes.other_lines import definition, operand_name, shape_text
-from hlo_lsp.analysis.checks.opcodes.reader import parsed_shape, read_instruction
+from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, parsed_shape, read_instruction
 from hlo_lsp.analysis.checks.opcodes.values import int64_value
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, without_comments
@@ -80,7 +80,37 @@ def inferred_shape(hlo: HloModule, line: int, depth: int = 0, name: str | None =
         return None
     if read.opcode == "broadcast" and len(operands) == 1:
         return _broadcast_result(operands[0], read.attribute("dimensions") or "{}")
+    if read.opcode == "dot" and len(operands) == 2:
+        return _dot_result(operands[0], operands[1], read)
     return _result(read.opcode, [shape for shape in operands if shape is not None])
+
+
+_DOT_KEYS = ("lhs_batch_dims", "lhs_contracting_dims", "rhs_batch_dims", "rhs_contracting_dims")
+
+
+def _dot_result(lhs: Shape | None, rhs: Shape | None, read: InstructionParts) -> Shape | None:
+    """XLA's dot shape (InferDotOpShape): the batch dimensions, then the lhs's other dimensions, then the rhs's;
+    None where the element types differ (the more precise one is XLA's) or a dimension number is not one."""
+    if not (isinstance(lhs, ArrayShape) and isinstance(rhs, ArrayShape) and lhs.element_type == rhs.element_type
+            and is_array(lhs) and is_array(rhs)):
+        return None
+    numbers = [_dimension_numbers(read.attribute(key) or "{}") for key in _DOT_KEYS]
+    if any(found is None for found in numbers):
+        return None
+    lhs_batch, lhs_contracting, rhs_batch, rhs_contracting = (found or [] for found in numbers)
+    if any(d >= len(lhs.dims) for d in (*lhs_batch, *lhs_contracting)) or \
+            any(d >= len(rhs.dims) for d in (*rhs_batch, *rhs_contracting)):
+        return None
+    lhs_rest = [size for d, size in enumerate(lhs.dims) if d not in lhs_batch and d not in lhs_contracting]
+    rhs_rest = [size for d, size in enumerate(rhs.dims) if d not in rhs_batch and d not in rhs_contracting]
+    return ArrayShape(lhs.element_type, (*(lhs.dims[d] for d in lhs_batch), *lhs_rest, *rhs_rest))
+
+
+def _dimension_numbers(value: str) -> list[int] | None:
+    """`{1,0}` read: dimension numbers, or None where it holds another value."""
+    body = value.strip().removeprefix("{").removesuffix("}")
+    numbers = [int64_value(part.strip()) for part in body.split(",") if part.strip()]
+    return None if any(n is None or n < 0 for n in numbers) else numbers  # type: ignore[return-value]
 
 
 def _broadcast_result(operand: Shape | None, dimensions: str) -> Shape | None:

@@ -159,8 +159,8 @@ def _chunk_facts(hlo: HloModule, start: int, chunk: Chunk) -> _ChunkFacts:
         span = spans.get(key)
         if span is not None:
             numbers.append(lines[local][span])
-        elif key in headers:
-            header, numbers = _next_computation(hlo, facts, start, header, numbers, start + local)
+        elif key in headers or chunk.scans[local].kind == "computation":  # (a header whose text is not known as one:
+            header, numbers = _next_computation(hlo, facts, start, header, numbers, start + local)  # `*/e {`)
         elif chunk.scans[local].kind == "instruction":  # the same text may read otherwise in a garbled file
             number = _apply(hlo, start + local, lines[local].rstrip("\r"), chunk.scans[local].data,
                             verdicts.get(key, EVALUATE), facts)
