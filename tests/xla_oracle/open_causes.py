@@ -1,7 +1,7 @@
 """The disagreements with XLA's parser found and not fixed yet: the causes the 100,000-text runs
 (benchmarks/xla_parser_long.py, seed 20250611) printed, each a template of XLA's message or ours. The first
 run found 1,903 disagreements in 50 causes; later ones 604 in 40 (commit 42dcccf), 114 in 24 (043190a), 38 in
-15 (0970b33), 16 in 11 (1a8643e), 8 in 8 (e726842) and 40 in 6 (31fbea4; beside the known ones). Each cause
+15 (0970b33), 16 in 11 (1a8643e), 8 in 8 (e726842) and 43 in 6 (31fbea4), beside the known ones. Each cause
 those runs left was fixed since, or is known: what hlo-lsp reports on purpose (xla_oracle.judge.KNOWN). A test
 fails on any cause not listed here; a cause fixed is taken off the list."""
 
