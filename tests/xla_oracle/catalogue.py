@@ -500,6 +500,12 @@ REJECTED = (
         "b = f32[2,4,5] parameter(1)", "ROOT d = dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
         "rhs_batch_dims={0}, rhs_contracting_dims={1}", params=("a = f32[2,3,4] parameter(0)",),
         opening="ENTRY e (a: f32[2,3,4], b: f32[2,4,5]) -> f32[2,3,5] {")),
+    Entry("a dot whose shape is inferred, its batch dimensions on one side only", False, entry(
+        "b = f32[4,5] parameter(1)", "ROOT d = dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+        "rhs_contracting_dims={0}", params=("a = f32[2,3,4] parameter(0)",))),
+    Entry("a dot whose shape is inferred, contracting dimensions of two sizes", False, entry(
+        "b = f32[4,5] parameter(1)", "ROOT d = dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        params=("a = f32[2,3] parameter(0)",))),
     Entry("a parameter number twice below a header over lines, a block comment in it", False, entry(
         "b = f32[] parameter(0)", params=("a = f32[] parameter(0)",), opening="ENTRY /* a\n b */e {")),
     Entry("a call whose shape is inferred, with fewer operands than its computation's parameters", False, entry(

@@ -13,7 +13,12 @@ from hlo_lsp.analysis.checks.opcodes import tables
 from hlo_lsp.analysis.checks.opcodes.findings import Finding, Judgement
 from hlo_lsp.analysis.checks.opcodes.inference import UNARY_TYPES, inferred_text, is_array
 from hlo_lsp.analysis.checks.opcodes.inference import operand_shape as inferred_operand_shape
-from hlo_lsp.analysis.checks.opcodes.inferred_operands import BINARY_INFERRED, binary_operands, unary_operand
+from hlo_lsp.analysis.checks.opcodes.inferred_operands import (
+    BINARY_INFERRED,
+    binary_operands,
+    dot_operands,
+    unary_operand,
+)
 from hlo_lsp.analysis.checks.opcodes.line_rules import check_attributes
 from hlo_lsp.analysis.checks.opcodes.other_lines import (
     definition,
@@ -212,6 +217,6 @@ _CROSS_RULES: dict[str, CrossRule] = {
     "broadcast": _broadcast, "broadcast-start": _broadcast, "dynamic-slice": _dynamic_slice,
     "dynamic-update-slice": _dynamic_slice,
     "conditional": _conditional, "get-tuple-element": _get_tuple_element, "custom-call": _layout_constraints,
-    "scan": _scan_parameters, "call": _call_arity, **dict.fromkeys(UNARY_TYPES, unary_operand),
+    "scan": _scan_parameters, "call": _call_arity, "dot": dot_operands, **dict.fromkeys(UNARY_TYPES, unary_operand),
     **dict.fromkeys(BINARY_INFERRED, binary_operands),
 }

@@ -90,20 +90,43 @@ _DOT_KEYS = ("lhs_batch_dims", "lhs_contracting_dims", "rhs_batch_dims", "rhs_co
 
 def _dot_result(lhs: Shape | None, rhs: Shape | None, read: InstructionParts) -> Shape | None:
     """XLA's dot shape (InferDotOpShape): the batch dimensions, then the lhs's other dimensions, then the rhs's;
-    None where the element types differ (the more precise one is XLA's) or a dimension number is not one."""
-    if not (isinstance(lhs, ArrayShape) and isinstance(rhs, ArrayShape) and lhs.element_type == rhs.element_type
-            and is_array(lhs) and is_array(rhs)):
+    None where the element types differ (the more precise one is XLA's) or XLA infers none (`dot_problem`)."""
+    numbers = _dot_numbers(read)
+    if not (isinstance(lhs, ArrayShape) and isinstance(rhs, ArrayShape)) or lhs.element_type != rhs.element_type \
+            or numbers is None or dot_problem(lhs, rhs, read) is not None:
         return None
-    numbers = [_dimension_numbers(read.attribute(key) or "{}") for key in _DOT_KEYS]
-    if any(found is None for found in numbers):
-        return None
-    lhs_batch, lhs_contracting, rhs_batch, rhs_contracting = (found or [] for found in numbers)
-    if any(d >= len(lhs.dims) for d in (*lhs_batch, *lhs_contracting)) or \
-            any(d >= len(rhs.dims) for d in (*rhs_batch, *rhs_contracting)):
-        return None
+    lhs_batch, lhs_contracting, rhs_batch, rhs_contracting = numbers
     lhs_rest = [size for d, size in enumerate(lhs.dims) if d not in lhs_batch and d not in lhs_contracting]
     rhs_rest = [size for d, size in enumerate(rhs.dims) if d not in rhs_batch and d not in rhs_contracting]
     return ArrayShape(lhs.element_type, (*(lhs.dims[d] for d in lhs_batch), *lhs_rest, *rhs_rest))
+
+
+def dot_problem(lhs: Shape, rhs: Shape, read: InstructionParts) -> str | None:
+    """Why XLA cannot infer a dot's shape from its operands' (its messages), or None."""
+    numbers = _dot_numbers(read)
+    if numbers is None or not (isinstance(lhs, ArrayShape) and isinstance(rhs, ArrayShape)) or \
+            not (is_array(lhs) and is_array(rhs)):
+        return None  # an attribute's syntax problem, or not arrays: other rules tell
+    lhs_batch, lhs_contracting, rhs_batch, rhs_contracting = numbers
+    reason = None
+    if len(lhs_contracting) != len(rhs_contracting):
+        reason = "Must specify the same number of contracting dimensions for lhs and rhs."
+    elif len(lhs_batch) != len(rhs_batch):
+        reason = "Must specify the same number of batch dimensions for lhs and rhs."
+    elif any(d >= len(lhs.dims) for d in (*lhs_batch, *lhs_contracting)) or \
+            any(d >= len(rhs.dims) for d in (*rhs_batch, *rhs_contracting)):
+        reason = "A dimension number is out of range."
+    elif any(lhs.dims[a] != rhs.dims[b] for a, b in zip(lhs_contracting, rhs_contracting, strict=True)):
+        reason = "Contracting dimension sizes do not match."
+    elif any(lhs.dims[a] != rhs.dims[b] for a, b in zip(lhs_batch, rhs_batch, strict=True)):
+        reason = "Batch dimension sizes must match for lhs/rhs."
+    return None if reason is None else f"Cannot infer shape for dot operation: {lhs} <dot> {rhs}. {reason}"
+
+
+def _dot_numbers(read: InstructionParts) -> tuple[list[int], ...] | None:
+    """The dot's batch and contracting dimension numbers (lhs, then rhs), or None where one is no list of them."""
+    numbers = [_dimension_numbers(read.attribute(key) or "{}") for key in _DOT_KEYS]
+    return None if any(found is None for found in numbers) else tuple(found or [] for found in numbers)
 
 
 def _dimension_numbers(value: str) -> list[int] | None:

@@ -1,13 +1,13 @@
-"""The operands XLA's parser cannot infer a result shape from, where none is written: a unary operation
-of a tuple, a token or an element type it does not take; a binary operation of a non-array, of two
-element types, of two ranks or of sizes that do not broadcast. With the result shape written, XLA's
-parser infers nothing and says nothing of these (its verifier does).
+"""The operands XLA's parser cannot infer a result shape from, where none is written: a unary operation of a
+tuple, a token or an element type it does not take; a binary operation of a non-array, of two element types,
+of two ranks or of sizes that do not broadcast; a dot whose dimension numbers do not pair up. With the
+result shape written, XLA's parser infers nothing and says nothing of these (its verifier does).
 """
 
 from __future__ import annotations
 
 from hlo_lsp.analysis.checks.opcodes.findings import Judgement
-from hlo_lsp.analysis.checks.opcodes.inference import BINARY, is_array, operand_shape, unary_problem
+from hlo_lsp.analysis.checks.opcodes.inference import BINARY, dot_problem, is_array, operand_shape, unary_problem
 from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.syntax import ArrayShape, Shape
@@ -28,6 +28,14 @@ def binary_operands(hlo: HloModule, line: int, read: InstructionParts, judgement
     lhs, rhs = (operand_shape(hlo, line, read.item(span), 0) for span in read.operands)
     if lhs is not None and rhs is not None:
         _report(read, judgement, _binary_problem(read.opcode, lhs, rhs))
+
+
+def dot_operands(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
+    if read.shape or len(read.operands) != 2:
+        return
+    lhs, rhs = (operand_shape(hlo, line, read.item(span), 0) for span in read.operands)
+    if lhs is not None and rhs is not None:
+        _report(read, judgement, dot_problem(lhs, rhs, read))
 
 
 def _report(read: InstructionParts, judgement: Judgement, problem: str | None) -> None:
