@@ -500,6 +500,9 @@ REJECTED = (
         "b = f32[2,4,5] parameter(1)", "ROOT d = dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
         "rhs_batch_dims={0}, rhs_contracting_dims={1}", params=("a = f32[2,3,4] parameter(0)",),
         opening="ENTRY e (a: f32[2,3,4], b: f32[2,4,5]) -> f32[2,3,5] {")),
+    Entry("a block comment closing early in the entry computation layout (comments do not nest)", False, entry(
+        "ROOT v = f32[4] abs(p)",
+        head="HloModule m, entry_computation_layout={(/*index=/* x */0*/f32[4]{0})->f32[4]{0}}")),
     Entry("a dot whose shape is inferred, its batch dimensions on one side only", False, entry(
         "b = f32[4,5] parameter(1)", "ROOT d = dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
         "rhs_contracting_dims={0}", params=("a = f32[2,3,4] parameter(0)",))),
