@@ -500,6 +500,9 @@ REJECTED = (
         "b = f32[2,4,5] parameter(1)", "ROOT d = dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
         "rhs_batch_dims={0}, rhs_contracting_dims={1}", params=("a = f32[2,3,4] parameter(0)",),
         opening="ENTRY e (a: f32[2,3,4], b: f32[2,4,5]) -> f32[2,3,5] {")),
+    Entry("a signature over lines, a block comment at its break, a tuple parameter after it", True, entry(
+        "ROOT v = f32[4] abs(p)", opening="ENTRY e (/* a\n b */t: (f32[], /*index=1*/f32[4]), p: f32[4]) -> f32[4] {",
+        params=("t = (f32[], f32[4]) parameter(0)", "p = f32[4] parameter(1)"))),
     Entry("a block comment closing early in the entry computation layout (comments do not nest)", False, entry(
         "ROOT v = f32[4] abs(p)",
         head="HloModule m, entry_computation_layout={(/*index=/* x */0*/f32[4]{0})->f32[4]{0}}")),

@@ -773,7 +773,7 @@ def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineSca
         return plain_scan("continuation", state)
     if owner == _NAME_OWNER:
         return _after_name(base, text)
-    if owner == _HEADER_OWNER and not _starts_new_item(text, stripped, base, depth):
+    if owner == _HEADER_OWNER and (not _starts_new_item(text, stripped, base, depth) or _more_parameters(text, depth)):
         return _header_continued(depth, text)
     if owner == _INLINE:  # its instructions, and the `}` that closes it, are the instruction's
         return _continued(depth, base, owner, text)
@@ -790,6 +790,12 @@ def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineSca
                                f"the {owner.replace('_', ' ')} above {left}")
         return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
     return _continued(depth, base, owner, text)
+
+
+def _more_parameters(text: str, depth: int) -> bool:
+    """Whether an indented line inside a signature's open brackets reads as more of it, though it looks like a
+    header (`  t: (s32[], f32[])) -> f32[] {`): XLA prints headers unindented, and no instruction starts it."""
+    return depth > 0 and text[:1] in (" ", "\t") and _INSTRUCTION_HEAD.match(text) is None
 
 
 def _starts_new_item(text: str, stripped: str, base: State, depth: int) -> bool:
