@@ -27,6 +27,7 @@ from hlo_lsp.parsing.line_scan import (
     Role,
     State,
     as_one_line,
+    as_spaces,
     bracket_balance,
     line_problem,
     make_ref,
@@ -165,9 +166,6 @@ def _scan_in_comment(state: tuple[str, State], text: str) -> LineScan:
 _STRING_OR_BLOCK_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"?|/\*(?:.*?\*/|.*)|//[^\n]*', re.S)
 
 
-_NOT_LINE_END = re.compile(r"[^\n]")
-
-
 def blank_comments(text: str) -> tuple[str, bool]:
     """`text` with its block comments (outside strings) replaced by spaces, and whether the last one
     stays open at the end of the line (blanked to the end)."""
@@ -181,7 +179,7 @@ def blank_comments(text: str) -> tuple[str, bool]:
         if token[0] == '"' or token[1] == "/":
             return token
         unclosed = len(token) < 4 or not token.endswith("*/")
-        return " " * len(token) if "\n" not in token else _NOT_LINE_END.sub(" ", token)  # (lines kept)
+        return as_spaces(token)
 
     return _STRING_OR_BLOCK_COMMENT.sub(blank, text), unclosed
 
@@ -489,21 +487,20 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
 def _called_value_refs(text: str, refs: RefCollector, role: Role, a_list: bool) -> None:
     """The line below `to_apply=` (or another key naming computations, or control-predecessors): the
     names of its value (one, or a braced list, perhaps going on below where the key's value is a list; none
-    in a computation written inline), then its attributes."""
-    clean = _without_line_comment(text) if "//" in text else text
-    value_start = len(clean) - len(clean.lstrip())
-    braced = _BRACED_LIST.match(clean, value_start)
+    in a computation written inline), then its attributes. (`text`: its comments blanked.)"""
+    value_start = len(text) - len(text.lstrip())
+    braced = _BRACED_LIST.match(text, value_start)
     if braced is not None:
-        refs.add_matches(role, _REF_VALUE.finditer(clean, braced.start(1), braced.end(1)))
-        _collect_attribute_refs(clean, braced.end(), refs)
+        refs.add_matches(role, _REF_VALUE.finditer(text, braced.start(1), braced.end(1)))
+        _collect_attribute_refs(text, braced.end(), refs)
         return
-    if a_list and clean.startswith("{", value_start):  # the list goes on below: its names on this line
-        refs.add_matches(role, _REF_VALUE.finditer(clean, value_start + 1))
+    if a_list and text.startswith("{", value_start):  # the list goes on below: its names on this line
+        refs.add_matches(role, _REF_VALUE.finditer(text, value_start + 1))
         return
-    name = _REF_VALUE.match(clean, value_start)
+    name = _REF_VALUE.match(text, value_start)
     if name is not None:
         refs.add(role, name.group(1), name.start(1))
-        _collect_attribute_refs(clean, name.end(), refs)
+        _collect_attribute_refs(text, name.end(), refs)
 
 
 def _comment_end_blanked(text: str) -> str:

@@ -183,3 +183,11 @@ def as_one_line(text: str) -> str:
     line ends, and `//` comments to them, as whitespace between any two tokens."""
     return _STRING_LINE_COMMENT_OR_LINE_END.sub(
         lambda found: found.group() if found.group()[0] == '"' else " " * len(found.group()), text)
+
+
+_NOT_LINE_END = re.compile(r"[^\n]")
+
+
+def as_spaces(text: str) -> str:
+    """`text` blanked, its line ends kept (a comment over lines read as a space keeps its lines' numbers)."""
+    return " " * len(text) if "\n" not in text else _NOT_LINE_END.sub(" ", text)

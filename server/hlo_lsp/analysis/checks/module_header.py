@@ -17,9 +17,7 @@ from hlo_lsp.analysis.checks.opcodes.values import Validator, ValueProblem, whol
 from hlo_lsp.analysis.context import CheckContext, StructureMemo
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.hlo_scanner import without_comments
-from hlo_lsp.parsing.hlo_syntax import parse_shape
 from hlo_lsp.parsing.line_scan import as_one_line
-from hlo_lsp.parsing.syntax import ParseError
 from hlo_lsp.problems import Problem
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', re.S)
@@ -41,17 +39,8 @@ def _computation_layout(value: str) -> ValueProblem | None:
     layout = _LAYOUT.fullmatch(clean)
     if layout is None:
         return whole(value, "expects the entry computation's layout: {(parameter shapes)->result shape}")
-    items = (*values.split_top_level(layout.group(1)), layout.group(2))
-    wrong = {item for item in set(items) if isinstance(parse_shape(item.strip()), ParseError)}  # (few distinct)
-    if not wrong:
-        return None
-    start = layout.start(1)
-    for item in items:
-        start = clean.index(item, start)
-        if item in wrong:
-            return start, start + len(item), "expects a shape: expected primitive type"
-        start += len(item)
-    return None
+    span = values.first_non_shape(clean, (*values.split_top_level(layout.group(1)), layout.group(2)), layout.start(1))
+    return None if span is None else (*span, "expects a shape: expected primitive type")
 
 
 def _braced(value: str) -> ValueProblem | None:

@@ -130,7 +130,7 @@ def _dot_numbers(read: InstructionParts) -> tuple[list[int], ...] | None:
 
 
 def _dimension_numbers(value: str) -> list[int] | None:
-    """`{1,0}` read: dimension numbers, or None where it holds another value."""
+    """`{1,0}` read: non-negative integers (dimension numbers, sizes), or None where it holds another value."""
     body = value.strip().removeprefix("{").removesuffix("}")
     numbers = [int64_value(part.strip()) for part in body.split(",") if part.strip()]
     return None if any(n is None or n < 0 for n in numbers) else numbers  # type: ignore[return-value]
@@ -138,11 +138,10 @@ def _dimension_numbers(value: str) -> list[int] | None:
 
 def _broadcast_result(operand: Shape | None, dimensions: str) -> Shape | None:
     """Without a result shape, XLA reads `dimensions` as the sizes of new major dimensions."""
-    sizes = [int64_value(size.strip()) for size in dimensions.strip().removeprefix("{").removesuffix("}").split(",")
-             if size.strip()]
-    if not isinstance(operand, ArrayShape) or not is_array(operand) or any(s is None or s < 0 for s in sizes):
+    sizes = _dimension_numbers(dimensions)
+    if not isinstance(operand, ArrayShape) or not is_array(operand) or sizes is None:
         return None
-    return ArrayShape(operand.element_type, (*(s for s in sizes if s is not None), *operand.dims))
+    return ArrayShape(operand.element_type, (*sizes, *operand.dims))
 
 
 def _continued_shape(hlo: HloModule, line: int, name: str | None) -> Shape | None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from hlo_lsp.parsing.hlo_scanner import without_comments
 from hlo_lsp.parsing.hlo_syntax import parse_shape
+from hlo_lsp.parsing.line_scan import as_spaces
 from hlo_lsp.parsing.syntax import ParseError, Shape
 
 Span = tuple[int, int]
@@ -129,8 +130,7 @@ def _marks(text: str, open_paren: int) -> tuple[int, list[int], list[int], str] 
 def _blanked(text: str, spans: list[Span]) -> str:
     clean, kept = [], 0
     for start, end in spans:
-        comment = text[start:end]  # blanked, its line ends kept: a body written inline keeps its lines
-        clean += [text[kept:start], " " * (end - start) if "\n" not in comment else re.sub(r"[^\n]", " ", comment)]
+        clean += [text[kept:start], as_spaces(text[start:end])]  # (a body written inline keeps its lines)
         kept = end
     return "".join(clean) + text[kept:]
 

@@ -9,7 +9,7 @@ with offsets into the value; messages follow XLA's own wording.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from hlo_lsp.parsing.hlo_syntax import parse_shape
 from hlo_lsp.parsing.line_scan import as_one_line
@@ -192,11 +192,22 @@ def braced(value: str) -> ValueProblem | None:
 def shape_list(value: str) -> ValueProblem | None:
     if not (value.startswith("{") and value.endswith("}")):
         return whole(value, "expects a list of shapes")
-    start = 1
-    for item in split_top_level(value[1:-1]):
-        start = value.index(item, start)
-        if isinstance(parse_shape(as_one_line(item).strip()), ParseError):  # (a shape over lines, comments)
-            return (start, start + len(item), "expects a list of shapes: expected primitive type")
+    span = first_non_shape(value, split_top_level(value[1:-1]), 1)
+    return None if span is None else (*span, "expects a list of shapes: expected primitive type")
+
+
+def first_non_shape(text: str, items: Iterable[str], start: int) -> tuple[int, int] | None:
+    """Where in `text` the first of `items` (found in order from `start`) is that XLA does not read as a shape
+    (comments and line ends read as spaces), or None. Each distinct item is parsed once: a large module's
+    entry computation layout lists thousands of parameters of a few dozen shapes."""
+    items = tuple(items)
+    wrong = {item for item in set(items) if isinstance(parse_shape(as_one_line(item).strip()), ParseError)}
+    if not wrong:
+        return None
+    for item in items:
+        start = text.index(item, start)
+        if item in wrong:
+            return start, start + len(item)
         start += len(item)
     return None
 
