@@ -61,6 +61,32 @@ def test_combined_dump_operand_naming_an_undefined_instruction(tmp_path: Path) -
     assert underlined(problems[0], hlo) == "dot.99"
 
 
+def test_an_undefined_operand_spelt_like_an_opcode_is_dropped_with_a_warning(tmp_path: Path) -> None:
+    """XLA's parser reads `fusion(all-reduce, ...)` as `fusion(...)`, without a word: hlo-lsp says so."""
+    hlo, line = planted(COMBINED_MLP, tmp_path, "add_reduce_fusion = f32[32]{0} fusion(dot.32,",
+                        "add_reduce_fusion = f32[32]{0} fusion(all-reduce,")
+    problems = problems_of(tmp_path)
+    assert where(problems) == [(hlo.name, line, WARNING, "dropped-operand")]
+    assert problems[0].message == ("all-reduce names no instruction defined above in this computation: XLA's "
+                                   "parser reads it as an opcode and drops the operand")
+    assert underlined(problems[0], hlo) == "all-reduce"
+
+
+def test_a_dropped_operand_leaves_its_instruction_one_operand_short(tmp_path: Path) -> None:
+    path = tmp_path / "m.hlo"
+    path.write_text("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT t = f32[4] add(p, abs)\n}\n")
+    problems = problems_of(path)
+    assert where(problems) == [("m.hlo", 3, ERROR, "operand-count"), ("m.hlo", 3, WARNING, "dropped-operand")]
+    assert problems[0].message == "add expects 2 operands, but has 1"
+
+
+def test_an_operand_spelt_like_an_opcode_and_defined_above_is_an_operand(tmp_path: Path) -> None:
+    path = tmp_path / "m.hlo"
+    path.write_text("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  abs = f32[4] abs(p)\n"
+                    "  ROOT t = f32[4] add(p, abs)\n}\n")
+    assert problems_of(path) == []
+
+
 def test_operand_naming_an_instruction_of_another_computation(tmp_path: Path) -> None:
     # param_0.14 belongs to fused_computation.6, not to fused_computation.7.
     hlo, line = planted(SPLIT_MLP, tmp_path, "  %add.8 = f32[32,256]{1,0} add(%param_0.16, %add.9)",

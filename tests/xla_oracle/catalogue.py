@@ -147,9 +147,21 @@ ACCEPTED = (
                                       "ROOT t = (f32[], bf16[]) tuple(a, b)", params=())),
     Entry("header attribute with a multi-line string", True, entry(
         "ROOT v = f32[4] abs(p)", head='HloModule m, frontend_attributes={a="x\ny\nz"}')),
-    # XLA's parser drops it (reads `tuple(p)`); hlo-lsp reports it on purpose (xla_oracle.judge.KNOWN)
+    # XLA's parser drops an undefined operand spelt like an opcode: it reads `custom-call(p)`, `tuple(p)`
     Entry("an undefined operand spelt like an opcode", True,
           entry('ROOT t = f32[4] custom-call(p, abs), custom_call_target="x"')),
+    Entry("undefined operands spelt like opcodes, first and last, one with its shape", True,
+          entry("ROOT t = (f32[4]) tuple(all-reduce, p, f32[4] add-start)")),
+    Entry("an operand spelt like an opcode, defined below", True,
+          entry("ROOT t = (f32[4]) tuple(p, negate)", "negate = f32[4] negate(p)")),
+    Entry("an operand spelt like an opcode, defined above", True,
+          entry("abs = f32[4] abs(p)", "ROOT t = (f32[4], f32[4]) tuple(p, abs)")),
+    Entry("an undefined operand spelt like an opcode, one operand too few then", False,
+          entry("ROOT t = f32[4] add(p, abs)")),
+    Entry("an undefined operand spelt like an opcode, the tuple's shape counting it", False,
+          entry("ROOT t = (f32[4], f32[4]) tuple(p, abs)")),
+    Entry("an undefined operand spelt like an opcode, written with `%`", False,
+          entry("ROOT t = (f32[4]) tuple(p, %abs)")),
     Entry("an undefined operand not spelt like an opcode", False,
           entry('ROOT t = f32[4] custom-call(p, abz), custom_call_target="x"')),
     Entry("attribute's string over lines, `//` and `}` in it, attributes after it", True, entry(

@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from hlo_lsp.analysis.checks.opcodes.tables import RULES
 from xla_oracle.compare import differences
 from xla_oracle.open_causes import OPEN
 from xla_oracle.ours import OurReader, Reading
@@ -31,21 +30,9 @@ def _indented(text: str, limit: int = 3000) -> str:
     return "\n".join("    | " + line for line in body.split("\n"))
 
 
-_UNDEFINED = re.compile(r"\[undefined-instruction\] instruction (\S+) is not defined")
-
-
-def _opcode_names_only(detail: str) -> bool:
-    """Whether every name our problems call undefined is spelt like an opcode (`abs`, `all-reduce`)."""
-    names = _UNDEFINED.findall(detail)
-    return bool(names) and all(name in RULES for name in names)
-
-
 # Known disagreements: (cause pattern, what the detail holds, reason). Keep it minimal: each is hlo-lsp
 # reporting on purpose what XLA's parser lets through.
 KNOWN: tuple[tuple[str, Callable[[str], bool], str], ...] = (
-    (r"^XLA accepts, we reject: \[undefined-instruction\]", _opcode_names_only,
-     "XLA's parser drops an undefined operand spelt like an opcode (`tuple(p, abs)` reads as `tuple(p)`, "
-     "`fusion(all-reduce, p)` as `fusion(p)`, which its verifier rejects); hlo-lsp reports the name"),
     (r"^XLA accepts, we reject: ", lambda detail: "leaves a string open" in detail,
      "inside a computation, hlo-lsp ends a string left open where a whole instruction or a lone `}` starts a "
      "line (a quote typed or deleted would otherwise swallow the rest of the file); XLA reads the string on"),

@@ -96,20 +96,26 @@ class OurReader:
         for module in loaded.modules:
             problems.extend(check_module(module))
             if module.hlo is not None:
-                model = model_of(module.hlo)
+                model = model_of(module.hlo, dropped_operands(problems))
         return Reading(tuple(problems), model)
 
 
-def model_of(hlo: HloModule, inline_names: Iterator[str] | None = None) -> Model:
-    """Each computation as the scanner reads it: its name, ENTRY or not, its instructions; before each, the
-    computations its instructions write inline, as the hlo-opcodes check reads them (XLA builds them
-    first, and names them `_`, `_.1`, ...)."""
+def dropped_operands(problems: list[Problem]) -> frozenset[tuple[int, int]]:
+    """Where the operands are that hlo-lsp says XLA's parser drops: (line, UTF-16 column)."""
+    return frozenset((p.range.start.line, p.range.start.character) for p in problems if p.code == "dropped-operand")
+
+
+def model_of(hlo: HloModule, dropped: frozenset[tuple[int, int]] = frozenset(),
+             inline_names: Iterator[str] | None = None) -> Model:
+    """Each computation as the scanner reads it: its name, ENTRY or not, its instructions (without the
+    operands at `dropped`); before each, the computations its instructions write inline, as the
+    hlo-opcodes check reads them (XLA builds them first, and names them `_`, `_.1`, ...)."""
     names = inline_names or (f"_.{number}" if number else "_" for number in itertools.count())
     if hlo.lone_instruction is not None:
-        return _lone_instruction(hlo, hlo.lone_instruction, names)
+        return _lone_instruction(hlo, hlo.lone_instruction, names, dropped)
     found: list[ComputationModel] = []
     for computation in hlo.all_computations():
-        instructions = _instructions(hlo, computation, names, found)
+        instructions = _instructions(hlo, computation, names, found, dropped)
         found.append(ComputationModel(computation.name, computation.is_entry, instructions))
     return tuple(found)
 
@@ -123,7 +129,7 @@ def _inline_computations(hlo: HloModule, line: int, name: str, scan: LineScan, n
     called = []
     for body in inline_bodies(read) if read is not None else ():
         document = Document(body_module(text, body).text, FileKind.HLO_MODULE, "inline.hlo")
-        inner = model_of(HloModule(document), names)
+        inner = model_of(HloModule(document), inline_names=names)
         found.extend(inner[:-1])
         called.append(next(names))
         found.append(replace(inner[-1], name=called[-1]))
@@ -131,13 +137,14 @@ def _inline_computations(hlo: HloModule, line: int, name: str, scan: LineScan, n
 
 
 def _instructions(hlo: HloModule, computation: Computation, names: Iterator[str],
-                  found_computations: list[ComputationModel]) -> tuple[Instruction, ...]:
-    return tuple(_instruction(hlo, line, start, scan, names, found_computations)
+                  found_computations: list[ComputationModel],
+                  dropped: frozenset[tuple[int, int]]) -> tuple[Instruction, ...]:
+    return tuple(_instruction(hlo, line, start, scan, names, found_computations, dropped)
                  for line, start, scan in hlo.instruction_items(computation))
 
 
 def _instruction(hlo: HloModule, line: int, start: int, scan: LineScan, names: Iterator[str],
-                 found_computations: list[ComputationModel]) -> Instruction:
+                 found_computations: list[ComputationModel], dropped: frozenset[tuple[int, int]]) -> Instruction:
     name, shape_start, opcode_start, opcode, root = scan.data
     shape = hlo.written_shape(line, scan) or None
     if not opcode:  # `v =` with its shape and opcode on the lines below: read from its whole text
@@ -145,48 +152,50 @@ def _instruction(hlo: HloModule, line: int, start: int, scan: LineScan, names: I
         _, shape_start, opcode_start, opcode, _ = continued_instruction_data(whole, scan.data)
         shape = whole[shape_start:opcode_start].strip() or None
     uses = _uses(hlo, line, start, scan)
-    operands = tuple(ref.name for ref in uses if ref.role is Role.INSTRUCTION_USE)
-    called = tuple(ref.name for ref in uses if ref.role is Role.COMPUTATION_USE)
+    operands = tuple(ref.name for at, ref in uses
+                     if ref.role is Role.INSTRUCTION_USE and (at, ref.start) not in dropped)
+    called = tuple(ref.name for _, ref in uses if ref.role is Role.COMPUTATION_USE)
     if "{" in hlo.instruction_text(line, name):
         called += _inline_computations(hlo, line, name, scan, names, found_computations)
     return Instruction(name, opcode, shape, operands, called, bool(root))
 
 
-def _lone_instruction(hlo: HloModule, line: int, names: Iterator[str]) -> Model:
+def _lone_instruction(hlo: HloModule, line: int, names: Iterator[str], dropped: frozenset[tuple[int, int]]) -> Model:
     """A text of one instruction as XLA builds it: a computation `_` of a parameter for each operand (written
     with its shape), then the instruction, its root."""
     inline: list[ComputationModel] = []
-    instruction = _instruction(hlo, line, 0, hlo.document.scan(line), names, inline)
+    instruction = _instruction(hlo, line, 0, hlo.document.scan(line), names, inline, dropped)
     parameters = tuple(Instruction(operand, "parameter", None, (), (), False) for operand in instruction.operands)
     return (*inline, ComputationModel("_", True, (*parameters, replace(instruction, root=True))))
 
 
-def _uses(hlo: HloModule, line: int, start: int, scan: LineScan) -> list[Ref]:
-    """The names the instruction `scan` uses: on its line (its own item's, on a line of several items),
-    and on the lines that go on with it below (when it is its line's last item)."""
+def _uses(hlo: HloModule, line: int, start: int, scan: LineScan) -> list[tuple[int, Ref]]:
+    """(line, use) of each name the instruction `scan` uses: on its line (its own item's, on a line of several
+    items), and on the lines that go on with it below (when it is its line's last item)."""
     document = hlo.document
     line_scan = document.scan(line)
     if line_scan.kind != "items":
-        own = list(document.uses_on_line(line))
+        own = [(line, ref) for ref in document.uses_on_line(line)]
     elif line_scan.data[0][1].kind == "continuation" and start == 0:
         return []  # the end of the instruction above: its uses are that instruction's
     else:
-        own = list(hlo_line_uses(item_text(document.line(line), line_scan, start), scan))
+        own = [(line, ref) for ref in hlo_line_uses(item_text(document.line(line), line_scan, start), scan)]
         if start != line_scan.data[-1][0]:
             return own
     return own + _uses_below(hlo, line)
 
 
-def _uses_below(hlo: HloModule, line: int) -> list[Ref]:
-    """The uses on the lines that go on with the item that ends `line`: whole lines, then the first item of a
-    line that ends it and starts others."""
+def _uses_below(hlo: HloModule, line: int) -> list[tuple[int, Ref]]:
+    """(line, use) on the lines that go on with the item that ends `line`: whole lines, then the first item of
+    a line that ends it and starts others."""
     document, found = hlo.document, []
     for number in range(line + 1, document.line_count):
         below = document.scan(number)
         if below.kind == "continuation":
-            found += document.uses_on_line(number)
+            found += [(number, ref) for ref in document.uses_on_line(number)]
             continue
         if goes_on_from_above(below):
-            found += hlo_line_uses(item_text(document.line(number), below, 0), below.data[0][1])
+            uses = hlo_line_uses(item_text(document.line(number), below, 0), below.data[0][1])
+            found += [(number, ref) for ref in uses]
         break
     return found

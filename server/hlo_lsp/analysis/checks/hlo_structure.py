@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
+from hlo_lsp.analysis.checks.opcodes.dropped_operands import spelt_like_opcode
 from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
 from hlo_lsp.analysis.edits import LastRuns, spliced
 from hlo_lsp.model.document import Chunk, Document
@@ -366,6 +367,10 @@ def _computation_before(hlo: HloModule, name: str, line: int, defined: dict[Role
 
 
 def _undefined(hlo: HloModule, line: int, ref: Ref, instructions: frozenset[str]) -> Problem:
+    if ref.role is Role.INSTRUCTION_USE and spelt_like_opcode(ref.name) and _bare_operand(hlo, line, ref):
+        return _problem(hlo, Range.on_line(line, ref.start, ref.end), Severity.WARNING, "dropped-operand",
+                        f"{ref.name} names no instruction defined above in this computation: XLA's parser reads "
+                        "it as an opcode and drops the operand")
     role, what = _DEFINES[ref.role]
     elsewhere = ref.role is Role.INSTRUCTION_USE and ref.name in instructions
     later = _defined_later(hlo, ref, line)
@@ -375,6 +380,24 @@ def _undefined(hlo: HloModule, line: int, ref: Ref, instructions: frozenset[str]
     severity = Severity.ERROR if role in (Role.INSTRUCTION_DEF, Role.COMPUTATION_DEF) else Severity.WARNING
     return _problem(hlo, Range.on_line(line, ref.start, ref.end), severity, f"undefined-{what.replace(' ', '-')}",
                     message)
+
+
+def _bare_operand(hlo: HloModule, line: int, ref: Ref) -> bool:
+    """Whether `ref` is an operand written without `%` (not a control predecessor): the innermost bracket
+    open before it on its line is a `(`, or none is (an operand list going on from the line above)."""
+    text = without_comments(hlo.document.line(line))
+    start = python_index(text, ref.start)
+    if text[:start].rstrip().endswith("%"):
+        return False
+    depth = 0
+    for character in reversed(text[:start]):
+        if character in ")}]":
+            depth += 1
+        elif character in "({[":
+            if depth == 0:
+                return character == "("
+            depth -= 1
+    return True
 
 
 def _defined_later(hlo: HloModule, ref: Ref, line: int) -> int | None:

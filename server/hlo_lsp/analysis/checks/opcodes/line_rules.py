@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from hlo_lsp.analysis.checks.opcodes import tables
+from hlo_lsp.analysis.checks.opcodes.dropped_operands import OPCODE_OPERANDS, has_opcode_spelt_operand
 from hlo_lsp.analysis.checks.opcodes.findings import Judgement
 from hlo_lsp.analysis.checks.opcodes.inline_bodies import inline_bodies
 from hlo_lsp.analysis.checks.opcodes.layouts import layout_findings
@@ -42,6 +43,8 @@ def judge(read: InstructionParts) -> Judgement:
         judgement.add(read.opcode_span, "shape-required", f"cannot infer shape for opcode: {opcode}; "
                                                           "write the result shape before it")
         return judgement
+    if has_opcode_spelt_operand(read):  # perhaps one fewer: read again where the names above are known
+        judgement.actions.add(OPCODE_OPERANDS)
     if not read.shape:  # its users' declared operand shapes are compared with the one XLA infers
         judgement.actions.add("shapeless")
     if _SIZED_TOKEN.search(read.shape):

@@ -19,6 +19,7 @@ from hlo_lsp.analysis.checks.opcodes.async_chains import async_problems
 from hlo_lsp.analysis.checks.opcodes.channels import channel_problems
 from hlo_lsp.analysis.checks.opcodes.cross_line import cross_line_findings, reshape_problem
 from hlo_lsp.analysis.checks.opcodes.declared_operands import declared_operand_findings
+from hlo_lsp.analysis.checks.opcodes.dropped_operands import OPCODE_OPERANDS, without_dropped_operands
 from hlo_lsp.analysis.checks.opcodes.findings import problems
 from hlo_lsp.analysis.checks.opcodes.inline_bodies import body_module, inline_bodies, is_body_problem, moved_down
 from hlo_lsp.analysis.checks.opcodes.other_lines import instructions_on
@@ -233,6 +234,9 @@ def _evaluate(hlo: HloModule, line: int, data: tuple[object, ...], facts: _Chunk
         text = hlo.instruction_text(line)
         data = continued_instruction_data(text, data)
     judged = VERDICTS.judgement(text, data)
+    if judged is not None and OPCODE_OPERANDS in judged[1]:
+        text = without_dropped_operands(hlo, line, text, data)
+        judged = VERDICTS.judgement(text, data)
     if judged is None:
         return None
     findings, actions = judged

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from hlo_lsp.analysis.checks.opcodes.dropped_operands import OPCODE_OPERANDS
 from hlo_lsp.analysis.checks.opcodes.findings import Finding
 from hlo_lsp.analysis.checks.opcodes.line_rules import judge
 from hlo_lsp.analysis.checks.opcodes.parameters import number_span
@@ -103,7 +104,7 @@ class VerdictCache:
         if read is not None:
             judgement = judge(read)
             verdict = tuple(sorted(judgement.actions))
-            if judgement.findings or judgement.digit_sensitive:
+            if judgement.findings or judgement.digit_sensitive or OPCODE_OPERANDS in judgement.actions:
                 verdict = ("evaluate", *verdict)
         verdict = PARAMETER if verdict == PARAMETER else verdict
         self.templates[key] = verdict
