@@ -168,6 +168,8 @@ ACCEPTED = (
         'ROOT v = f32[4] abs(p), frontend_attributes={a="x// c', '}, y"}, metadata={op_name="w"}')),
     Entry("header attribute's string holding an instruction and a `}` over lines", True, entry(
         "ROOT v = f32[4] abs(p)", head='HloModule m, frontend_attributes={a="x\n  ROOT v = f32[4] abs(p)\n}\nz"}')),
+    Entry("reduce-window without a shape, a window dimension per operand dimension", True, entry(
+        "z = f32[] constant(0)", "ROOT r = reduce-window(p, z), window={size=2}, to_apply=add", before=ADD)),
     Entry("header attributes over lines", True, entry(
         "ROOT v = f32[4] abs(p)", head="HloModule m,\n  is_scheduled=true,\n  replica_count=1")),
     Entry("module without ENTRY", True, "HloModule m\n\n" + ADD + "f {\n  p = f32[] parameter(0)\n"
@@ -297,6 +299,10 @@ REJECTED = (
     Entry("window stride count", False, entry(
         "z = f32[] constant(0)", "ROOT r = f32[4] reduce-window(p, z), window={size=2 stride=1x1}, to_apply=add",
         before=ADD)),
+    Entry("reduce-window without a shape or a window, of an array", False, entry(
+        "z = f32[] constant(0)", "ROOT r = reduce-window(p, z), to_apply=add", before=ADD)),
+    Entry("reduce-window without a shape, a window of two dimensions for a rank-1 operand", False, entry(
+        "z = f32[] constant(0)", "ROOT r = reduce-window(p, z), window={size=2x2}, to_apply=add", before=ADD)),
     Entry("window with commas", False, entry(
         "z = f32[] constant(0)", "ROOT r = f32[4] reduce-window(p, z), window={size=2, stride=1}, to_apply=add",
         before=ADD)),

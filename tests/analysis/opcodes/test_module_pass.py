@@ -97,3 +97,17 @@ def test_a_line_out_of_place_is_judged_alike_whatever_was_read_before(tmp_path: 
     outside.write_text(f"HloModule m\n\nENTRY e {{\n  ROOT p = f32[] parameter(0)\n}}\n}}\n{line}\n")
     assert [p.code for p in problems_of(outside) if p.range.start.line == 6 and p.severity is Severity.ERROR] == [
         "instruction-outside-computation"]
+
+
+def test_a_line_that_heads_a_computation_elsewhere_is_an_instruction_inside_one(tmp_path: Path) -> None:
+    """Long run on 61d3e39 (text #33894): `a // c` at the top heads a computation (its `{` below); inside
+    one it is an instruction's name, its `= f32[] parameter(0)` below. Its verdict, learned at the top first,
+    made the pass take it for a header: the parameter numbers started again, a duplicate went unseen."""
+    header = tmp_path / "header.hlo"
+    header.write_text("HloModule m\n\n  a // c\n{\n  ROOT p = f32[] parameter(0)\n}\n")
+    assert problems_of(header) == []
+    duplicate = tmp_path / "duplicate.hlo"
+    duplicate.write_text("HloModule m\n\nENTRY e {\n  a // c\n= f32[] parameter(0)\n  b = f32[] parameter(0)\n}\n")
+    problems = problems_of(duplicate)
+    assert [(p.range.start.line, p.code, p.message) for p in problems if p.severity is Severity.ERROR] == [
+        (5, "parameter-number", "Duplicate parameter number 0 (first on line 4)")]

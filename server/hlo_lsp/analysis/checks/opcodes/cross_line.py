@@ -190,6 +190,25 @@ def _call_arity(hlo: HloModule, line: int, read: InstructionParts, judgement: Ju
                                                          "result shape before the opcode)")
 
 
+def _reduce_window(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
+    """A reduce-window whose shape XLA's parser infers (none written): a window dimension per operand dimension
+    (none without `window=`)."""
+    window = read.attribute("window")
+    size = _WINDOW_SIZE.search(window) if window is not None else None
+    if window is not None and size is None:
+        return
+    rank = _rank_of(inferred_operand_shape(hlo, line, read.item(read.operands[0]), 0) if read.operands else None)
+    dimensions = len(size.group(1).split("x")) if size is not None else 0
+    if rank is not None and rank != dimensions:
+        judgement.add(read.opcode_span, "operand-shape", "failed to infer shape for opcode: reduce-window, error: "
+                                                         f"Window has dimension {dimensions} but base shape has "
+                                                         f"dimension {rank}. (write the result shape before the "
+                                                         "opcode)")
+
+
+_WINDOW_SIZE = re.compile(r"(?<![\w])size=\s*([0-9]+(?:x[0-9]+)*)")
+
+
 def _scan_parameters(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
     name, parameters = _applied_parameters(hlo, read)
     if parameters is not None and parameters != len(read.operands):
@@ -217,6 +236,6 @@ _CROSS_RULES: dict[str, CrossRule] = {
     "broadcast": _broadcast, "broadcast-start": _broadcast, "dynamic-slice": _dynamic_slice,
     "dynamic-update-slice": _dynamic_slice,
     "conditional": _conditional, "get-tuple-element": _get_tuple_element, "custom-call": _layout_constraints,
-    "scan": _scan_parameters, "call": _call_arity, "dot": dot_operands, **dict.fromkeys(UNARY_TYPES, unary_operand),
+    "scan": _scan_parameters, "call": _call_arity, "reduce-window": _reduce_window, "dot": dot_operands, **dict.fromkeys(UNARY_TYPES, unary_operand),
     **dict.fromkeys(BINARY_INFERRED, binary_operands),
 }

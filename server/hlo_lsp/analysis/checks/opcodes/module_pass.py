@@ -27,7 +27,7 @@ from hlo_lsp.analysis.checks.opcodes.parameters import ORDERED, number_span, num
 from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, read_instruction
 from hlo_lsp.analysis.checks.opcodes.signatures import signature_problems
 from hlo_lsp.analysis.checks.opcodes.text_keys import line_keys
-from hlo_lsp.analysis.checks.opcodes.verdicts import EVALUATE, VERDICTS, Verdict
+from hlo_lsp.analysis.checks.opcodes.verdicts import EVALUATE, HEADER, VERDICTS, Verdict
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.analysis.edits import LastRuns, spliced
 from hlo_lsp.analysis.syntax import syntax_problems
@@ -156,15 +156,16 @@ def _chunk_facts(hlo: HloModule, start: int, chunk: Chunk) -> _ChunkFacts:
     for local in itertools.compress(itertools.count(), map(VERDICTS.active.__contains__, keys)):
         if chunk.scans[local].problem is not None:
             continue  # a line out of place, which teaches the verdicts nothing: its key may be known from elsewhere
-        key = keys[local]
+        key, kind = keys[local], chunk.scans[local].kind
         span = spans.get(key)
-        if span is not None:
+        if span is not None and kind == "instruction":
             numbers.append(lines[local][span])
-        elif key in headers or chunk.scans[local].kind == "computation":  # (a header whose text is not known as one:
-            header, numbers = _next_computation(hlo, facts, start, header, numbers, start + local)  # `*/e {`)
-        elif chunk.scans[local].kind == "instruction":  # the same text may read otherwise in a garbled file
+        elif kind == "computation" or (key in headers and kind not in _ITEM_KINDS):  # (a header whose text is not
+            header, numbers = _next_computation(hlo, facts, start, header, numbers, start + local)  # known as one)
+        elif kind == "instruction":  # the same text may read otherwise elsewhere: `a // c` heads a computation
+            verdict = verdicts.get(key, EVALUATE)  # at the top, and is an instruction's name in one
             number = _apply(hlo, start + local, lines[local].rstrip("\r"), chunk.scans[local].data,
-                            verdicts.get(key, EVALUATE), facts)
+                            EVALUATE if verdict == HEADER else verdict, facts)
             if number is not None:
                 numbers.append(number)
         elif chunk.scans[local].kind == "items":
@@ -172,6 +173,9 @@ def _chunk_facts(hlo: HloModule, start: int, chunk: Chunk) -> _ChunkFacts:
     if numbers:
         _close_computation(hlo, facts, header, numbers, True)
     return facts
+
+
+_ITEM_KINDS = frozenset(("instruction", "items"))
 
 
 def _next_computation(hlo: HloModule, facts: _ChunkFacts, start: int, header: int, numbers: list[str],
