@@ -236,6 +236,7 @@ _CROSS_RULES: dict[str, CrossRule] = {
     "broadcast": _broadcast, "broadcast-start": _broadcast, "dynamic-slice": _dynamic_slice,
     "dynamic-update-slice": _dynamic_slice,
     "conditional": _conditional, "get-tuple-element": _get_tuple_element, "custom-call": _layout_constraints,
-    "scan": _scan_parameters, "call": _call_arity, "reduce-window": _reduce_window, "dot": dot_operands, **dict.fromkeys(UNARY_TYPES, unary_operand),
+    "scan": _scan_parameters, "call": _call_arity, "reduce-window": _reduce_window, "dot": dot_operands,
+    **dict.fromkeys(UNARY_TYPES, unary_operand),
     **dict.fromkeys(BINARY_INFERRED, binary_operands),
 }
