@@ -170,6 +170,8 @@ ACCEPTED = (
         "ROOT v = f32[4] abs(p)", head='HloModule m, frontend_attributes={a="x\n  ROOT v = f32[4] abs(p)\n}\nz"}')),
     Entry("reduce-window without a shape, a window dimension per operand dimension", True, entry(
         "z = f32[] constant(0)", "ROOT r = reduce-window(p, z), window={size=2}, to_apply=add", before=ADD)),
+    Entry("a header attribute's braces over lines, a comment ending before `key = value`", True, entry(
+        "ROOT v = f32[4] abs(p)", head='HloModule m, frontend_attributes={a="x",b={/* a\n b */c = d}}')),
     Entry("header attributes over lines", True, entry(
         "ROOT v = f32[4] abs(p)", head="HloModule m,\n  is_scheduled=true,\n  replica_count=1")),
     Entry("module without ENTRY", True, "HloModule m\n\n" + ADD + "f {\n  p = f32[] parameter(0)\n"

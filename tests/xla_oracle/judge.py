@@ -30,12 +30,20 @@ def _indented(text: str, limit: int = 3000) -> str:
     return "\n".join("    | " + line for line in body.split("\n"))
 
 
-# Known disagreements: (cause pattern, what the detail holds, reason). Keep it minimal: each is hlo-lsp
+def _left_open(disagreement: Disagreement) -> bool:
+    """Whether our problems say an item above was left open: a string, or brackets in a text that holds
+    backend_config (XLA reads its braces as raw text to their matching brace: a line in them is no instruction)."""
+    detail = disagreement.detail
+    return "leaves a string open" in detail or ("bracket(s) open" in detail and "backend_config" in disagreement.text)
+
+
+# Known disagreements: (cause pattern, what the disagreement holds, reason). Keep it minimal: each is hlo-lsp
 # reporting on purpose what XLA's parser lets through.
-KNOWN: tuple[tuple[str, Callable[[str], bool], str], ...] = (
-    (r"^XLA accepts, we reject: ", lambda detail: "leaves a string open" in detail,
-     "inside a computation, hlo-lsp ends a string left open where a whole instruction or a lone `}` starts a "
-     "line (a quote typed or deleted would otherwise swallow the rest of the file); XLA reads the string on"),
+KNOWN: tuple[tuple[str, Callable[[Disagreement], bool], str], ...] = (
+    (r"^XLA accepts, we reject: ", _left_open,
+     "inside a computation, hlo-lsp ends a string, or backend_config's raw braces, left open where a whole "
+     "instruction or a lone `}` starts a line (a quote or brace typed or deleted would otherwise swallow the rest "
+     "of the file); XLA reads the string or the raw text on"),
 )
 
 
@@ -44,7 +52,7 @@ def known(disagreement: Disagreement) -> str | None:
     if disagreement.cause in OPEN:
         return "open: not read as XLA reads it yet (xla_oracle/open_causes.py)"
     return next((reason for pattern, holds, reason in KNOWN
-                 if re.search(pattern, disagreement.cause) and holds(disagreement.detail)), None)
+                 if re.search(pattern, disagreement.cause) and holds(disagreement)), None)
 
 
 _SHAPE = re.compile(r"\b[a-z][a-z0-9]*\[[^\]]*\](\{[^}]*\})?")

@@ -774,6 +774,8 @@ def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineSca
         return _header_continued(depth, text)
     if owner == _INLINE:  # its instructions, and the `}` that closes it, are the instruction's
         return _continued(depth, base, owner, text)
+    if owner == "module_header" and depth and _INSTRUCTION_HEAD.match(text) and not stripped.endswith("{"):
+        return _continued(depth, base, owner, text)  # inside its braces, `c = d` is more of a header attribute
     if _starts_new_item(text, stripped, base, depth):
         # A new item starts while the previous one is still open: it was cut short. Scan this line
         # fresh so the rest of the file stays indexed (a header cut short opened no computation).
