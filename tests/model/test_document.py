@@ -383,3 +383,13 @@ def test_a_text_split_a_few_characters_at_a_time_gives_the_same_lines(monkeypatc
     for sample in ("", "\n", "a", "a\n", "\n\nb\n", "a\r\nb", text, text + "\n\n", text.replace("\n", "\n\n")):
         document = Document(sample, FileKind.HLO_MODULE, "m.txt")
         assert [document.line(number) for number in range(document.line_count)] == sample.split("\n")
+
+
+def test_a_line_that_ends_a_comment_left_open_above_uses_no_name_inside_it() -> None:
+    """XLA-parser long run on 54b4d71 (text #20867): comments do not nest, so the `/*` before the `*/` that
+    ends the comment from the line above is the comment's text, and so is `x` before it."""
+    text = "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT t = (f32[4]) tuple(p/* a\n  x /* b */)\n}\n"
+    document = Document(text, FileKind.HLO_MODULE, "m.hlo")
+    assert [(line, ref.name) for line, ref in document.all_uses()] == [(3, "p")]
+    edited = document.apply_edit(Range(Position(4, 2), Position(4, 2)), "y ")
+    assert [(line, ref.name) for line, ref in edited.all_uses()] == [(3, "p")]

@@ -172,6 +172,8 @@ ACCEPTED = (
         "z = f32[] constant(0)", "ROOT r = reduce-window(p, z), window={size=2}, to_apply=add", before=ADD)),
     Entry("a header attribute's braces over lines, a comment ending before `key = value`", True, entry(
         "ROOT v = f32[4] abs(p)", head='HloModule m, frontend_attributes={a="x",b={/* a\n b */c = d}}')),
+    Entry("a comment over lines in an operand list, a name and a `/*` in it on the line that ends it", True,
+          entry("ROOT t = (f32[4]) tuple(p/* a", "  x /* b */)")),
     Entry("header attributes over lines", True, entry(
         "ROOT v = f32[4] abs(p)", head="HloModule m,\n  is_scheduled=true,\n  replica_count=1")),
     Entry("module without ENTRY", True, "HloModule m\n\n" + ADD + "f {\n  p = f32[] parameter(0)\n"

@@ -83,16 +83,34 @@ class Chunk:
             with paused_collector():
                 if before is not None and before._uses is not None:  # an edit: its unchanged lines' uses
                     uses = list(before._uses)
-                    for local in self.changed_lines(before):
+                    changed = self.changed_lines(before)
+                    for local in changed:
                         uses[local] = read(self.lines[local], self.scans[local])
                 else:
+                    changed = None
                     uses = [read(text, scan) for text, scan in zip(self.lines, self.scans)]
+                self._reread_after_comments(uses, changed)
                 # With the uses, the set of the names they hold: built here, by whoever reads the
                 # uses first (the check, in the background), not by the first question that looks
                 # a name up, which would wait for every chunk's set.
                 self._used_names = frozenset([ref.name for refs in uses for ref in refs])
                 self._uses = uses
         return self._uses
+
+    def _reread_after_comments(self, uses: list[tuple[Ref, ...]], lines: list[int] | None) -> None:
+        """The uses of the `lines` (all by default) that end a block comment left open above, read again
+        without what the comment holds: the line alone cannot tell where such a comment starts."""
+        blanked = self._scanner.comment_end_blanked
+        if blanked is None:
+            return
+        texts, scans = self.lines, self.scans
+        if lines is None:  # (one search in C: a dump has no comment)
+            lines = [local for local, text in enumerate(texts) if "*/" in text] if "*/" in "\n".join(texts) else []
+        for local in lines:
+            if "*/" in texts[local]:
+                text = blanked(scans[local - 1].end_state if local else self.start_state, texts[local])
+                if text is not None:
+                    uses[local] = self._scanner.uses(text, scans[local])
 
     def problems(self) -> list[tuple[int, LineProblem]]:
         """(local line, problem) of the lines the scanner could not read."""

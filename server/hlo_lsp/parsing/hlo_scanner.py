@@ -503,6 +503,16 @@ def _called_value_refs(text: str, refs: RefCollector, role: Role, a_list: bool) 
         _collect_attribute_refs(text, name.end(), refs)
 
 
+def comment_end_blanked(state: State, text: str) -> str | None:
+    """`text` with its start blanked to the `*/` that ends a block comment left open above (`state`, the
+    state before the line, says so), or None where no such comment ends on it. Comments do not nest: a `/*`
+    before the `*/` is the comment's text (`p/* a b */`)."""
+    close = text.find("*/")
+    if close < 0 or not in_block_comment(state):
+        return None
+    return " " * (close + 2) + text[close + 2 :]
+
+
 def _comment_end_blanked(text: str) -> str:
     """A line that starts inside a block comment (a `*/` before any `/*`) with that comment blanked."""
     close = text.find("*/")

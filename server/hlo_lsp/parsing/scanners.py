@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from hlo_lsp.parsing.ba_scanner import ba_line_mentions, scan_ba_line
 from hlo_lsp.parsing.file_kinds import FileKind
-from hlo_lsp.parsing.hlo_scanner import hlo_line_uses, scan_hlo_line
+from hlo_lsp.parsing.hlo_scanner import comment_end_blanked, hlo_line_uses, scan_hlo_line
 from hlo_lsp.parsing.line_scan import LineScan, Ref, State, plain_scan
 
 
@@ -16,9 +16,12 @@ class Scanner:
     initial_state: State
     scan: Callable[[State, str], LineScan]
     uses: Callable[[str, LineScan], tuple[Ref, ...]]
+    # A line that ends a block comment left open above, with what the comment holds on it blanked (its uses
+    # read then): None for files without block comments.
+    comment_end_blanked: Callable[[State, str], str | None] | None = None
 
 
-HLO = Scanner("top", scan_hlo_line, hlo_line_uses)
+HLO = Scanner("top", scan_hlo_line, hlo_line_uses, comment_end_blanked)
 BUFFER_ASSIGNMENT = Scanner("top", scan_ba_line, ba_line_mentions)
 
 
