@@ -174,6 +174,14 @@ ACCEPTED = (
         "ROOT v = f32[4] abs(p)", head='HloModule m, frontend_attributes={a="x",b={/* a\n b */c = d}}')),
     Entry("a comment over lines in an operand list, a name and a `/*` in it on the line that ends it", True,
           entry("ROOT t = (f32[4]) tuple(p/* a", "  x /* b */)")),
+    Entry("backend_config's raw braces over lines, a bracket and a line comment in them", True,
+          entry("ROOT v = f32[4] abs(p), backend_config={no ] // c", "[ json}")),
+    Entry("backend_config's raw braces over lines, a line in them that reads like an instruction", True,
+          entry('ROOT v = f32[4] abs(p), backend_config={"a": {', "q = f32[4] parameter(0)",
+                '"b": 1}}, metadata={op_name="x"}')),
+    Entry("a string over lines, then a key whose value is on the line below a comment", True, entry(
+        'ROOT v = f32[4] abs(p), frontend_attributes={a="x', '}, y"}, metadata=/* ROOT x = f32[] abs(y) */// c',
+        '{op_name="w"}')),
     Entry("header attributes over lines", True, entry(
         "ROOT v = f32[4] abs(p)", head="HloModule m,\n  is_scheduled=true,\n  replica_count=1")),
     Entry("module without ENTRY", True, "HloModule m\n\n" + ADD + "f {\n  p = f32[] parameter(0)\n"
@@ -307,6 +315,8 @@ REJECTED = (
         "z = f32[] constant(0)", "ROOT r = reduce-window(p, z), to_apply=add", before=ADD)),
     Entry("reduce-window without a shape, a window of two dimensions for a rank-1 operand", False, entry(
         "z = f32[] constant(0)", "ROOT r = reduce-window(p, z), window={size=2x2}, to_apply=add", before=ADD)),
+    Entry("backend_config's raw braces left open", False,
+          entry('ROOT v = f32[4] abs(p), backend_config={"a": {', "q = f32[4] parameter(0)")),
     Entry("window with commas", False, entry(
         "z = f32[] constant(0)", "ROOT r = f32[4] reduce-window(p, z), window={size=2, stride=1}, to_apply=add",
         before=ADD)),

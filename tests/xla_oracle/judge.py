@@ -30,20 +30,12 @@ def _indented(text: str, limit: int = 3000) -> str:
     return "\n".join("    | " + line for line in body.split("\n"))
 
 
-def _left_open(disagreement: Disagreement) -> bool:
-    """Whether our problems say an item above was left open: a string, or brackets in a text that holds
-    backend_config (XLA reads its braces as raw text to their matching brace: a line in them is no instruction)."""
-    detail = disagreement.detail
-    return "leaves a string open" in detail or ("bracket(s) open" in detail and "backend_config" in disagreement.text)
-
-
 # Known disagreements: (cause pattern, what the disagreement holds, reason). Keep it minimal: each is hlo-lsp
 # reporting on purpose what XLA's parser lets through.
 KNOWN: tuple[tuple[str, Callable[[Disagreement], bool], str], ...] = (
-    (r"^XLA accepts, we reject: ", _left_open,
-     "inside a computation, hlo-lsp ends a string, or backend_config's raw braces, left open where a whole "
-     "instruction or a lone `}` starts a line (a quote or brace typed or deleted would otherwise swallow the rest "
-     "of the file); XLA reads the string or the raw text on"),
+    (r"^XLA accepts, we reject: ", lambda disagreement: "leaves a string open" in disagreement.detail,
+     "inside a computation, hlo-lsp ends a string left open where a whole instruction or a lone `}` starts a "
+     "line (a quote typed or deleted would otherwise swallow the rest of the file); XLA reads the string on"),
 )
 
 

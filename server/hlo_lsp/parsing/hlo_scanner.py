@@ -687,6 +687,9 @@ def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
     counted = _without_line_comment(text) if "//" in text else text  # (what a `//` comment holds opens nothing)
     depth, in_string = open_string_end(counted, False) if '"' in counted else (bracket_balance(counted), False)
     owner = scan.kind
+    raw = _raw_braces_open(counted) if scan.kind == "instruction" and _RAW_KEY in counted else 0
+    if raw:  # backend_config's braces: raw text to their matching brace, as XLA reads them
+        return LineScan(scan.kind, ("cont", raw, state, _RAW), scan.refs, scan.data, scan.problem)
     if depth > 0 and scan.kind == "instruction":
         owner = _operands_owner(scan.data[3]) if _operands_open(text, scan) else \
             _INLINE if _opens_inline_computation(text) else _list_going_on(text) or owner
@@ -697,6 +700,49 @@ def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
     if depth <= 0 and not _goes_on(text):
         return scan
     return LineScan(scan.kind, ("cont", max(depth, 0), state, owner), scan.refs, scan.data, scan.problem)
+
+
+_RAW = "raw_braces"  # the owner of the lines inside backend_config's braces, which XLA reads as raw text
+_RAW_KEY = "backend_config"
+_RAW_OPENING = re.compile(r"backend_config[ \t]*=[ \t]*\{")
+_BRACE_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}]')
+
+
+def _raw_braces_open(text: str, depth: int = 0) -> int:
+    """How many of backend_config's braces `text` leaves open (0: none, or they close on it); with `depth`,
+    the line starts that deep inside them. Braces in strings do not count."""
+    start = 0
+    if not depth:
+        opening = _RAW_OPENING.search(text)
+        if opening is None:
+            return 0
+        start, depth = opening.end(), 1
+    return max(depth + _brace_balance_until_closed(text, start, depth)[0], 0)
+
+
+def _brace_balance_until_closed(text: str, start: int, depth: int) -> tuple[int, int]:
+    """(brace balance, index after the brace that closes `depth` braces) from `start`, strings skipped; the
+    index is -1 where they stay open."""
+    balance = 0
+    for found in _BRACE_OR_STRING.finditer(text, start):
+        token = found.group()
+        if token[0] == '"':
+            continue
+        balance += 1 if token == "{" else -1
+        if depth + balance == 0:
+            return balance, found.end()
+    return balance, -1
+
+
+def _raw_continued(depth: int, base: State, text: str) -> LineScan:
+    """A line inside backend_config's braces, `depth` deep at its start: raw text to the brace that closes
+    them (a line that reads like an instruction is more of it); the instruction goes on after it."""
+    balance, end = _brace_balance_until_closed(text, 0, depth)
+    if end < 0:
+        return _continuation(("cont", depth + balance, base, _RAW), (_RAW,))
+    rest = text[end:]
+    scan = _continued(0, base, "instruction", " " * end + rest)
+    return _continuation(scan.end_state, (_RAW,)) if scan.kind == "continuation" and "=" not in rest else scan
 
 
 _OPERANDS = "instruction_operands"  # the owner of the lines of an operand list that goes on over lines
@@ -775,6 +821,8 @@ def _goes_on(text: str) -> bool:
 
 def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineScan:
     _, depth, base, owner = state
+    if owner == _RAW:
+        return _raw_continued(depth, base, text)
     stripped = text.strip()
     if not stripped or stripped.startswith("//"):
         return plain_scan("continuation", state)
@@ -821,8 +869,13 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
     if owner == _HEAD_OWNER:
         return _head_continued(base, text, depth)
     counted = _without_line_comment(text) if "//" in text and not in_string else text
-    # (a line that starts inside a string: what it holds after the string's closing quote; "" where it holds none)
+    # (a line that starts inside a string: what it holds after the string's closing quote, its comments blanked;
+    # "" where it holds none)
     outside = text if not in_string else _string_closed(text) or ""
+    if in_string and "/" in outside:
+        outside = without_comments(outside)
+        close = _string_end(text, -1) + 1
+        counted = text[:close] + outside[close:]
     balance, in_string = open_string_end(counted, in_string) if in_string or '"' in counted else (
         bracket_balance(counted), False)
     entering, depth = depth, max(depth + balance, 0)
