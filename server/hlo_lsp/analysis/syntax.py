@@ -14,6 +14,7 @@ from hlo_lsp.parsing.ba_syntax import line_error
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import (
     blank_comments,
+    brace_balance_until_closed,
     goes_on_from_above,
     in_block_comment,
     item_text,
@@ -239,7 +240,6 @@ def _item_text(document: Document, line: int) -> str:
 _RAW_KEY = "backend_config="
 _RAW_BRACED = re.compile(r"backend_config=\s*\{")  # comments between read as spaces
 _OUTSIDE = "instruction-outside-computation"
-_BRACE_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}]')
 
 
 def _raw_braces_blanked(text: str) -> str:
@@ -248,13 +248,11 @@ def _raw_braces_blanked(text: str) -> str:
     clean = without_comments(text) if "//" in text else text  # where the keys are: comments read as spaces
     opening = _RAW_BRACED.search(clean)
     while opening is not None:
-        body, depth, after = opening.end(), 1, opening.end()
-        for found in _BRACE_OR_STRING.finditer(text, body):
-            depth += {"{": 1, "}": -1}.get(found.group(), 0)
-            if depth == 0:
-                text = text[:body] + " " * (found.start() - body) + text[found.start() :]
-                after = found.start()
-                break
+        body = after = opening.end()
+        end = brace_balance_until_closed(text, body, 1)[1]
+        if end >= 0:
+            after = end - 1
+            text = text[:body] + " " * (after - body) + text[after:]
         opening = _RAW_BRACED.search(clean, after)
     return text
 

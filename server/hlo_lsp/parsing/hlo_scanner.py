@@ -708,19 +708,14 @@ _RAW_OPENING = re.compile(r"backend_config[ \t]*=[ \t]*\{")
 _BRACE_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}]')
 
 
-def _raw_braces_open(text: str, depth: int = 0) -> int:
-    """How many of backend_config's braces `text` leaves open (0: none, or they close on it); with `depth`,
-    the line starts that deep inside them. Braces in strings do not count."""
-    start = 0
-    if not depth:
-        opening = _RAW_OPENING.search(text)
-        if opening is None:
-            return 0
-        start, depth = opening.end(), 1
-    return max(depth + _brace_balance_until_closed(text, start, depth)[0], 0)
+def _raw_braces_open(text: str) -> int:
+    """How many of backend_config's braces `text` leaves open (0: none, or they close on it). Braces in
+    strings do not count."""
+    opening = _RAW_OPENING.search(text)
+    return 0 if opening is None else max(1 + brace_balance_until_closed(text, opening.end(), 1)[0], 0)
 
 
-def _brace_balance_until_closed(text: str, start: int, depth: int) -> tuple[int, int]:
+def brace_balance_until_closed(text: str, start: int, depth: int) -> tuple[int, int]:
     """(brace balance, index after the brace that closes `depth` braces) from `start`, strings skipped; the
     index is -1 where they stay open."""
     balance = 0
@@ -737,7 +732,7 @@ def _brace_balance_until_closed(text: str, start: int, depth: int) -> tuple[int,
 def _raw_continued(depth: int, base: State, text: str) -> LineScan:
     """A line inside backend_config's braces, `depth` deep at its start: raw text to the brace that closes
     them (a line that reads like an instruction is more of it); the instruction goes on after it."""
-    balance, end = _brace_balance_until_closed(text, 0, depth)
+    balance, end = brace_balance_until_closed(text, 0, depth)
     if end < 0:
         return _continuation(("cont", depth + balance, base, _RAW), (_RAW,))
     rest = text[end:]
