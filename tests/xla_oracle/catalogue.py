@@ -182,6 +182,11 @@ ACCEPTED = (
     Entry("a string over lines, then a key whose value is on the line below a comment", True, entry(
         'ROOT v = f32[4] abs(p), frontend_attributes={a="x', '}, y"}, metadata=/* ROOT x = f32[] abs(y) */// c',
         '{op_name="w"}')),
+    Entry("backend_config's raw braces over lines, after a comment, operands over lines before them", True,
+          entry('ROOT v = f32[4] custom-call(p,', 'p), custom_call_target="x", backend_config=/* c */{"a": {',
+                "q = f32[4] parameter(0)", '"b": 1}}, metadata={op_name="x"}')),
+    Entry("backend_config on a line of its own below a line comment, its raw braces over lines", True,
+          entry("ROOT v = f32[4] abs(p), // ROOT z", "backend_config={no ] // c", "[ json}")),
     Entry("header attributes over lines", True, entry(
         "ROOT v = f32[4] abs(p)", head="HloModule m,\n  is_scheduled=true,\n  replica_count=1")),
     Entry("module without ENTRY", True, "HloModule m\n\n" + ADD + "f {\n  p = f32[] parameter(0)\n"

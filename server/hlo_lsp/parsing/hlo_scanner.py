@@ -687,7 +687,7 @@ def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
     counted = _without_line_comment(text) if "//" in text else text  # (what a `//` comment holds opens nothing)
     depth, in_string = open_string_end(counted, False) if '"' in counted else (bracket_balance(counted), False)
     owner = scan.kind
-    raw = _raw_braces_open(counted) if scan.kind == "instruction" and _RAW_KEY in counted else 0
+    raw = _raw_braces_open(without_comments(text)) if scan.kind == "instruction" and _RAW_KEY in counted else 0
     if raw:  # backend_config's braces: raw text to their matching brace, as XLA reads them
         return LineScan(scan.kind, ("cont", raw, state, _RAW), scan.refs, scan.data, scan.problem)
     if depth > 0 and scan.kind == "instruction":
@@ -892,6 +892,9 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
         owner = _list_going_on(outside) or owner
     if owner == "instruction" and depth == 0:
         owner = _value_below(outside) or owner
+    raw = _raw_braces_open(without_comments(outside)) if owner == "instruction" and _RAW_KEY in outside else 0
+    if raw and (not entering or raw == depth):  # backend_config's braces are left open, and no other bracket
+        return _continuation(("cont", raw, base, _RAW), data)
     # the item may end on this line, and others start (the last may go on below: brackets or a string open)
     more = _ended_then_more(outside, entering, _continuation(base, data)) if data[0] in _SPLIT_OWNERS else None
     if more is not None:
