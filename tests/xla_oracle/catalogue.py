@@ -187,6 +187,14 @@ ACCEPTED = (
                 "q = f32[4] parameter(0)", '"b": 1}}, metadata={op_name="x"}')),
     Entry("backend_config on a line of its own below a line comment, its raw braces over lines", True,
           entry("ROOT v = f32[4] abs(p), // ROOT z", "backend_config={no ] // c", "[ json}")),
+    Entry("backend_config's raw braces on the line below their key, after a line comment", True,
+          entry("ROOT v = f32[4] abs(p), backend_config=// c", '{"a": {', "q = f32[4] parameter(0)",
+                '"b": 1}}, metadata={op_name="x"}')),
+    Entry("backend_config's raw braces holding `//` and a bracket", True,
+          entry("ROOT v = f32[4] abs(p), backend_config={no // c [ json}")),
+    Entry("a computation written inline on the line below its key, a line comment after the key", True, _s(
+        "z = f32[] constant(0)", "ROOT r = f32[] reduce(s, z), dimensions={}, to_apply=// c",
+        "{ x = f32[] parameter(0) y = f32[] parameter(1) ROOT a = f32[] add(x, y) }")),
     Entry("header attributes over lines", True, entry(
         "ROOT v = f32[4] abs(p)", head="HloModule m,\n  is_scheduled=true,\n  replica_count=1")),
     Entry("module without ENTRY", True, "HloModule m\n\n" + ADD + "f {\n  p = f32[] parameter(0)\n"
@@ -322,6 +330,8 @@ REJECTED = (
         "z = f32[] constant(0)", "ROOT r = reduce-window(p, z), window={size=2x2}, to_apply=add", before=ADD)),
     Entry("backend_config's raw braces left open", False,
           entry('ROOT v = f32[4] abs(p), backend_config={"a": {', "q = f32[4] parameter(0)")),
+    Entry("backend_config's raw braces closed inside what reads like a line comment, a brace left over", False,
+          entry("ROOT v = f32[4] abs(p), backend_config={no // } }")),
     Entry("window with commas", False, entry(
         "z = f32[] constant(0)", "ROOT r = f32[4] reduce-window(p, z), window={size=2, stride=1}, to_apply=add",
         before=ADD)),

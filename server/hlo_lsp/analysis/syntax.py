@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -14,11 +13,10 @@ from hlo_lsp.parsing.ba_syntax import line_error
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import (
     blank_comments,
-    brace_balance_until_closed,
     goes_on_from_above,
     in_block_comment,
     item_text,
-    without_comments,
+    raw_braces_blanked,
 )
 from hlo_lsp.parsing.hlo_syntax import parse_table_row
 from hlo_lsp.parsing.line_scan import LineScan, as_one_line
@@ -199,13 +197,15 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
 
 
 def _grammar_error(parse: Callable[[str], ParseError | None], text: str) -> ParseError | None:
-    """The grammar's error in an item's `text` (perhaps over lines). XLA reads what backend_config's
-    braces hold as raw text: blanked, where the grammar finds an error (dumps print JSON it reads)."""
+    """The grammar's error in an item's `text` (perhaps over lines, its block comments blanked). XLA reads
+    what backend_config's braces hold as raw text (a `//` in it is no comment): blanked, where the grammar
+    finds an error (dumps print JSON it reads)."""
     flat = as_one_line(text) if "\n" in text else text
     error = parse(flat)
-    if error is None or _RAW_KEY not in flat:
+    if error is None or _RAW_KEY not in text:
         return error
-    return parse(_raw_braces_blanked(flat))
+    raw_blanked = raw_braces_blanked(text)[0]
+    return parse(as_one_line(raw_blanked) if "\n" in raw_blanked or "//" in raw_blanked else raw_blanked)
 
 
 def _items(parsers: dict[str, Callable[[str], ParseError | None]], scan: LineScan,
@@ -238,23 +238,7 @@ def _item_text(document: Document, line: int) -> str:
 
 
 _RAW_KEY = "backend_config="
-_RAW_BRACED = re.compile(r"backend_config=\s*\{")  # comments between read as spaces
 _OUTSIDE = "instruction-outside-computation"
-
-
-def _raw_braces_blanked(text: str) -> str:
-    """`text` with what `backend_config={...}` holds blanked: XLA reads it to its matching brace as raw
-    text (JSON, or anything whose braces balance: `{no ] [ json}`)."""
-    clean = without_comments(text) if "//" in text else text  # where the keys are: comments read as spaces
-    opening = _RAW_BRACED.search(clean)
-    while opening is not None:
-        body = after = opening.end()
-        end = brace_balance_until_closed(text, body, 1)[1]
-        if end >= 0:
-            after = end - 1
-            text = text[:body] + " " * (after - body) + text[after:]
-        opening = _RAW_BRACED.search(clean, after)
-    return text
 
 
 def _state_before(document: Document, line: int) -> object:

@@ -491,7 +491,8 @@ def _called_value_refs(text: str, refs: RefCollector, role: Role, a_list: bool) 
     value_start = len(text) - len(text.lstrip())
     braced = _BRACED_LIST.match(text, value_start)
     if braced is not None:
-        refs.add_matches(role, _REF_VALUE.finditer(text, braced.start(1), braced.end(1)))
+        if "=" not in braced.group(1):  # (a computation written inline holds instructions, which are its own)
+            refs.add_matches(role, _REF_VALUE.finditer(text, braced.start(1), braced.end(1)))
         _collect_attribute_refs(text, braced.end(), refs)
         return
     if a_list and text.startswith("{", value_start):  # the list goes on below: its names on this line
@@ -612,6 +613,10 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
 
 def _instruction_line_scan(text: str, end: int, scan: LineScan) -> LineScan:
     """An instruction line that may hold other items after it, or go on below."""
+    if _RAW_KEY in text:  # backend_config's braces hold raw text: blanked, or left open to the lines below
+        text, raw = raw_braces_blanked(text)
+        if raw:
+            return LineScan(scan.kind, ("cont", raw, COMP, _RAW), scan.refs, scan.data, scan.problem)
     count = text.count
     opens, closes = count("{"), count("}")
     last = text[-1:] if text[-1:] not in _BLANKS and "//" not in text else _without_line_comment(text).rstrip()[-1:]
@@ -687,9 +692,6 @@ def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
     counted = _without_line_comment(text) if "//" in text else text  # (what a `//` comment holds opens nothing)
     depth, in_string = open_string_end(counted, False) if '"' in counted else (bracket_balance(counted), False)
     owner = scan.kind
-    raw = _raw_braces_open(without_comments(text)) if scan.kind == "instruction" and _RAW_KEY in counted else 0
-    if raw:  # backend_config's braces: raw text to their matching brace, as XLA reads them
-        return LineScan(scan.kind, ("cont", raw, state, _RAW), scan.refs, scan.data, scan.problem)
     if depth > 0 and scan.kind == "instruction":
         owner = _operands_owner(scan.data[3]) if _operands_open(text, scan) else \
             _INLINE if _opens_inline_computation(text) else _list_going_on(text) or owner
@@ -704,15 +706,25 @@ def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
 
 _RAW = "raw_braces"  # the owner of the lines inside backend_config's braces, which XLA reads as raw text
 _RAW_KEY = "backend_config"
-_RAW_OPENING = re.compile(r"backend_config[ \t]*=[ \t]*\{")
+_RAW_OPENING = re.compile(r"backend_config\s*=\s*\{")  # (in a text with its comments blanked)
+_RAW_KEY_ENDS = re.compile(r"(?<![\w.\-])backend_config[ \t]*=$")
 _BRACE_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}]')
 
 
-def _raw_braces_open(text: str) -> int:
-    """How many of backend_config's braces `text` leaves open (0: none, or they close on it). Braces in
-    strings do not count."""
-    opening = _RAW_OPENING.search(text)
-    return 0 if opening is None else max(1 + brace_balance_until_closed(text, opening.end(), 1)[0], 0)
+def raw_braces_blanked(text: str) -> tuple[str, int]:
+    """`text` with what backend_config's braces hold blanked (XLA reads it as raw text to the matching brace:
+    strings are skipped, comments are more text), and how many braces stay open at its end (0: they close)."""
+    clean = without_comments(text)
+    opening = _RAW_OPENING.search(clean)
+    while opening is not None:
+        body = opening.end()
+        balance, end = brace_balance_until_closed(text, body, 1)
+        if end < 0:
+            return text[:body] + as_spaces(text[body:]), 1 + balance
+        text = text[:body] + as_spaces(text[body : end - 1]) + text[end - 1 :]
+        clean = without_comments(text)
+        opening = _RAW_OPENING.search(clean, end)
+    return text, 0
 
 
 def brace_balance_until_closed(text: str, start: int, depth: int) -> tuple[int, int]:
@@ -730,9 +742,19 @@ def brace_balance_until_closed(text: str, start: int, depth: int) -> tuple[int, 
 
 
 def _raw_continued(depth: int, base: State, text: str) -> LineScan:
-    """A line inside backend_config's braces, `depth` deep at its start: raw text to the brace that closes
-    them (a line that reads like an instruction is more of it); the instruction goes on after it."""
-    balance, end = brace_balance_until_closed(text, 0, depth)
+    """A line inside backend_config's braces, `depth` deep at its start (0: the line below `backend_config=`,
+    its value to come): raw text to the brace that closes them (a line that reads like an instruction is more
+    of it); the instruction goes on after it."""
+    start = 0
+    if not depth:
+        clean = without_comments(text)
+        start = len(clean) - len(clean.lstrip())
+        if not clean.strip():
+            return _continuation(("cont", 0, base, _RAW), (_RAW,))
+        if clean[start] != "{":  # a string
+            return _continued(0, base, "instruction", text)
+        start, depth = start + 1, 1
+    balance, end = brace_balance_until_closed(text, start, depth)
     if end < 0:
         return _continuation(("cont", depth + balance, base, _RAW), (_RAW,))
     rest = text[end:]
@@ -788,9 +810,13 @@ def _list_going_on_refs(text: str, refs: RefCollector, role: Role) -> None:
 
 
 def _value_below(text: str) -> str | None:
-    """The owner of the line below when the line ends with a key whose value, computations or control
-    predecessors, is on that line (_CALLED, _CALLED_LIST, _PREDECESSORS), else None."""
-    key = _KEYS_ENDING.search(_without_line_comment(text).rstrip())
+    """The owner of the line below when the line ends with a key whose value, computations, control
+    predecessors or backend_config's raw braces, is on that line (_CALLED, _CALLED_LIST, _PREDECESSORS, _RAW),
+    else None."""
+    clean = _without_line_comment(text).rstrip()
+    if clean.endswith("=") and _RAW_KEY_ENDS.search(clean):
+        return _RAW
+    key = _KEYS_ENDING.search(clean)
     if key is None:
         return None
     return _PREDECESSORS if not key.group(1) else _CALLED_LIST if key.group(1) in _LIST_ONLY_KEYS else _CALLED
@@ -863,6 +889,10 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
     """A continuation line, and the state after it."""
     if owner == _HEAD_OWNER:
         return _head_continued(base, text, depth)
+    if _RAW_KEY in text and not in_string:  # backend_config's braces hold raw text: blanked, or left open below
+        text, raw = raw_braces_blanked(text)
+        if raw:
+            return _continuation(("cont", raw, base, _RAW), (owner, depth) if owner in _OPERAND_OWNERS else (owner,))
     counted = _without_line_comment(text) if "//" in text and not in_string else text
     # (a line that starts inside a string: what it holds after the string's closing quote, its comments blanked;
     # "" where it holds none)
@@ -892,9 +922,6 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
         owner = _list_going_on(outside) or owner
     if owner == "instruction" and depth == 0:
         owner = _value_below(outside) or owner
-    raw = _raw_braces_open(without_comments(outside)) if owner == "instruction" and _RAW_KEY in outside else 0
-    if raw and (not entering or raw == depth):  # backend_config's braces are left open, and no other bracket
-        return _continuation(("cont", raw, base, _RAW), data)
     # the item may end on this line, and others start (the last may go on below: brackets or a string open)
     more = _ended_then_more(outside, entering, _continuation(base, data)) if data[0] in _SPLIT_OWNERS else None
     if more is not None:
