@@ -195,6 +195,8 @@ ACCEPTED = (
     Entry("a computation written inline on the line below its key, a line comment after the key", True, _s(
         "z = f32[] constant(0)", "ROOT r = f32[] reduce(s, z), dimensions={}, to_apply=// c",
         "{ x = f32[] parameter(0) y = f32[] parameter(1) ROOT a = f32[] add(x, y) }")),
+    Entry("backend_config's raw braces holding `//` and a block comment", True,
+          entry("ROOT v = f32[4] abs(p), backend_config={no // c /**/[ json}")),
     Entry("header attributes over lines", True, entry(
         "ROOT v = f32[4] abs(p)", head="HloModule m,\n  is_scheduled=true,\n  replica_count=1")),
     Entry("module without ENTRY", True, "HloModule m\n\n" + ADD + "f {\n  p = f32[] parameter(0)\n"
@@ -332,6 +334,10 @@ REJECTED = (
           entry('ROOT v = f32[4] abs(p), backend_config={"a": {', "q = f32[4] parameter(0)")),
     Entry("backend_config's raw braces closed inside what reads like a line comment, a brace left over", False,
           entry("ROOT v = f32[4] abs(p), backend_config={no // } }")),
+    Entry("backend_config twice, the first's raw braces holding `//`", False,
+          entry("ROOT v = f32[4] abs(p), backend_config={no // c}, backend_config={no // c}")),
+    Entry("an operand missing before backend_config's raw braces holding `//`", False,
+          entry("ROOT v = f32[4] abs(), backend_config={no // c [ json}")),
     Entry("window with commas", False, entry(
         "z = f32[] constant(0)", "ROOT r = f32[4] reduce-window(p, z), window={size=2, stride=1}, to_apply=add",
         before=ADD)),

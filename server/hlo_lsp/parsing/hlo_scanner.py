@@ -139,6 +139,8 @@ def _scan_item(state: State, text: str) -> LineScan:
 
 
 def _scan_with_comments(state: State, text: str) -> LineScan:
+    if _RAW_KEY in text:  # what backend_config's braces hold is raw text, comments and all: blanked first
+        text = raw_braces_blanked(text)[0]
     blanked, unclosed = blank_comments(text)
     scan = scan_hlo_line(state, blanked) if "/*" not in blanked else _scan_item(state, blanked)
     return _into_comment(scan) if unclosed else scan
@@ -442,6 +444,8 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
             text = text[:-1]
         refs = RefCollector(text)  # its columns: those of the text as written, comments and all
         if "/" in text:
+            if _RAW_KEY in text:  # (what backend_config's braces hold is raw text, comments and all)
+                text = raw_braces_blanked(text)[0]
             if "/*" in text:  # what a block comment holds names nothing, closed or left open: `abs(p /* a`
                 text = blank_comments(text)[0]
             if "//" in text:  # nor what a line comment holds: `abs(p // c` (after the block comments: `*//*`)
