@@ -444,8 +444,8 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
             text = text[:-1]
         refs = RefCollector(text)  # its columns: those of the text as written, comments and all
         if "/" in text:
-            if _RAW_KEY in text:  # (what backend_config's braces hold is raw text, comments and all)
-                text = raw_braces_blanked(text)[0]
+            if _RAW_KEY in text and ("/*" in text or "//" in text):  # (what backend_config's braces hold is raw
+                text = raw_braces_blanked(text)[0]                   # text, comments and all)
             if "/*" in text:  # what a block comment holds names nothing, closed or left open: `abs(p /* a`
                 text = blank_comments(text)[0]
             if "//" in text:  # nor what a line comment holds: `abs(p // c` (after the block comments: `*//*`)
