@@ -61,6 +61,7 @@ def template(message: str) -> str:
     message = re.sub(r"(?<![\w.])-?\d+(\.\d*)?(e[+-]?\d+)?(?![\w])", "N", message)
     message = _NAMED.sub(r"\1 X", message)
     message = re.sub(r'(attribute|computation) "[^"]*"', r"\1 X", message)
+    message = re.sub(r"`%?[A-Za-z_][\w.\-]* \{`", "`X {`", message)  # ours: `x {`, a computation's start
     return re.sub(r"`%?([A-Za-z_][\w.\-]*)`", lambda m: m.group(0) if m.group(1) in _KEYWORDS else "`X`",
                   message)[:160]
 
