@@ -12,6 +12,7 @@ from hlo_lsp.model.hlo_module import lone_instruction_line, text_over_lines
 from hlo_lsp.parsing.ba_syntax import line_error
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import (
+    RAW_KEY,
     blank_comments,
     goes_on_from_above,
     in_block_comment,
@@ -202,7 +203,7 @@ def _grammar_error(parse: Callable[[str], ParseError | None], text: str) -> Pars
     finds an error (dumps print JSON it reads)."""
     flat = as_one_line(text) if "\n" in text else text
     error = parse(flat)
-    if error is None or _RAW_KEY not in text:
+    if error is None or RAW_KEY not in text:
         return error
     raw_blanked = raw_braces_blanked(text)[0]
     return parse(as_one_line(raw_blanked) if "\n" in raw_blanked or "//" in raw_blanked else raw_blanked)
@@ -237,7 +238,6 @@ def _item_text(document: Document, line: int) -> str:
     return text_over_lines(document, line)
 
 
-_RAW_KEY = "backend_config="
 _OUTSIDE = "instruction-outside-computation"
 
 

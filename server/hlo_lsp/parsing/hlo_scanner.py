@@ -139,7 +139,7 @@ def _scan_item(state: State, text: str) -> LineScan:
 
 
 def _scan_with_comments(state: State, text: str) -> LineScan:
-    if _RAW_KEY in text:  # what backend_config's braces hold is raw text, comments and all: blanked first
+    if RAW_KEY in text:  # what backend_config's braces hold is raw text, comments and all: blanked first
         text = raw_braces_blanked(text)[0]
     blanked, unclosed = blank_comments(text)
     scan = scan_hlo_line(state, blanked) if "/*" not in blanked else _scan_item(state, blanked)
@@ -444,7 +444,7 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
             text = text[:-1]
         refs = RefCollector(text)  # its columns: those of the text as written, comments and all
         if "/" in text:
-            if _RAW_KEY in text and ("/*" in text or "//" in text):  # (what backend_config's braces hold is raw
+            if RAW_KEY in text and ("/*" in text or "//" in text):  # (what backend_config's braces hold is raw
                 text = raw_braces_blanked(text)[0]                   # text, comments and all)
             if "/*" in text:  # what a block comment holds names nothing, closed or left open: `abs(p /* a`
                 text = blank_comments(text)[0]
@@ -617,7 +617,7 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
 
 def _instruction_line_scan(text: str, end: int, scan: LineScan) -> LineScan:
     """An instruction line that may hold other items after it, or go on below."""
-    if _RAW_KEY in text:  # backend_config's braces hold raw text: blanked, or left open to the lines below
+    if RAW_KEY in text:  # backend_config's braces hold raw text: blanked, or left open to the lines below
         text, raw = raw_braces_blanked(text)
         if raw:
             return LineScan(scan.kind, ("cont", raw, COMP, _RAW), scan.refs, scan.data, scan.problem)
@@ -709,7 +709,7 @@ def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
 
 
 _RAW = "raw_braces"  # the owner of the lines inside backend_config's braces, which XLA reads as raw text
-_RAW_KEY = "backend_config"
+RAW_KEY = "backend_config"  # the key whose braces XLA reads as raw text
 _RAW_OPENING = re.compile(r"backend_config\s*=\s*\{")  # (in a text with its comments blanked)
 _RAW_KEY_ENDS = re.compile(r"(?<![\w.\-])backend_config[ \t]*=$")
 _BRACE_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}]')
@@ -893,10 +893,11 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
     """A continuation line, and the state after it."""
     if owner == _HEAD_OWNER:
         return _head_continued(base, text, depth)
-    if _RAW_KEY in text and not in_string:  # backend_config's braces hold raw text: blanked, or left open below
+    data: tuple[object, ...] = (owner, depth) if owner in _OPERAND_OWNERS else (owner,)  # (depth: on entering)
+    if RAW_KEY in text and not in_string:  # backend_config's braces hold raw text: blanked, or left open below
         text, raw = raw_braces_blanked(text)
         if raw:
-            return _continuation(("cont", raw, base, _RAW), (owner, depth) if owner in _OPERAND_OWNERS else (owner,))
+            return _continuation(("cont", raw, base, _RAW), data)
     counted = _without_line_comment(text) if "//" in text and not in_string else text
     # (a line that starts inside a string: what it holds after the string's closing quote, its comments blanked;
     # "" where it holds none)
@@ -908,9 +909,7 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
     balance, in_string = open_string_end(counted, in_string) if in_string or '"' in counted else (
         bracket_balance(counted), False)
     entering, depth = depth, max(depth + balance, 0)
-    data: tuple[object, ...] = (owner,)
     if owner in _OPERAND_OWNERS:
-        data = (owner, entering)
         owner = owner if depth > 0 and _operand_list_end(text, entering) < 0 else "instruction"
     elif owner == _CALLED:  # this line holds the value: a name, or the `{` of a computation written inline
         owner = _INLINE if depth > entering else "instruction"

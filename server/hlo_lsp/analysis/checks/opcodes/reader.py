@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from hlo_lsp.parsing.hlo_scanner import raw_braces_blanked, without_comments
+from hlo_lsp.parsing.hlo_scanner import RAW_KEY, raw_braces_blanked, without_comments
 from hlo_lsp.parsing.hlo_syntax import parse_shape
 from hlo_lsp.parsing.line_scan import as_spaces
 from hlo_lsp.parsing.syntax import ParseError, Shape
@@ -54,7 +54,7 @@ def read_instruction(text: str, data: tuple[object, ...]) -> InstructionParts | 
     open_paren = opcode_start + len(opcode)
     if not text.startswith("(", open_paren):
         return None
-    if "backend_config" in text:  # what its braces hold is raw text (a `//` in it is no comment): blanked
+    if RAW_KEY in text:  # what backend_config's braces hold is raw text (a `//` in it is no comment): blanked
         text = raw_braces_blanked(text)[0]
     marks = _marks(text, open_paren)
     if marks is None:
