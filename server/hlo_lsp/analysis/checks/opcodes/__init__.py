@@ -10,6 +10,7 @@ The modules, from the pass down:
 - signatures, inferred_operands (with inference, shape_rules): a computation's signature against its
   root, and the shapes XLA infers where none is written;
 - reader, findings: an instruction's parts, and what the rules report;
+- dropped_operands: the operands spelt like opcodes that XLA's parser drops, read again without them;
 - tables, values, structured_values, literals: what XLA's parser requires of each opcode, each
   attribute value and each constant literal;
 - layouts, shardings: the layouts of shapes and the `sharding=` values, as XLA's parser reads them.
