@@ -272,7 +272,7 @@ class Document:
         return self._starts[index] if index < len(self._starts) else self._line_count
 
     def _locate(self, line: int) -> tuple[Chunk, int]:
-        chunks = self.chunks
+        chunks = self._chunks if self._chunks is not None else self.chunks  # (asked a million times)
         index = bisect.bisect_right(self._starts, line) - 1
         local = line - self._starts[index]
         if index < 0 or local >= len(chunks[index].lines):  # only a sparse document has such gaps

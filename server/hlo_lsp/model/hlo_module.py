@@ -256,7 +256,9 @@ class HloModule:
         line = self._first_definition.get(name)
         if line is None or not lines:
             return False
-        first, last = lines[0], (lines[-1] if before is None else min(lines[-1], before - 1))
+        first, last = lines[0], lines[-1]
+        if before is not None and before <= last:
+            last = before - 1
         if first <= line <= last:
             return True
         return any(first <= later <= last for later in self._later_definitions.get(name, ()))

@@ -443,9 +443,9 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
         if text.endswith("\r"):
             text = text[:-1]
         refs = RefCollector(text)  # its columns: those of the text as written, comments and all
-        if "/" in text:
-            if RAW_KEY in text and ("/*" in text or "//" in text):  # (what backend_config's braces hold is raw
-                text = raw_braces_blanked(text)[0]                   # text, comments and all)
+        if "/" in text and ("/*" in text or "//" in text):  # (op_name strings hold a `/` on most lines)
+            if RAW_KEY in text:  # what backend_config's braces hold is raw text, comments and all
+                text = raw_braces_blanked(text)[0]
             if "/*" in text:  # what a block comment holds names nothing, closed or left open: `abs(p /* a`
                 text = blank_comments(text)[0]
             if "//" in text:  # nor what a line comment holds: `abs(p // c` (after the block comments: `*//*`)
@@ -598,21 +598,25 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
     """The scan of an instruction line inside a computation, from one regex match."""
     name, start = match.group(2), match.start(2)
     if text.isascii():
-        definition = (Ref(Role.INSTRUCTION_DEF, name, start, start + len(name)),)
+        definition = (_new_tuple(Ref, (_INSTRUCTION_DEF, name, start, start + len(name))),)
     else:
         definition = (make_ref(text, Role.INSTRUCTION_DEF, name, start),)
     # A few dozen opcodes name a million instructions: one string each.
     data = (name, match.start(3), match.start(4), sys.intern(match.group(4)), match.group(1) is not None)
     count, end, last = text.count, match.end(), text[-1:]
-    # Most lines: one whole item. The last four tests are `not _may_start_another(text, end)` inlined for a
+    # Most lines: one whole item. The last two tests are `not _may_start_another(text, end)` inlined for a
     # line without a `//` and trailing blanks (a call per line costs 5 % of the scan of a 40 MB module).
     if count("{") == count("}") and count("(") == count(")") and count("[") == count("]") and \
-            not count('"') & 1 and last not in _ENDS_OPEN and "//" not in text and \
-            text.find(" =", end) < 0 and text.find("ROOT", end) < 0 and \
-            (text.find("%", end) < 0 or _GLUED_DEFINITION.search(text, end) is None) and \
-            (last not in _NAME_CHARS or _TRAILING_ITEM_NAME.search(text, end) is None):
-        return LineScan("instruction", COMP, definition, data)
+            not count('"') & 1 and last not in _ENDS_OPEN and _ANOTHER_ITEM_OR_COMMENT.search(text, end) is None \
+            and (last not in _NAME_CHARS or _TRAILING_ITEM_NAME.search(text, end) is None):
+        return _new_tuple(LineScan, ("instruction", COMP, definition, data, None))
     return _instruction_line_scan(text, end, LineScan("instruction", COMP, definition, data))
+
+
+# The hot path builds its named tuples as tuples (a named tuple's own constructor is a Python call): a 40 MB
+# module has a million lines.
+_new_tuple = tuple.__new__
+_INSTRUCTION_DEF = Role.INSTRUCTION_DEF
 
 
 def _instruction_line_scan(text: str, end: int, scan: LineScan) -> LineScan:
@@ -638,6 +642,8 @@ def _instruction_line_scan(text: str, end: int, scan: LineScan) -> LineScan:
 
 _ENDS_OPEN = frozenset(("", ",", "=", " ", "\t", "{"))  # a line that ends so may go on, or open a body
 _GLUED_DEFINITION = re.compile(rf"%{_NAME}=")  # `%v=abs(p)`: XLA's lexer reads `%v` then `=`, a definition
+# After an instruction's opcode: a definition (`v =`, `%v=`), `ROOT`, or a line comment.
+_ANOTHER_ITEM_OR_COMMENT = re.compile(rf" =|ROOT|//|%{_NAME}=")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-:")
 # A name last on the line, not an attribute's value: the next instruction, its `=` on the line below.
 _TRAILING_ITEM_NAME = re.compile(rf"[ \t)]%?{_NAME}:?[ \t]*$")
