@@ -24,6 +24,7 @@ from hlo_lsp.parsing.line_scan import (
     bracket_balance,
     line_problem,
     make_ref,
+    new_tuple,
     plain_scan,
 )
 
@@ -168,7 +169,7 @@ def _read_used_values(state: State, text: str, stripped: str) -> LineScan:
     if stripped.startswith("<"):
         match = _USED_VALUE.match(stripped)
         if match:
-            return LineScan("used_value", "used", data=_value_ref_data(match) + (stripped,))
+            return new_tuple(LineScan, ("used_value", "used", (), _value_ref_data(match) + (stripped,), None))
     if stripped == "positions:":
         return plain_scan("positions_header", "positions")
     if stripped == "uses:":
@@ -178,13 +179,13 @@ def _read_used_values(state: State, text: str, stripped: str) -> LineScan:
     if state == "positions":
         match = _POSITION.match(text)
         if match:
-            return LineScan("position", "positions", data=(match.group(1), match.group(2)))
+            return new_tuple(LineScan, ("position", "positions", (), (match.group(1), match.group(2)), None))
     if state == "uses":
         if stripped == "(none)":
             return plain_scan("no_uses", "uses")
         match = _USE.match(text)
         if match:
-            return LineScan("use", "uses", data=(match.group(1), int(match.group(2)), match.group(3)))
+            return new_tuple(LineScan, ("use", "uses", (), (match.group(1), int(match.group(2)), match.group(3)), None))
     return _unrecognized(state, text, _EXPECTED[state])
 
 

@@ -31,6 +31,7 @@ from hlo_lsp.parsing.line_scan import (
     bracket_balance,
     line_problem,
     make_ref,
+    new_tuple,
     open_string_end,
     plain_scan,
 )
@@ -598,7 +599,7 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
     """The scan of an instruction line inside a computation, from one regex match."""
     name, start = match.group(2), match.start(2)
     if text.isascii():
-        definition = (_new_tuple(Ref, (_INSTRUCTION_DEF, name, start, start + len(name))),)
+        definition = (new_tuple(Ref, (_INSTRUCTION_DEF, name, start, start + len(name))),)
     else:
         definition = (make_ref(text, Role.INSTRUCTION_DEF, name, start),)
     # A few dozen opcodes name a million instructions: one string each.
@@ -609,13 +610,10 @@ def _instruction_scan(text: str, match: re.Match[str]) -> LineScan:
     if count("{") == count("}") and count("(") == count(")") and count("[") == count("]") and \
             not count('"') & 1 and last not in _ENDS_OPEN and _ANOTHER_ITEM_OR_COMMENT.search(text, end) is None \
             and (last not in _NAME_CHARS or _TRAILING_ITEM_NAME.search(text, end) is None):
-        return _new_tuple(LineScan, ("instruction", COMP, definition, data, None))
+        return new_tuple(LineScan, ("instruction", COMP, definition, data, None))
     return _instruction_line_scan(text, end, LineScan("instruction", COMP, definition, data))
 
 
-# The hot path builds its named tuples as tuples (a named tuple's own constructor is a Python call): a 40 MB
-# module has a million lines.
-_new_tuple = tuple.__new__
 _INSTRUCTION_DEF = Role.INSTRUCTION_DEF
 
 

@@ -71,6 +71,10 @@ class LineScan(NamedTuple):
     problem: LineProblem | None = None
 
 
+# Builds a named tuple from a tuple of all its fields, in C: the named tuple's own constructor is a Python
+# call, and the hot paths build a million refs and scans for a 40 MB module.
+new_tuple = tuple.__new__
+
 _PLAIN_SCANS: dict[tuple[str, State], LineScan] = {}
 _PLAIN_SCANS_KEPT = 4096
 
@@ -99,13 +103,13 @@ class RefCollector:
         end = start + len(name)
         if self._columns is not None:
             start, end = self._columns.column(start), self._columns.column(end)
-        self.refs.append(Ref(role, name, start, end))
+        self.refs.append(new_tuple(Ref, (role, name, start, end)))
 
     def add_matches(self, role: Role, matches: Iterable[re.Match[str]]) -> None:
         """A ref for group 1 of each match (a list comprehension where columns need no conversion:
         the operands of a large module are a million names)."""
         if self._columns is None:
-            self.refs.extend([Ref(role, match[1], match.start(1), match.end(1)) for match in matches])
+            self.refs.extend([new_tuple(Ref, (role, match[1], match.start(1), match.end(1))) for match in matches])
             return
         for match in matches:
             self.add(role, match[1], match.start(1))
@@ -115,7 +119,7 @@ def make_ref(text: str, role: Role, name: str, start: int, end: int | None = Non
     """A Ref for `name` found at Python index `start` (to `end`, default start + len(name)) of `text`."""
     end = start + len(name) if end is None else end
     if text.isascii():
-        return Ref(role, name, start, end)
+        return new_tuple(Ref, (role, name, start, end))
     return Ref(role, name, utf16_column(text, start), utf16_column(text, end))
 
 
