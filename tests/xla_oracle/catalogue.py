@@ -29,6 +29,15 @@ def entry(*body: str, head: str = "HloModule m", before: str = "", params: tuple
     return f"{head}\n\n{before}{opening}\n{lines}{closing}\n"
 
 
+def _loop(condition_takes: str, condition_returns: str, body_takes: str, *more: str) -> str:
+    """A while's condition `c` and body `b` (the body returns its parameter's shape; `more`: the condition's
+    other instructions)."""
+    returned = "constant(true)" if condition_returns == "pred[]" else "constant(1)"
+    lines = "".join(f"  {line}\n" for line in more)
+    return (f"c {{\n  a = {condition_takes} parameter(0)\n{lines}  ROOT r = {condition_returns} {returned}\n}}\n\n"
+            f"b {{\n  a = {body_takes} parameter(0)\n  ROOT r = {body_takes} abs(a)\n}}\n\n")
+
+
 def _s(*body: str, **options: object) -> str:
     """A module whose one parameter is the scalar `s`."""
     return entry(*body, params=("s = f32[] parameter(0)",), **options)  # type: ignore[arg-type]
@@ -168,6 +177,8 @@ ACCEPTED = (
         'ROOT v = f32[4] abs(p), frontend_attributes={a="x// c', '}, y"}, metadata={op_name="w"}')),
     Entry("header attribute's string holding an instruction and a `}` over lines", True, entry(
         "ROOT v = f32[4] abs(p)", head='HloModule m, frontend_attributes={a="x\n  ROOT v = f32[4] abs(p)\n}\nz"}')),
+    Entry("while without a shape, its computations of its operand's shape", True, entry(
+        "ROOT w = while(p), condition=c, body=b", before=_loop("f32[4]", "pred[]", "f32[4]"))),
     Entry("reduce-window without a shape, a window dimension per operand dimension", True, entry(
         "z = f32[] constant(0)", "ROOT r = reduce-window(p, z), window={size=2}, to_apply=add", before=ADD)),
     Entry("a header attribute's braces over lines, a comment ending before `key = value`", True, entry(
@@ -326,6 +337,12 @@ REJECTED = (
     Entry("window stride count", False, entry(
         "z = f32[] constant(0)", "ROOT r = f32[4] reduce-window(p, z), window={size=2 stride=1x1}, to_apply=add",
         before=ADD)),
+    Entry("while without a shape, whose body takes another shape than its operand", False, entry(
+        "ROOT w = while(p), condition=c, body=b", before=_loop("f32[4]", "pred[]", "f32[2]"))),
+    Entry("while without a shape, whose condition returns no pred[]", False, entry(
+        "ROOT w = while(p), condition=c, body=b", before=_loop("f32[4]", "s32[]", "f32[4]"))),
+    Entry("while without a shape, whose condition takes two parameters", False, entry(
+        "ROOT w = while(p), condition=c, body=b", before=_loop("f32[4]", "pred[]", "f32[4]", "z = f32[] parameter(1)"))),
     Entry("reduce-window without a shape or a window, of an array", False, entry(
         "z = f32[] constant(0)", "ROOT r = reduce-window(p, z), to_apply=add", before=ADD)),
     Entry("reduce-window without a shape, a window of two dimensions for a rank-1 operand", False, entry(

@@ -27,8 +27,4 @@ OPEN: frozenset[str] = frozenset((
     "XLA accepts, we reject: [unclosed-computation] computation X has no closing `}`",
     "XLA accepts, we reject: [unclosed-computation] computation X has no closing `}`: the `}` on line N closes a "
     "bracket left open above it, as XLA reads it",
-    # A while without its result shape whose condition's parameter, body's parameter and result, and operand do
-    # not all have one shape: XLA's parser cannot infer it, hlo-lsp does not compare them.
-    "XLA rejects, we accept: failed to infer shape for opcode: X, error: The parameter of condition and body, the "
-    "result of the body, and init must all have the same shape; got Condition: (",
 ))

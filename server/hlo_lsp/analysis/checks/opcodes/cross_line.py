@@ -1,7 +1,8 @@
 """The rules of an instruction that read the lines its operands and attributes name, run where its
 line's verdict asks for them: reshapes' element counts, broadcasts of non-scalars, dynamic slices'
 start indices, conditionals' selectors, tuple indices, custom-calls' layout constraints, scans'
-parameters, calls' operands where XLA infers their shape, and control predecessors defined too late.
+parameters, calls' operands and whiles' computations where XLA infers their shape, and control predecessors
+defined too late.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 from hlo_lsp.analysis.checks.opcodes import tables
 from hlo_lsp.analysis.checks.opcodes.findings import Finding, Judgement
-from hlo_lsp.analysis.checks.opcodes.inference import UNARY_TYPES, inferred_text, is_array
+from hlo_lsp.analysis.checks.opcodes.inference import UNARY_TYPES, inferred_shape, inferred_text, is_array
 from hlo_lsp.analysis.checks.opcodes.inference import operand_shape as inferred_operand_shape
 from hlo_lsp.analysis.checks.opcodes.inferred_operands import (
     BINARY_INFERRED,
@@ -206,6 +207,60 @@ def _reduce_window(hlo: HloModule, line: int, read: InstructionParts, judgement:
                                                          "opcode)")
 
 
+def _while(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
+    """A while whose shape XLA's parser infers (none written) from its computations' (ShapeInference's
+    InferWhileShape): one parameter each, a condition returning pred[], and one shape for the condition's and
+    the body's parameter, the body's result and the operand. Said only where every shape is known."""
+    condition, body = _program_shape(hlo, read.attribute("condition")), _program_shape(hlo, read.attribute("body"))
+    init = inferred_operand_shape(hlo, line, read.item(read.operands[0]), 0) if len(read.operands) == 1 else None
+    if condition is None or body is None or init is None:
+        return
+    shapes = f"Condition: {_human(condition)}; body: {_human(body)}; init: {init}."
+    reason = (f"Condition must take 1 arguments; got {len(condition[0])}." if len(condition[0]) != 1 else
+              f"Body must take 1 arguments; got {len(body[0])}." if len(body[0]) != 1 else
+              f"Condition must return a boolean; got {shapes}" if not compatible(condition[1], _PRED) else
+              None if all(compatible(body[1], shape) for shape in (condition[0][0][1], body[0][0][1], init)) else
+              "The parameter of condition and body, the result of the body, and init must all have the same shape; "
+              f"got {shapes}")
+    if reason is not None:
+        judgement.add(read.opcode_span, "operand-shape", f"failed to infer shape for opcode: while, error: {reason} "
+                                                         "(write the result shape before the opcode)")
+
+
+_PRED = ArrayShape("pred", ())
+ProgramShape = tuple[list[tuple[str, Shape]], Shape]  # (name, shape) of each parameter in number order; result
+
+
+def _program_shape(hlo: HloModule, name: str | None) -> ProgramShape | None:
+    """The parameters and result of the computation `name` (ComputeProgramShape), or None where one of their
+    shapes is not known (or the computation is not defined, or holds a line of several items)."""
+    computation = hlo.computations.get((name or "").strip().lstrip("%"))
+    if computation is None or not computation.instruction_lines:
+        return None
+    parameters: dict[int, tuple[str, Shape]] = {}
+    for line in computation.instruction_lines:
+        if hlo.document.scan(line).kind == "items":
+            return None
+        for text, data in _instructions_of(hlo, computation, line):
+            data = continued_instruction_data(text, data)
+            if data[3] == "parameter":
+                number, shape = _PARAMETER_NUMBER.match(without_comments(text), data[2]), inferred_shape(hlo, line)
+                if number is None or shape is None:
+                    return None
+                parameters[int(number.group(1))] = (data[0], shape)
+    root = computation.root_lines[0] if computation.root_lines else computation.instruction_lines[-1]
+    result = inferred_shape(hlo, root)
+    return ([parameters[number] for number in sorted(parameters)], result) if result is not None else None
+
+
+_PARAMETER_NUMBER = re.compile(r"parameter\(\s*([0-9]+)\s*\)")
+
+
+def _human(program: ProgramShape) -> str:
+    """ShapeUtil::HumanString of a program shape: `(a: f32[4]) -> pred[]`."""
+    return "(" + ", ".join(f"{name}: {shape}" for name, shape in program[0]) + f") -> {program[1]}"
+
+
 _WINDOW_SIZE = re.compile(r"(?<![\w])size=\s*([0-9]+(?:x[0-9]+)*)")
 
 
@@ -237,6 +292,7 @@ _CROSS_RULES: dict[str, CrossRule] = {
     "dynamic-update-slice": _dynamic_slice,
     "conditional": _conditional, "get-tuple-element": _get_tuple_element, "custom-call": _layout_constraints,
     "scan": _scan_parameters, "call": _call_arity, "reduce-window": _reduce_window, "dot": dot_operands,
+    "while": _while,
     **dict.fromkeys(UNARY_TYPES, unary_operand),
     **dict.fromkeys(BINARY_INFERRED, binary_operands),
 }

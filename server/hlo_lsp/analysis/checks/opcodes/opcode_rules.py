@@ -122,7 +122,7 @@ OPCODE_RULES: dict[str, LineRule] = {
     "collective-permute-start": _collective_permute, "all-reduce": _global_device_ids,
     "all-reduce-start": _global_device_ids, "reduce-scatter": _global_device_ids, "custom-call": _custom_call,
     "scan": _scan, "reshape": _needs("reshape"), "send-done": _needs("channel"), "recv-done": _needs("channel"),
-    **dict.fromkeys(("get-tuple-element", "call", "dot", "reduce-window", *UNARY_TYPES, *BINARY_INFERRED),
+    **dict.fromkeys(("get-tuple-element", "call", "dot", "reduce-window", "while", *UNARY_TYPES, *BINARY_INFERRED),
                     _needs("cross")),
     **dict.fromkeys(("concatenate", "sort", "all-to-all", "ragged-all-to-all", "get-dimension-size",
                      "set-dimension-size", "all-gather", "all-gather-start"), _dimensions_size),
