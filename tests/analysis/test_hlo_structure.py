@@ -275,6 +275,26 @@ def test_computation_without_closing_brace(tmp_path: Path) -> None:
     assert problems[0].message == "computation fused_computation has no closing `}`"
 
 
+def test_a_computation_named_inside_itself_is_not_defined_yet(tmp_path: Path) -> None:
+    """XLA's parser takes a computation once it has read it to its `}`: not inside itself."""
+    path = tmp_path / "m.hlo"
+    path.write_text("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT c = f32[4] call(p), to_apply=e\n}\n")
+    problems = problems_of(path)
+    assert [(p.range.start.line, p.range.start.character, p.severity, p.code) for p in problems] == [
+        (3, 36, ERROR, "undefined-computation")]
+    assert problems[0].message == ("computation e is used inside itself: XLA's parser takes a computation once it "
+                                   "has read it to its `}`")
+
+
+def test_the_attributes_after_a_body_written_inline_name_computations(tmp_path: Path) -> None:
+    path = tmp_path / "m.hlo"
+    path.write_text("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT w = f32[4] while(p), condition=\n"
+                    "{ a = f32[4] parameter(0)\n  ROOT r = pred[] constant(true) }, body=b\n}\n")
+    problems = problems_of(path)
+    assert [(p.range.start.line, p.range.start.character, p.code, p.message) for p in problems] == [
+        (5, 41, "undefined-computation", "computation b is not defined in this module")]
+
+
 def test_handwritten_module_with_comments_literals_and_repeated_names() -> None:
     # `state` and `i` are defined in both `cond` and `body`; names are unique per computation.
     assert problems_of(HANDWRITTEN) == []

@@ -480,6 +480,10 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
             _table_row_uses(text, 0, refs)
         elif scan.data and scan.data[0] in _OPERAND_OWNERS:
             _continued_operands(text, scan.data[1], refs, literal=scan.data[0] == _LITERAL)
+        elif scan.data and scan.data[0] == _INLINE:  # its instructions are its own; the attributes after its `}`
+            close = _operand_list_end(text, scan.data[1])
+            if close >= 0:
+                _collect_attribute_refs(text, close + 1, refs)
         return tuple(refs.refs)
     if kind == "computation":
         if scan.data[2] >= 0:
@@ -897,7 +901,7 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
     """A continuation line, and the state after it."""
     if owner == _HEAD_OWNER:
         return _head_continued(base, text, depth)
-    data: tuple[object, ...] = (owner, depth) if owner in _OPERAND_OWNERS else (owner,)  # (depth: on entering)
+    data: tuple[object, ...] = (owner, depth) if owner in _DEPTH_OWNERS else (owner,)  # (depth: on entering)
     if RAW_KEY in text and not in_string:  # backend_config's braces hold raw text: blanked, or left open below
         text, raw = raw_braces_blanked(text)
         if raw:
@@ -941,6 +945,9 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
 
 
 _SPLIT_OWNERS = frozenset(("instruction", _OPERANDS, _LITERAL, _INLINE))
+# The owners whose lines' uses depend on how deep in brackets a line starts: where the operand list, or the
+# computation written inline, closes (the attributes after it name computations: `}, body=b`).
+_DEPTH_OWNERS = _OPERAND_OWNERS | {_INLINE}
 
 
 def _ended_then_more(text: str, entering: int, ended: LineScan) -> LineScan | None:

@@ -357,13 +357,16 @@ class _Scopes:
 
 
 def _computation_before(hlo: HloModule, name: str, line: int, defined: dict[Role, frozenset[str]]) -> bool:
-    """Whether computation `name` is defined above `line` (XLA's parser takes a computation once defined)."""
+    """Whether computation `name` is defined above `line`: XLA's parser takes a computation once it has read
+    it to its `}` (not inside itself)."""
     if name not in defined.get(Role.COMPUTATION_DEF, ()):
         return False
     computation = hlo.computations.get(name)
-    if computation is not None and computation.line == line:  # defined before, on a line of several items
+    if computation is None or computation.line > line:
+        return False
+    if line in (computation.line, computation.end_line):  # defined before, on a line of several items?
         return hlo.document.scan(line).kind == "items"
-    return computation is not None and computation.line < line
+    return computation.end_line is None or computation.end_line < line  # (an unclosed one: its own error)
 
 
 def _undefined(hlo: HloModule, line: int, ref: Ref, instructions: frozenset[str]) -> Problem:
@@ -374,7 +377,10 @@ def _undefined(hlo: HloModule, line: int, ref: Ref, instructions: frozenset[str]
     role, what = _DEFINES[ref.role]
     elsewhere = ref.role is Role.INSTRUCTION_USE and ref.name in instructions
     later = _defined_later(hlo, ref, line)
-    message = (f"{what} {ref.name} is used before it is defined (on line {later + 1})" if later is not None
+    computation = hlo.computations.get(ref.name) if ref.role is Role.COMPUTATION_USE else None
+    message = (f"computation {ref.name} is used inside itself: XLA's parser takes a computation once it has read "
+               "it to its `}`" if computation is not None and computation.line <= line <= (computation.end_line or -1) else
+               f"{what} {ref.name} is used before it is defined (on line {later + 1})" if later is not None
                else f"instruction {ref.name} is defined in another computation, not in this one" if elsewhere
                else f"{what} {ref.name} is not defined in this module")
     severity = Severity.ERROR if role in (Role.INSTRUCTION_DEF, Role.COMPUTATION_DEF) else Severity.WARNING

@@ -71,7 +71,10 @@ class VerdictCache:
             return
         if scan.kind not in _JUDGED_KINDS:  # the same text may be an instruction elsewhere (in a computation
             scan = scan_hlo_line(COMP, text)  # written inline): its verdict is the instruction's
-        verdict = self._verdict(text, scan.kind, scan.data, isinstance(scan.end_state, tuple))
+        if scan.kind not in _JUDGED_KINDS and "=" in text:  # or hold several items elsewhere (`{ a = f32[]
+            verdict: Verdict = EVALUATE                      # parameter(0)` below a header's lone name)
+        else:
+            verdict = self._verdict(text, scan.kind, scan.data, isinstance(scan.end_state, tuple))
         self.verdicts[key] = verdict
         if verdict == PARAMETER:
             self.parameter_spans[key] = slice(*number_span(chunk.lines[local], scan.data))
