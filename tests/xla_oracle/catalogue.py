@@ -206,6 +206,10 @@ ACCEPTED = (
     Entry("a computation written inline on the line below its key, a line comment after the key", True, _s(
         "z = f32[] constant(0)", "ROOT r = f32[] reduce(s, z), dimensions={}, to_apply=// c",
         "{ x = f32[] parameter(0) y = f32[] parameter(1) ROOT a = f32[] add(x, y) }")),
+    Entry("a string over lines inside backend_config's raw braces, a brace in it", True,
+          entry('ROOT v = f32[4] abs(p), backend_config={"a": "x', '}', '{"}')),
+    Entry("a string over three lines inside backend_config's raw braces, an escaped quote in it", True,
+          entry('ROOT v = f32[4] abs(p), backend_config={"a":', '"x', '}\\"', '{"}, metadata={op_name="q"}')),
     Entry("backend_config's raw braces holding `//` and a block comment", True,
           entry("ROOT v = f32[4] abs(p), backend_config={no // c /**/[ json}")),
     Entry("header attributes over lines", True, entry(
@@ -347,6 +351,8 @@ REJECTED = (
         "z = f32[] constant(0)", "ROOT r = reduce-window(p, z), to_apply=add", before=ADD)),
     Entry("reduce-window without a shape, a window of two dimensions for a rank-1 operand", False, entry(
         "z = f32[] constant(0)", "ROOT r = reduce-window(p, z), window={size=2x2}, to_apply=add", before=ADD)),
+    Entry("a string over lines inside backend_config's raw braces, the braces left open after it", False,
+          entry('ROOT v = f32[4] abs(p), backend_config={"a": "x', '}"')),
     Entry("backend_config's raw braces left open", False,
           entry('ROOT v = f32[4] abs(p), backend_config={"a": {', "q = f32[4] parameter(0)")),
     Entry("backend_config's raw braces closed inside what reads like a line comment, a brace left over", False,

@@ -18,9 +18,4 @@ OPEN: frozenset[str] = frozenset((
     # parameter(0) ROOT v = f32[4] abs(p), backend_config={no ] // c` / `[ json}`): the line is split into its
     # items with the `//` read as a comment.
     "XLA accepts, we reject: [syntax] unexpected `ROOT`; expected `,`, end of line",
-    # A string inside backend_config's raw braces that goes on over lines (a line end typed inside the JSON of a
-    # TPU dump's backend_config): its braces are counted line by line, the string's `}` closing them.
-    "XLA accepts, we reject: [unclosed-computation] computation X has no closing `}`",
-    "XLA accepts, we reject: [unclosed-computation] computation X has no closing `}`: the `}` on line N closes a "
-    "bracket left open above it, as XLA reads it",
 ))

@@ -624,9 +624,10 @@ _INSTRUCTION_DEF = Role.INSTRUCTION_DEF
 def _instruction_line_scan(text: str, end: int, scan: LineScan) -> LineScan:
     """An instruction line that may hold other items after it, or go on below."""
     if RAW_KEY in text:  # backend_config's braces hold raw text: blanked, or left open to the lines below
-        text, raw = raw_braces_blanked(text)
+        blanked, raw = raw_braces_blanked(text)
         if raw:
-            return LineScan(scan.kind, ("cont", raw, COMP, _RAW), scan.refs, scan.data, scan.problem)
+            return LineScan(scan.kind, ("cont", raw, COMP, _raw_owner(text)), scan.refs, scan.data, scan.problem)
+        text = blanked
     count = text.count
     opens, closes = count("{"), count("}")
     last = text[-1:] if text[-1:] not in _BLANKS and "//" not in text else _without_line_comment(text).rstrip()[-1:]
@@ -717,6 +718,7 @@ def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
 
 
 _RAW = "raw_braces"  # the owner of the lines inside backend_config's braces, which XLA reads as raw text
+_RAW_STRING = "raw_braces_string"  # the same, of a line that starts inside a string of them
 RAW_KEY = "backend_config"  # the key whose braces XLA reads as raw text
 _RAW_OPENING = re.compile(r"backend_config\s*=\s*\{")  # (in a text with its comments blanked)
 _RAW_KEY_ENDS = re.compile(r"(?<![\w.\-])backend_config[ \t]*=$")
@@ -739,6 +741,21 @@ def raw_braces_blanked(text: str) -> tuple[str, int]:
     return text, 0
 
 
+def _raw_owner(text: str, start: int | None = None) -> str:
+    """The owner of the line below one that leaves backend_config's braces open (from `start`, by default
+    from the last `backend_config={` on it): inside a string of them, or not."""
+    if start is None:
+        start = [opening.end() for opening in _RAW_OPENING.finditer(without_comments(text))][-1]
+    last = None
+    for last in _BRACE_OR_STRING.finditer(text, start):
+        pass
+    unclosed = last is not None and last.group()[0] == '"' and _CLOSED_STRING.fullmatch(last.group()) is None
+    return _RAW_STRING if unclosed else _RAW
+
+
+_CLOSED_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
 def brace_balance_until_closed(text: str, start: int, depth: int) -> tuple[int, int]:
     """(brace balance, index after the brace that closes `depth` braces) from `start`, strings skipped; the
     index is -1 where they stay open."""
@@ -753,12 +770,17 @@ def brace_balance_until_closed(text: str, start: int, depth: int) -> tuple[int, 
     return balance, -1
 
 
-def _raw_continued(depth: int, base: State, text: str) -> LineScan:
+def _raw_continued(depth: int, base: State, text: str, in_string: bool = False) -> LineScan:
     """A line inside backend_config's braces, `depth` deep at its start (0: the line below `backend_config=`,
-    its value to come): raw text to the brace that closes them (a line that reads like an instruction is more
-    of it); the instruction goes on after it."""
+    its value to come), perhaps inside a string of them: raw text to the brace that closes them (a line that
+    reads like an instruction is more of it); the instruction goes on after it."""
     start = 0
-    if not depth:
+    if in_string:  # XLA's lexer skips a string to its closing quote, line ends and all
+        close = _string_end(text, -1)
+        if close < 0:
+            return _continuation(("cont", depth, base, _RAW_STRING), (_RAW,))
+        start = close + 1
+    elif not depth:
         clean = without_comments(text)
         start = len(clean) - len(clean.lstrip())
         if not clean.strip():
@@ -768,7 +790,7 @@ def _raw_continued(depth: int, base: State, text: str) -> LineScan:
         start, depth = start + 1, 1
     balance, end = brace_balance_until_closed(text, start, depth)
     if end < 0:
-        return _continuation(("cont", depth + balance, base, _RAW), (_RAW,))
+        return _continuation(("cont", depth + balance, base, _raw_owner(text, start)), (_RAW,))
     rest = text[end:]
     scan = _continued(0, base, "instruction", " " * end + rest)
     return _continuation(scan.end_state, (_RAW,)) if scan.kind == "continuation" and "=" not in rest else scan
@@ -854,8 +876,8 @@ def _goes_on(text: str) -> bool:
 
 def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineScan:
     _, depth, base, owner = state
-    if owner == _RAW:
-        return _raw_continued(depth, base, text)
+    if owner in (_RAW, _RAW_STRING):
+        return _raw_continued(depth, base, text, owner == _RAW_STRING)
     stripped = text.strip()
     if not stripped or stripped.startswith("//"):
         return plain_scan("continuation", state)
@@ -903,9 +925,10 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
         return _head_continued(base, text, depth)
     data: tuple[object, ...] = (owner, depth) if owner in _DEPTH_OWNERS else (owner,)  # (depth: on entering)
     if RAW_KEY in text and not in_string:  # backend_config's braces hold raw text: blanked, or left open below
-        text, raw = raw_braces_blanked(text)
+        blanked, raw = raw_braces_blanked(text)
         if raw:
-            return _continuation(("cont", raw, base, _RAW), data)
+            return _continuation(("cont", raw, base, _raw_owner(text)), data)
+        text = blanked
     counted = _without_line_comment(text) if "//" in text and not in_string else text
     # (a line that starts inside a string: what it holds after the string's closing quote, its comments blanked;
     # "" where it holds none)
