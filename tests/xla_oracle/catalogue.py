@@ -210,6 +210,8 @@ ACCEPTED = (
           entry('ROOT v = f32[4] abs(p), backend_config={"a": "x', '}', '{"}')),
     Entry("a string over three lines inside backend_config's raw braces, an escaped quote in it", True,
           entry('ROOT v = f32[4] abs(p), backend_config={"a":', '"x', '}\\"', '{"}, metadata={op_name="q"}')),
+    Entry("a line of two instructions, the last leaving backend_config's raw braces open with a `//` in them", True,
+          entry("q = f32[4] parameter(1) ROOT v = f32[4] abs(p), backend_config={no ] // c", "[ json}")),
     Entry("backend_config's raw braces holding `//` and a block comment", True,
           entry("ROOT v = f32[4] abs(p), backend_config={no // c /**/[ json}")),
     Entry("header attributes over lines", True, entry(

@@ -14,8 +14,4 @@ OPEN: frozenset[str] = frozenset((
     # y)`): the line scanner reads a lone name outside computations as a computation's header, its `{` below.
     "XLA accepts, we reject: [syntax] without `HloModule` first, XLA reads a module only when it starts with "
     "`ENTRY` or `X {`: add `HloModule name` above",
-    # A line of several items whose last leaves backend_config's raw braces open, a `//` in them (`p = f32[4]
-    # parameter(0) ROOT v = f32[4] abs(p), backend_config={no ] // c` / `[ json}`): the line is split into its
-    # items with the `//` read as a comment.
-    "XLA accepts, we reject: [syntax] unexpected `ROOT`; expected `,`, end of line",
 ))

@@ -625,8 +625,10 @@ def _instruction_line_scan(text: str, end: int, scan: LineScan) -> LineScan:
     """An instruction line that may hold other items after it, or go on below."""
     if RAW_KEY in text:  # backend_config's braces hold raw text: blanked, or left open to the lines below
         blanked, raw = raw_braces_blanked(text)
-        if raw:
-            return LineScan(scan.kind, ("cont", raw, COMP, _raw_owner(text)), scan.refs, scan.data, scan.problem)
+        if raw:  # (perhaps after other items: `p = f32[] parameter(0) ROOT v = abs(p), backend_config={a // b`)
+            several = several_items(COMP, text, blanked) if _may_start_another(blanked, end) else None
+            return several or LineScan(scan.kind, ("cont", raw, COMP, _raw_owner(text)), scan.refs, scan.data,
+                                       scan.problem)
         text = blanked
     count = text.count
     opens, closes = count("{"), count("}")
@@ -668,10 +670,11 @@ _BLANKS = frozenset((" ", "\t"))
 _MAX_ITEMS_ON_A_LINE = 64  # more on one line: a garbled line (a paste), read as one item
 
 
-def several_items(state: State, text: str) -> LineScan | None:
+def several_items(state: State, text: str, raw_blanked: str | None = None) -> LineScan | None:
     """The scan of a line that holds several items (kind "items", data: (start, scan) per item, each
-    scanned in the state the one before it leaves), or None where it holds one."""
-    starts = item_starts(without_comments(text), state != TOP)
+    scanned in the state the one before it leaves), or None where it holds one (its items found in
+    `raw_blanked`, where given: the line with what backend_config's braces hold blanked)."""
+    starts = item_starts(without_comments(raw_blanked or text), state != TOP)
     if not starts or len(starts) >= _MAX_ITEMS_ON_A_LINE:  # each item is scanned in a copy of the line
         return None
     return _items_scan(state, text, [0, *starts], [])
