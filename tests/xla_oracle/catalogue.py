@@ -177,6 +177,8 @@ ACCEPTED = (
         'ROOT v = f32[4] abs(p), frontend_attributes={a="x// c', '}, y"}, metadata={op_name="w"}')),
     Entry("header attribute's string holding an instruction and a `}` over lines", True, entry(
         "ROOT v = f32[4] abs(p)", head='HloModule m, frontend_attributes={a="x\n  ROOT v = f32[4] abs(p)\n}\nz"}')),
+    Entry("a tuple whose shape is inferred, its computation's signature a tuple of its operand's", True,
+          "HloModule m\n\nENTRY e (x: f32[4]) -> (f32[4]) {\n  x = f32[4] parameter(0)\n  ROOT t = tuple(x)\n}\n"),
     Entry("while without a shape, its computations of its operand's shape", True, entry(
         "ROOT w = while(p), condition=c, body=b", before=_loop("f32[4]", "pred[]", "f32[4]"))),
     Entry("reduce-window without a shape, a window dimension per operand dimension", True, entry(
@@ -576,6 +578,8 @@ REJECTED = (
           entry("ROOT w = f32[4] while(p), condition=", "{ a = f32[4] parameter(0)",
                 "ROOT r = pred[] constant(true) }, body=b")),
     Entry("a computation named inside itself", False, entry("ROOT c = f32[4] call(p), to_apply=e")),
+    Entry("a tuple whose shape is inferred, against its computation's signature", False,
+          "HloModule m\n\nENTRY e (x: f32[4]) -> f32[4] {\n  x = f32[4] parameter(0)\n  ROOT t = tuple(x)\n}\n"),
     Entry("a call whose shape is inferred, fewer operands than the parameters on one line of its computation", False,
           _s("ROOT r = call(s), to_apply=f",
              before="f {\n  x = f32[] parameter(0) y = f32[] parameter(1) ROOT z = f32[] add(x, y)\n}\n\n")),

@@ -1,6 +1,6 @@
 """The shapes XLA's parser infers where none is written (`ROOT v = abs(p)`), as its ShapeInference does,
 for the few opcodes where that is cheap and certain: elementwise unary and binary operations, compare and
-copy. Where the shape is not certain, there is none (None), and no rule reports on it.
+copy, and tuples. Where the shape is not certain, there is none (None), and no rule reports on it.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, parsed_shap
 from hlo_lsp.analysis.checks.opcodes.values import int64_value
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, without_comments
-from hlo_lsp.parsing.syntax import ArrayShape, Shape
+from hlo_lsp.parsing.syntax import ArrayShape, Shape, TupleShape
 
 _HEAD = re.compile(r"\s*(?:ROOT\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*=\s*(.*?)\s[a-z][a-z0-9_\-]*\(", re.S)
 _DEPTH = 16  # operands followed back through instructions without a shape
@@ -76,6 +76,9 @@ def inferred_shape(hlo: HloModule, line: int, depth: int = 0, name: str | None =
     if read is None or read.attribute("result_accuracy") is not None:
         return None
     operands = [operand_shape(hlo, line, read.item(span), depth + 1) for span in read.operands]
+    known = [shape for shape in operands if shape is not None]
+    if read.opcode == "tuple" and len(known) == len(operands):  # (of no operands too: `()`)
+        return TupleShape(tuple(known))
     if None in operands or not operands:
         return None
     if read.opcode == "broadcast" and len(operands) == 1:
