@@ -184,7 +184,9 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
             continue
         before = scans[local - 1].end_state if local else _state_before(document, start)
         in_comment = type(before) is tuple and in_block_comment(before)  # a state name: in no comment
-        parsed = _uncommented(text, in_comment) if in_comment or "/*" in text else text
+        # (backend_config's braces hold raw text: a `/*` in them opens no comment)
+        source = raw_braces_blanked(text)[0] if "/*" in text and RAW_KEY in text else text
+        parsed = _uncommented(source, in_comment) if in_comment or "/*" in source else source
         if parse is not None:  # the common case: the line (and its continuation lines) is one item
             error = _grammar_error(parse, parsed[offset:] if offset else parsed)
             if error is not None:

@@ -140,10 +140,15 @@ def _scan_item(state: State, text: str) -> LineScan:
 
 
 def _scan_with_comments(state: State, text: str) -> LineScan:
+    raw = 0
     if RAW_KEY in text:  # what backend_config's braces hold is raw text, comments and all: blanked first
-        text = raw_braces_blanked(text)[0]
+        original = text
+        text, raw = raw_braces_blanked(text)
     blanked, unclosed = blank_comments(text)
     scan = scan_hlo_line(state, blanked) if "/*" not in blanked else _scan_item(state, blanked)
+    if raw and isinstance(scan.end_state, tuple) and scan.end_state[-1] == _RAW:  # the braces left open, as
+        end_state = ("cont", raw, scan.end_state[2], _raw_owner(original))   # deep as the raw text opens them
+        return LineScan(scan.kind, end_state, scan.refs, scan.data, scan.problem)
     return _into_comment(scan) if unclosed else scan
 
 
