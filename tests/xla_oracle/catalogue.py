@@ -219,6 +219,9 @@ ACCEPTED = (
     Entry("a block comment's opening and a brace inside backend_config's raw braces, after other items", True,
           entry("q = f32[4] parameter(1) /* c */ ROOT v = f32[4] abs(p), backend_config={no /* a {",
                 " b */// c [ json}}")),
+    Entry("a string over lines, then a block comment left open after it, a key's value below the comment", True,
+          entry('v = f32[4] abs(p), frontend_attributes={a="x', '}, y"}, metadata=/* ROOT x =// c',
+                ' f32[] abs(y) */// c', '{op_name="w"}', "ROOT q = f32[4] abs(v)")),
     Entry("backend_config's raw braces holding `//` and a block comment", True,
           entry("ROOT v = f32[4] abs(p), backend_config={no // c /**/[ json}")),
     Entry("header attributes over lines", True, entry(

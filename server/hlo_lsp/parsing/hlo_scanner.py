@@ -1069,7 +1069,9 @@ def _scan_in_string(state: tuple[str, int, State, str], text: str) -> LineScan:
         problem = line_problem(text, 0, len(text.rstrip()), "unbalanced-brackets",
                                f"the {owner.replace('_', ' ')} above leaves a string open")
         return LineScan(scan.kind, scan.end_state, scan.refs, scan.data, problem)
-    return _continued(depth, base, owner, text, in_string=True)
+    scan = _continued(depth, base, owner, text, in_string=True)
+    closed = _string_closed(text)  # a block comment left open after the string: the lines below are in it
+    return _into_comment(scan) if closed is not None and "/*" in closed and blank_comments(closed)[1] else scan
 
 
 def _resumes_after_string(text: str, base: State) -> bool:
