@@ -179,6 +179,9 @@ ACCEPTED = (
         "ROOT v = f32[4] abs(p)", head='HloModule m, frontend_attributes={a="x\n  ROOT v = f32[4] abs(p)\n}\nz"}')),
     Entry("a tuple whose shape is inferred, its computation's signature a tuple of its operand's", True,
           "HloModule m\n\nENTRY e (x: f32[4]) -> (f32[4]) {\n  x = f32[4] parameter(0)\n  ROOT t = tuple(x)\n}\n"),
+    Entry("a computation named after its `}`, on a line of several items", True,
+          "HloModule m\nc {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] abs(x) } ENTRY e { p = f32[4] parameter(0)\n"
+          "  ROOT c = f32[4] call(p), to_apply=c\n}\n"),
     Entry("while without a shape, its computations of its operand's shape", True, entry(
         "ROOT w = while(p), condition=c, body=b", before=_loop("f32[4]", "pred[]", "f32[4]"))),
     Entry("reduce-window without a shape, a window dimension per operand dimension", True, entry(
@@ -590,6 +593,14 @@ REJECTED = (
     Entry("a computation named inside itself", False, entry("ROOT c = f32[4] call(p), to_apply=e")),
     Entry("a tuple whose shape is inferred, against its computation's signature", False,
           "HloModule m\n\nENTRY e (x: f32[4]) -> f32[4] {\n  x = f32[4] parameter(0)\n  ROOT t = tuple(x)\n}\n"),
+    Entry("a computation named inside itself, on the line of its `}`", False,
+          entry("ROOT c = f32[4] call(p), to_apply=e }", closing="")),
+    Entry("while without a shape, whose condition's root and `}` share a line and which takes no parameter", False,
+          entry("ROOT w = while(p), condition=c, body=b",
+                before="c {\n  ROOT r = pred[] constant(true) }\nb {\n  a = f32[4] parameter(0)\n}\n\n")),
+    Entry("while without a shape, whose body's parameter and root share a line, and whose condition has no ROOT",
+          False, entry("ROOT w = while(p), condition=c, body=b", before="c {\n  a = f32[4] parameter(0)\n}\nb {\n"
+                                                                       "  a = f32[4] parameter(0) ROOT r = f32[4] abs(a)\n}\n\n")),
     Entry("a call whose shape is inferred, fewer operands than the parameters on one line of its computation", False,
           _s("ROOT r = call(s), to_apply=f",
              before="f {\n  x = f32[] parameter(0) y = f32[] parameter(1) ROOT z = f32[] add(x, y)\n}\n\n")),

@@ -15,7 +15,7 @@ from hlo_lsp.model.hlo_module import Computation, HloModule
 from hlo_lsp.parsing.hlo_scanner import ATTRIBUTES, blank_comments, in_block_comment, without_comments
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
 from hlo_lsp.problems import Problem, Severity
-from hlo_lsp.text import Position, Range, python_index
+from hlo_lsp.text import Position, Range, python_index, utf16_column
 
 _DEFINES = {
     Role.INSTRUCTION_USE: (Role.INSTRUCTION_DEF, "instruction"),
@@ -314,7 +314,7 @@ def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, frozenset[str]], 
                 if kind != "items" and scopes.has(ref.name, start + local):
                     continue
             elif ref.role is Role.COMPUTATION_USE:
-                if _computation_before(hlo, ref.name, start + local, defined):
+                if _computation_before(hlo, ref, start + local, defined):
                     continue
             else:
                 definition = _DEFINES.get(ref.role)
@@ -356,17 +356,29 @@ class _Scopes:
         return self._hlo.defines(self._computation, name, before=line)
 
 
-def _computation_before(hlo: HloModule, name: str, line: int, defined: dict[Role, frozenset[str]]) -> bool:
-    """Whether computation `name` is defined above `line`: XLA's parser takes a computation once it has read
-    it to its `}` (not inside itself)."""
-    if name not in defined.get(Role.COMPUTATION_DEF, ()):
+def _computation_before(hlo: HloModule, ref: Ref, line: int, defined: dict[Role, frozenset[str]]) -> bool:
+    """Whether the computation `ref` names on `line` is defined before it: XLA's parser takes a computation
+    once it has read it to its `}` (not inside itself)."""
+    if ref.name not in defined.get(Role.COMPUTATION_DEF, ()):
         return False
-    computation = hlo.computations.get(name)
+    computation = hlo.computations.get(ref.name)
     if computation is None or computation.line > line:
         return False
-    if line in (computation.line, computation.end_line):  # defined before, on a line of several items?
-        return hlo.document.scan(line).kind == "items"
-    return computation.end_line is None or computation.end_line < line  # (an unclosed one: its own error)
+    if computation.end_line is None:  # an unclosed one: its own error
+        return True
+    if computation.end_line == line:  # after its `}`, on a line of several items (`} ENTRY e { ... to_apply=c`)?
+        return ref.start > _closing_column(hlo, line)
+    return computation.end_line < line
+
+
+def _closing_column(hlo: HloModule, line: int) -> int:
+    """Where the `}` that ends a computation on `line` is (its column, as a ref's; past the line where a line
+    of several items holds none)."""
+    scan = hlo.document.scan(line)
+    if scan.kind != "items":
+        return 1 << 30
+    start = next((start for start, item in scan.data if item.kind == "computation_end"), None)
+    return (1 << 30) if start is None else utf16_column(hlo.document.line(line), start)
 
 
 def _undefined(hlo: HloModule, line: int, ref: Ref, instructions: frozenset[str]) -> Problem:

@@ -232,24 +232,24 @@ ProgramShape = tuple[list[tuple[str, Shape]], Shape]  # (name, shape) of each pa
 
 
 def _program_shape(hlo: HloModule, name: str | None) -> ProgramShape | None:
-    """The parameters and result of the computation `name` (ComputeProgramShape), or None where one of their
-    shapes is not known (or the computation is not defined, or holds a line of several items)."""
+    """The parameters and result of the computation `name` (ComputeProgramShape: its ROOT, else its last
+    instruction), or None where one of their shapes is not known (or the computation is not defined)."""
     computation = hlo.computations.get((name or "").strip().lstrip("%"))
-    if computation is None or not computation.instruction_lines:
+    if computation is None:
         return None
+    instructions = [(line, text, continued_instruction_data(text, data))
+                    for line in dict.fromkeys(computation.instruction_lines)
+                    for text, data in _instructions_of(hlo, computation, line)]
     parameters: dict[int, tuple[str, Shape]] = {}
-    for line in computation.instruction_lines:
-        if hlo.document.scan(line).kind == "items":
-            return None
-        for text, data in _instructions_of(hlo, computation, line):
-            data = continued_instruction_data(text, data)
-            if data[3] == "parameter":
-                number, shape = _PARAMETER_NUMBER.match(without_comments(text), data[2]), inferred_shape(hlo, line)
-                if number is None or shape is None:
-                    return None
-                parameters[int(number.group(1))] = (data[0], shape)
-    root = computation.root_lines[0] if computation.root_lines else computation.instruction_lines[-1]
-    result = inferred_shape(hlo, root)
+    for line, text, data in instructions:
+        if data[3] == "parameter":
+            number = _PARAMETER_NUMBER.match(without_comments(text), data[2])
+            shape = inferred_shape(hlo, line, name=data[0])
+            if number is None or shape is None:
+                return None
+            parameters[int(number.group(1))] = (data[0], shape)
+    root = next((found for found in instructions if found[2][4]), instructions[-1] if instructions else None)
+    result = inferred_shape(hlo, root[0], name=root[2][0]) if root is not None else None
     return ([parameters[number] for number in sorted(parameters)], result) if result is not None else None
 
 
