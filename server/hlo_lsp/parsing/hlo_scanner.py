@@ -114,7 +114,8 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
                 # A comment may hide how the line ends (`abs(p), /* a`): the line is read with it blanked.
                 return _instruction_scan(text, fast) if "/*" not in text else _scan_with_comments(state, text)
     if isinstance(state, tuple) and state[0] in _ITEM_STATES:
-        if state[0] in ("cont", "root", "entry") and "/*" in text:  # an item going on: its comments too
+        if state[0] in ("cont", "root", "entry") and "/*" in text and state[-1] not in _RAW_OWNERS:
+            # an item going on: its comments too (what backend_config's braces hold is raw text: not there)
             blanked, unclosed = blank_comments(text)
             scan = _ITEM_STATES[state[0]](state, blanked)
             return _into_comment(scan) if unclosed else scan
@@ -727,6 +728,7 @@ def _with_continuation(scan: LineScan, text: str, state: State) -> LineScan:
 
 _RAW = "raw_braces"  # the owner of the lines inside backend_config's braces, which XLA reads as raw text
 _RAW_STRING = "raw_braces_string"  # the same, of a line that starts inside a string of them
+_RAW_OWNERS = (_RAW, _RAW_STRING)
 RAW_KEY = "backend_config"  # the key whose braces XLA reads as raw text
 _RAW_OPENING = re.compile(r"backend_config\s*=\s*\{")  # (in a text with its comments blanked)
 _RAW_KEY_ENDS = re.compile(r"(?<![\w.\-])backend_config[ \t]*=$")
@@ -800,8 +802,10 @@ def _raw_continued(depth: int, base: State, text: str, in_string: bool = False) 
     if end < 0:
         return _continuation(("cont", depth + balance, base, _raw_owner(text, start)), (_RAW,))
     rest = text[end:]
-    scan = _continued(0, base, "instruction", " " * end + rest)
-    return _continuation(scan.end_state, (_RAW,)) if scan.kind == "continuation" and "=" not in rest else scan
+    blanked, unclosed = blank_comments(" " * end + rest)  # after the braces: comments again
+    scan = _continued(0, base, "instruction", blanked)
+    scan = _continuation(scan.end_state, (_RAW,)) if scan.kind == "continuation" and "=" not in rest else scan
+    return _into_comment(scan) if unclosed else scan
 
 
 _OPERANDS = "instruction_operands"  # the owner of the lines of an operand list that goes on over lines
@@ -884,7 +888,7 @@ def _goes_on(text: str) -> bool:
 
 def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineScan:
     _, depth, base, owner = state
-    if owner in (_RAW, _RAW_STRING):
+    if owner in _RAW_OWNERS:
         return _raw_continued(depth, base, text, owner == _RAW_STRING)
     stripped = text.strip()
     if not stripped or stripped.startswith("//"):
@@ -934,8 +938,9 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
     data: tuple[object, ...] = (owner, depth) if owner in _DEPTH_OWNERS else (owner,)  # (depth: on entering)
     if RAW_KEY in text and not in_string:  # backend_config's braces hold raw text: blanked, or left open below
         blanked, raw = raw_braces_blanked(text)
-        if raw:
-            return _continuation(("cont", raw, base, _raw_owner(text)), data)
+        if raw:  # (perhaps those of another item after the one this line ends: `p) ROOT v = abs(q), backend_config={`)
+            more = _ended_then_more(text, depth, _continuation(base, data), blanked) if owner in _SPLIT_OWNERS else None
+            return more or _continuation(("cont", raw, base, _raw_owner(text)), data)
         text = blanked
     counted = _without_line_comment(text) if "//" in text and not in_string else text
     # (a line that starts inside a string: what it holds after the string's closing quote, its comments blanked;
@@ -975,18 +980,20 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
     return _continuation(base, data)
 
 
-_SPLIT_OWNERS = frozenset(("instruction", _OPERANDS, _LITERAL, _INLINE))
+# (a key's value below it, too: `to_apply=` above `add }`)
+_SPLIT_OWNERS = frozenset(("instruction", _OPERANDS, _LITERAL, _INLINE, _CALLED, _CALLED_LIST, _PREDECESSORS))
 # The owners whose lines' uses depend on how deep in brackets a line starts: where the operand list, or the
 # computation written inline, closes (the attributes after it name computations: `}, body=b`).
 _DEPTH_OWNERS = _OPERAND_OWNERS | {_INLINE}
 
 
-def _ended_then_more(text: str, entering: int, ended: LineScan) -> LineScan | None:
+def _ended_then_more(text: str, entering: int, ended: LineScan, raw_blanked: str | None = None) -> LineScan | None:
     """A line that ends the instruction above it and goes on with other items, as XLA reads tokens, not
-    lines (`p), calls=w ROOT d = ...`, `f32[] abs(p) }`): kind "items", the first the instruction's end."""
+    lines (`p), calls=w ROOT d = ...`, `f32[] abs(p) }`): kind "items", the first the instruction's end (its
+    items found in `raw_blanked`, where given: the line with what backend_config's braces hold blanked)."""
     if ended.end_state != COMP or ("=" not in text and "}" not in text and not _may_start_another(text, 0)):
         return None
-    flat = without_comments(text)
+    flat = without_comments(raw_blanked or text)
     closed = not entering or ended.data[0] == "instruction"  # (else the operand list is open: depth `entering`)
     starts = item_starts(flat, True, operands_closed=closed)
     # none, or a start inside the brackets still open: items are looked for after they close (`}, body={...} }`)
@@ -1194,8 +1201,8 @@ def _collect_operands(text: str, start: int, end: int, refs: RefCollector) -> No
         elif item.rstrip().endswith(")"):  # a nested instruction, `negate(p)`: its operands are used
             nested = _NESTED_OPCODE.search(item)
             close = matching_paren(text, item_start + nested.end() - 1) if nested else -1
-            if nested and 0 < close <= item_end:
-                _collect_operands(text, item_start + nested.end(), close, refs)
+            if nested:  # (its list may go on below the line: `negate(abs(p)` above `), q`)
+                _collect_operands(text, item_start + nested.end(), close if 0 < close <= item_end else item_end, refs)
 
 
 _NESTED_OPCODE = re.compile(r"(?<![%\w.\-])[a-z][a-z0-9_\-]*\(")
