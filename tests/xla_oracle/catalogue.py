@@ -193,6 +193,8 @@ ACCEPTED = (
     Entry("a string over lines inside backend_config's raw braces, then a block comment over lines before a value",
           True, entry('ROOT v = f32[4] abs(p), backend_config={"a":', '"x', '{"}, metadata=/* a',
                       ' b */{op_name="q"}')),
+    Entry("backend_config's raw braces over lines, a line comment in them, the computation's `}` after them", True,
+          entry("ROOT v = f32[4] abs(p), backend_config={no ] [// c", " json} }", closing="")),
     Entry("a computation named after its `}`, on a line of several items", True,
           "HloModule m\nc {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] abs(x) } ENTRY e { p = f32[4] parameter(0)\n"
           "  ROOT c = f32[4] call(p), to_apply=c\n}\n"),
@@ -607,6 +609,9 @@ REJECTED = (
     Entry("a computation named inside itself", False, entry("ROOT c = f32[4] call(p), to_apply=e")),
     Entry("a tuple whose shape is inferred, against its computation's signature", False,
           "HloModule m\n\nENTRY e (x: f32[4]) -> f32[4] {\n  x = f32[4] parameter(0)\n  ROOT t = tuple(x)\n}\n"),
+    Entry("an undefined computation named on the line below a body written inline", False,
+          entry("ROOT w = f32[4] while(p), condition= { a = f32[4] parameter(0)",
+                "ROOT r = pred[] constant(true) },", "    body=b")),
     Entry("a computation named inside itself, on the line of its `}`", False,
           entry("ROOT c = f32[4] call(p), to_apply=e }", closing="")),
     Entry("while without a shape, whose condition's root and `}` share a line and which takes no parameter", False,

@@ -87,9 +87,10 @@ def scan_ba_line(state: State, text: str) -> LineScan:
     stripped = text.strip()
     if not stripped:
         return plain_scan("blank", state)
-    header = _section_header(stripped)
-    if header is not None:
-        return header
+    if stripped[:1] in _HEADER_INITIALS:  # (tested here, not in a call: a values file has 500,000 lines)
+        header = _section_header(stripped)
+        if header is not None:
+            return header
     reader = _READERS.get(state, _read_anywhere)
     return reader(state, text, stripped)
 

@@ -802,7 +802,9 @@ def _raw_continued(depth: int, base: State, text: str, in_string: bool = False) 
     if end < 0:
         return _continuation(("cont", depth + balance, base, _raw_owner(text, start)), (_RAW,))
     rest = text[end:]
-    blanked, unclosed = blank_comments(" " * end + rest)  # after the braces: comments again
+    # after the braces: comments again; the braces read as one token (a `0` where they close), so that a `}` after
+    # them ends the computation (`json} }`)
+    blanked, unclosed = blank_comments(" " * (end - 1) + "0" + rest)
     scan = _continued(0, base, "instruction", blanked)
     scan = _continuation(scan.end_state, (_RAW,)) if scan.kind == "continuation" and "=" not in rest else scan
     return _into_comment(scan) if unclosed else scan
@@ -961,6 +963,8 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
         owner = _LIST_VALUES[owner] if depth > entering else "instruction"
     elif owner in _LIST_ROLES:  # the list's names go on to its `}`
         owner = owner if "}" not in _without_line_comment(text) else "instruction"
+    elif owner == _INLINE and depth == 0:  # it closed: the instruction's attributes go on (`},` above `body=b`)
+        owner = "instruction"
     # (its operands too; or its operand list closes on this line, then an inline computation opens: `), calls={`)
     if owner == "instruction" and (depth > entering or depth > 0 and data[0] in _OPERAND_OWNERS) and \
             _opens_inline_computation(outside):
