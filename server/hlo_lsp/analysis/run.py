@@ -26,6 +26,7 @@ from hlo_lsp.analysis.checks import (
 )
 from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
 from hlo_lsp.analysis.syntax import syntax_problems
+from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range
@@ -134,7 +135,8 @@ def _ignore(fraction: float) -> None:
 
 def _guarded(run: Callable[[Any], Iterable[Problem]], subject: object, source: str, name: str) -> list[Problem]:
     try:
-        return _limited(run(subject), name)
+        with paused_collector():  # a check of a large module builds hundreds of thousands of objects
+            return _limited(run(subject), name)
     except CheckCancelled:
         raise
     except Exception as error:  # a bug in one check must not hide the others' results
