@@ -183,12 +183,15 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
             yield _too_long(document, start + local, len(text))
             continue
         before = scans[local - 1].end_state if local else _state_before(document, start)
-        in_comment = type(before) is tuple and in_block_comment(before)  # a state name: in no comment
-        # (backend_config's braces hold raw text: a `/*` in them opens no comment)
-        source = raw_braces_blanked(text)[0] if "/*" in text and RAW_KEY in text else text
-        parsed = _uncommented(source, in_comment) if in_comment or "/*" in source else source
+        parsed = text if type(before) is not tuple and "/*" not in text else _comments_blanked(text, before)
         if parse is not None:  # the common case: the line (and its continuation lines) is one item
-            error = _grammar_error(parse, parsed[offset:] if offset else parsed)
+            item = parsed[offset:] if offset else parsed
+            if "\n" in item:
+                error = _grammar_error(parse, item)
+            else:  # (most lines: the grammar's own call; backend_config's braces read as raw text where it fails)
+                error = parse(item)
+                if error is not None and RAW_KEY in item:
+                    error = _grammar_error(parse, item)
             if error is not None:
                 yield _located(document, start + local, text, offset + error.start, offset + error.end,
                                error.message)
@@ -197,6 +200,14 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
             error = _grammar_error(parse_item, item)
             if error is not None:
                 yield _located(document, start + local, text, error.start, error.end, error.message)
+
+
+def _comments_blanked(text: str, before: object) -> str:
+    """An item's `text` with its comments blanked (`before`: the state the line above leaves), what
+    backend_config's braces hold first (raw text: a `/*` in them opens no comment)."""
+    in_comment = type(before) is tuple and in_block_comment(before)  # a state name: in no comment
+    source = raw_braces_blanked(text)[0] if "/*" in text and RAW_KEY in text else text
+    return _uncommented(source, in_comment) if in_comment or "/*" in source else source
 
 
 def _grammar_error(parse: Callable[[str], ParseError | None], text: str) -> ParseError | None:
