@@ -377,7 +377,8 @@ REJECTED = (
     Entry("while without a shape, whose condition returns no pred[]", False, entry(
         "ROOT w = while(p), condition=c, body=b", before=_loop("f32[4]", "s32[]", "f32[4]"))),
     Entry("while without a shape, whose condition takes two parameters", False, entry(
-        "ROOT w = while(p), condition=c, body=b", before=_loop("f32[4]", "pred[]", "f32[4]", "z = f32[] parameter(1)"))),
+        "ROOT w = while(p), condition=c, body=b",
+        before=_loop("f32[4]", "pred[]", "f32[4]", "z = f32[] parameter(1)"))),
     Entry("reduce-window without a shape or a window, of an array", False, entry(
         "z = f32[] constant(0)", "ROOT r = reduce-window(p, z), to_apply=add", before=ADD)),
     Entry("reduce-window without a shape, a window of two dimensions for a rank-1 operand", False, entry(
@@ -618,8 +619,11 @@ REJECTED = (
           entry("ROOT w = while(p), condition=c, body=b",
                 before="c {\n  ROOT r = pred[] constant(true) }\nb {\n  a = f32[4] parameter(0)\n}\n\n")),
     Entry("while without a shape, whose body's parameter and root share a line, and whose condition has no ROOT",
-          False, entry("ROOT w = while(p), condition=c, body=b", before="c {\n  a = f32[4] parameter(0)\n}\nb {\n"
-                                                                       "  a = f32[4] parameter(0) ROOT r = f32[4] abs(a)\n}\n\n")),
+          False, entry("ROOT w = while(p), condition=c, body=b",
+                       before="c {\n  a = f32[4] parameter(0)\n}\nb {\n  a = f32[4] parameter(0) ROOT r = f32[4] abs(a)"
+                              "\n}\n\n")),
+    Entry("a root whose name follows a block comment over lines, its shape over lines, not the signature's", False,
+          "HloModule m\nENTRY e (p: f32[4]) -> s32[4] {\n  /* a\n b */p = f32[4// c\n] parameter(0) }\n"),
     Entry("a header after a block comment over lines, its result not its root's", False,
           "HloModule m\nENTRY /* a\n b */e // c\n(p: f32[4]) -> s32[4] {\n  p = f32[4] parameter(0)\n}\n"),
     Entry("a call whose shape is inferred, fewer operands than the parameters on one line of its computation", False,

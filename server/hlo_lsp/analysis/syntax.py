@@ -14,8 +14,8 @@ from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import (
     RAW_KEY,
     blank_comments,
+    comment_end_blanked,
     goes_on_from_above,
-    in_block_comment,
     item_text,
     raw_braces_blanked,
 )
@@ -182,8 +182,9 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
         if len(text) > MAX_PARSED_CHARS:
             yield _too_long(document, start + local, len(text))
             continue
-        before = scans[local - 1].end_state if local else _state_before(document, start)
-        parsed = text if type(before) is not tuple and "/*" not in text else _comments_blanked(text, before)
+        if one_line and "*/" in text:  # a block comment from above may end on it (_item_text blanks it itself)
+            text = comment_end_blanked(_state_before(document, start + local), text) or text
+        parsed = text if "/*" not in text else _comments_blanked(text)
         if parse is not None:  # the common case: the line (and its continuation lines) is one item
             item = parsed[offset:] if offset else parsed
             if "\n" in item:
@@ -202,12 +203,11 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
                 yield _located(document, start + local, text, error.start, error.end, error.message)
 
 
-def _comments_blanked(text: str, before: object) -> str:
-    """An item's `text` with its comments blanked (`before`: the state the line above leaves), what
-    backend_config's braces hold first (raw text: a `/*` in them opens no comment)."""
-    in_comment = type(before) is tuple and in_block_comment(before)  # a state name: in no comment
-    source = raw_braces_blanked(text)[0] if "/*" in text and RAW_KEY in text else text
-    return _uncommented(source, in_comment) if in_comment or "/*" in source else source
+def _comments_blanked(text: str) -> str:
+    """An item's `text` with its block comments blanked, what backend_config's braces hold first (raw
+    text: a `/*` in them opens no comment)."""
+    source = raw_braces_blanked(text)[0] if RAW_KEY in text else text
+    return blank_comments(source)[0]
 
 
 def _grammar_error(parse: Callable[[str], ParseError | None], text: str) -> ParseError | None:
@@ -256,16 +256,6 @@ _OUTSIDE = "instruction-outside-computation"
 
 def _state_before(document: Document, line: int) -> object:
     return document.scan(line - 1).end_state if line else None
-
-
-def _uncommented(text: str, in_comment: bool) -> str:
-    """`text` with its block comments blanked (its offsets kept), from its start when it starts inside one:
-    XLA's parser takes a comment between any two tokens."""
-    if in_comment:
-        end = text.find("*/")
-        cut = len(text) if end < 0 else end + 2
-        text = " " * cut + text[cut:]
-    return blank_comments(text)[0]
 
 
 def _located(document: Document, line: int, text: str, start: int, end: int, message: str) -> Problem:

@@ -16,13 +16,14 @@ from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.hlo_scanner import (
     blank_comments,
+    comment_end_blanked,
     continued_end,
     goes_on_from_above,
     item_text,
     printed_parent_frame,
 )
 from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_shape
-from hlo_lsp.parsing.line_scan import LineScan, Ref, Role, as_one_line
+from hlo_lsp.parsing.line_scan import LineScan, Ref, Role, State, as_one_line
 from hlo_lsp.parsing.syntax import Attribute, Instruction, ParseError, Shape
 from hlo_lsp.parsing.validation import module_header_attribute
 from hlo_lsp.text import Range
@@ -523,10 +524,20 @@ class HloModule:
 _COMPARED_CHUNKS = 8
 
 
+def _state_above(document: Document, line: int) -> State:
+    """The state the line above `line` leaves; None where the document does not hold it (a glance's runs)."""
+    try:
+        return document.scan(line - 1).end_state
+    except IndexError:
+        return None
+
+
 def text_over_lines(document: Document, line: int) -> str:
     """The text of `line` with the lines that go on with its item below it, as far as it goes on (a line
-    may end it and start others: `p), calls=w ROOT d = ...`)."""
+    may end it and start others: `p), calls=w ROOT d = ...`); a block comment it ends, opened above, blanked."""
     text = document.line(line).rstrip("\r")
+    if line and "*/" in text:
+        text = comment_end_blanked(_state_above(document, line), text) or text
     following = line + 1
     while following < document.line_count:
         part = document.line(following).rstrip("\r")

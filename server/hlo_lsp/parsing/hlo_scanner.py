@@ -756,10 +756,8 @@ def _raw_owner(text: str, start: int | None = None) -> str:
     from the last `backend_config={` on it): inside a string of them, or not."""
     if start is None:
         start = [opening.end() for opening in _RAW_OPENING.finditer(without_comments(text))][-1]
-    last = None
-    for last in _BRACE_OR_STRING.finditer(text, start):
-        pass
-    unclosed = last is not None and last.group()[0] == '"' and _CLOSED_STRING.fullmatch(last.group()) is None
+    tokens = [found.group() for found in _BRACE_OR_STRING.finditer(text, start)]
+    unclosed = bool(tokens) and tokens[-1][0] == '"' and _CLOSED_STRING.fullmatch(tokens[-1]) is None
     return _RAW_STRING if unclosed else _RAW
 
 

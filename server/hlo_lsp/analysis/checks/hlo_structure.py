@@ -395,8 +395,9 @@ def _undefined(hlo: HloModule, line: int, ref: Ref, instructions: frozenset[str]
     elsewhere = ref.role is Role.INSTRUCTION_USE and ref.name in instructions
     later = _defined_later(hlo, ref, line)
     computation = hlo.computations.get(ref.name) if ref.role is Role.COMPUTATION_USE else None
+    inside = computation is not None and computation.line <= line <= (computation.end_line or -1)
     message = (f"computation {ref.name} is used inside itself: XLA's parser takes a computation once it has read "
-               "it to its `}`" if computation is not None and computation.line <= line <= (computation.end_line or -1) else
+               "it to its `}`" if inside else
                f"{what} {ref.name} is used before it is defined (on line {later + 1})" if later is not None
                else f"instruction {ref.name} is defined in another computation, not in this one" if elsewhere
                else f"{what} {ref.name} is not defined in this module")
