@@ -20,7 +20,7 @@ from hlo_lsp.analysis.checks.opcodes.shape_rules import SIZED_TOKEN, compatible
 from hlo_lsp.analysis.checks.opcodes.text_keys import CACHE_LIMIT
 from hlo_lsp.analysis.context import StructureMemo
 from hlo_lsp.model.hlo_module import Computation, HloModule
-from hlo_lsp.parsing.hlo_scanner import blank_comments, comment_end_blanked
+from hlo_lsp.parsing.hlo_scanner import blank_comments
 from hlo_lsp.parsing.line_scan import as_one_line
 from hlo_lsp.problems import Problem
 
@@ -50,9 +50,8 @@ def _computation_problems(hlo: HloModule, computation: Computation) -> list[Prob
     document = hlo.document
     whole = header = document.line(computation.line)
     if isinstance(document.scan(computation.line).end_state, tuple) or "/*" in whole or "*/" in whole:
-        whole = hlo.whole_text(computation.line)  # a header over lines, or comments between its tokens (perhaps
-        before = document.scan(computation.line - 1).end_state if computation.line else None  # from above it)
-        header = as_one_line(blank_comments(comment_end_blanked(before, whole) or whole)[0])
+        whole = hlo.whole_text(computation.line)  # a header over lines, or comments between its tokens (one
+        header = as_one_line(blank_comments(whole)[0])  # from above it blanked already)
     if "token[" in header or "opaque[" in header:
         sized = _sized_tokens(hlo, computation.line, header, whole)
         if sized:
