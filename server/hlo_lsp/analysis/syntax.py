@@ -206,7 +206,7 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
 def _comments_blanked(text: str) -> str:
     """An item's `text` with its block comments blanked, what backend_config's braces hold first (raw
     text: a `/*` in them opens no comment)."""
-    source = raw_braces_blanked(text)[0] if RAW_KEY in text else text
+    source = raw_braces_blanked(text) if RAW_KEY in text else text
     return blank_comments(source)[0]
 
 
@@ -218,7 +218,7 @@ def _grammar_error(parse: Callable[[str], ParseError | None], text: str) -> Pars
     error = parse(flat)
     if error is None or RAW_KEY not in text:
         return error
-    raw_blanked = raw_braces_blanked(text)[0]
+    raw_blanked = raw_braces_blanked(text)
     return parse(as_one_line(raw_blanked) if "\n" in raw_blanked or "//" in raw_blanked else raw_blanked)
 
 

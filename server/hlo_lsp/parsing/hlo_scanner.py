@@ -141,14 +141,13 @@ def _scan_item(state: State, text: str) -> LineScan:
 
 
 def _scan_with_comments(state: State, text: str) -> LineScan:
-    raw = 0
+    raw, owner = 0, _RAW
     if RAW_KEY in text:  # what backend_config's braces hold is raw text, comments and all: blanked first
-        original = text
-        text, raw = raw_braces_blanked(text)
+        text, raw, owner = _raw_braces(text)
     blanked, unclosed = blank_comments(text)
     scan = scan_hlo_line(state, blanked) if "/*" not in blanked else _scan_item(state, blanked)
     if raw and isinstance(scan.end_state, tuple) and scan.end_state[-1] == _RAW:  # the braces left open, as
-        end_state = ("cont", raw, scan.end_state[2], _raw_owner(original))   # deep as the raw text opens them
+        end_state = ("cont", raw, scan.end_state[2], owner)                      # deep as the raw text opens them
         return LineScan(scan.kind, end_state, scan.refs, scan.data, scan.problem)
     return _into_comment(scan) if unclosed else scan
 
@@ -452,7 +451,7 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
         refs = RefCollector(text)  # its columns: those of the text as written, comments and all
         if "/" in text and ("/*" in text or "//" in text):  # (op_name strings hold a `/` on most lines)
             if RAW_KEY in text:  # what backend_config's braces hold is raw text, comments and all
-                text = raw_braces_blanked(text)[0]
+                text = raw_braces_blanked(text)
             if "/*" in text:  # what a block comment holds names nothing, closed or left open: `abs(p /* a`
                 text = blank_comments(text)[0]
             if "//" in text:  # nor what a line comment holds: `abs(p // c` (after the block comments: `*//*`)
@@ -630,11 +629,10 @@ _INSTRUCTION_DEF = Role.INSTRUCTION_DEF
 def _instruction_line_scan(text: str, end: int, scan: LineScan) -> LineScan:
     """An instruction line that may hold other items after it, or go on below."""
     if RAW_KEY in text:  # backend_config's braces hold raw text: blanked, or left open to the lines below
-        blanked, raw = raw_braces_blanked(text)
+        blanked, raw, owner = _raw_braces(text)
         if raw:  # (perhaps after other items: `p = f32[] parameter(0) ROOT v = abs(p), backend_config={a // b`)
             several = several_items(COMP, text, blanked) if _may_start_another(blanked, end) else None
-            return several or LineScan(scan.kind, ("cont", raw, COMP, _raw_owner(text)), scan.refs, scan.data,
-                                       scan.problem)
+            return several or LineScan(scan.kind, ("cont", raw, COMP, owner), scan.refs, scan.data, scan.problem)
         text = blanked
     count = text.count
     opens, closes = count("{"), count("}")
@@ -735,27 +733,31 @@ _RAW_KEY_ENDS = re.compile(r"(?<![\w.\-])backend_config[ \t]*=$")
 _BRACE_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}]')
 
 
-def raw_braces_blanked(text: str) -> tuple[str, int]:
+def raw_braces_blanked(text: str) -> str:
     """`text` with what backend_config's braces hold blanked (XLA reads it as raw text to the matching brace:
-    strings are skipped, comments are more text), and how many braces stay open at its end (0: they close)."""
+    strings are skipped, comments are more text)."""
+    return _raw_braces(text)[0]
+
+
+def _raw_braces(text: str) -> tuple[str, int, str]:
+    """`text` with what backend_config's braces hold blanked, how many braces stay open at its end (0: they
+    close), and the owner of the line below where they do (_RAW, or _RAW_STRING inside a string of them)."""
     clean = without_comments(text)
     opening = _RAW_OPENING.search(clean)
     while opening is not None:
         body = opening.end()
         balance, end = brace_balance_until_closed(text, body, 1)
         if end < 0:
-            return text[:body] + as_spaces(text[body:]), 1 + balance
+            return text[:body] + as_spaces(text[body:]), 1 + balance, _raw_owner(text, body)
         text = text[:body] + as_spaces(text[body : end - 1]) + text[end - 1 :]
         clean = without_comments(text)
         opening = _RAW_OPENING.search(clean, end)
-    return text, 0
+    return text, 0, _RAW
 
 
-def _raw_owner(text: str, start: int | None = None) -> str:
-    """The owner of the line below one that leaves backend_config's braces open (from `start`, by default
-    from the last `backend_config={` on it): inside a string of them, or not."""
-    if start is None:
-        start = [opening.end() for opening in _RAW_OPENING.finditer(without_comments(text))][-1]
+def _raw_owner(text: str, start: int) -> str:
+    """The owner of the line below one that leaves backend_config's braces open from `start`: inside a string
+    of them, or not."""
     tokens = [found.group() for found in _BRACE_OR_STRING.finditer(text, start)]
     unclosed = bool(tokens) and tokens[-1][0] == '"' and _CLOSED_STRING.fullmatch(tokens[-1]) is None
     return _RAW_STRING if unclosed else _RAW
@@ -937,10 +939,10 @@ def _continued(depth: int, base: State, owner: str, text: str, in_string: bool =
         return _head_continued(base, text, depth)
     data: tuple[object, ...] = (owner, depth) if owner in _DEPTH_OWNERS else (owner,)  # (depth: on entering)
     if RAW_KEY in text and not in_string:  # backend_config's braces hold raw text: blanked, or left open below
-        blanked, raw = raw_braces_blanked(text)
+        blanked, raw, raw_owner = _raw_braces(text)
         if raw:  # (perhaps those of another item after the one this line ends: `p) ROOT v = abs(q), backend_config={`)
             more = _ended_then_more(text, depth, _continuation(base, data), blanked) if owner in _SPLIT_OWNERS else None
-            return more or _continuation(("cont", raw, base, _raw_owner(text)), data)
+            return more or _continuation(("cont", raw, base, raw_owner), data)
         text = blanked
     counted = _without_line_comment(text) if "//" in text and not in_string else text
     # (a line that starts inside a string: what it holds after the string's closing quote, its comments blanked;

@@ -55,7 +55,7 @@ def read_instruction(text: str, data: tuple[object, ...]) -> InstructionParts | 
     if not text.startswith("(", open_paren):
         return None
     if RAW_KEY in text:  # what backend_config's braces hold is raw text (a `//` in it is no comment): blanked
-        text = raw_braces_blanked(text)[0]
+        text = raw_braces_blanked(text)
     marks = _marks(text, open_paren)
     if marks is None:
         return None
