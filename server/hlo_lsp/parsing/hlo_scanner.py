@@ -650,9 +650,10 @@ def _instruction_line_scan(text: str, end: int, scan: LineScan) -> LineScan:
 
 
 _ENDS_OPEN = frozenset(("", ",", "=", " ", "\t", "{"))  # a line that ends so may go on, or open a body
-_GLUED_DEFINITION = re.compile(rf"%{_NAME}=")  # `%v=abs(p)`: XLA's lexer reads `%v` then `=`, a definition
-# After an instruction's opcode: a definition (`v =`, `%v=`), `ROOT`, or a line comment.
-_ANOTHER_ITEM_OR_COMMENT = re.compile(rf" =|ROOT|//|%{_NAME}=")
+# After an instruction's opcode, what starts another item: a definition (`v =`; `%v=`, which XLA's lexer reads as
+# `%v` then `=`) or `ROOT`; and the same or a line comment.
+_ANOTHER_ITEM = re.compile(rf" =|ROOT|%{_NAME}=")
+_ANOTHER_ITEM_OR_COMMENT = re.compile(rf"{_ANOTHER_ITEM.pattern}|//")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-:")
 # A name last on the line, not an attribute's value: the next instruction, its `=` on the line below.
 _TRAILING_ITEM_NAME = re.compile(rf"[ \t)]%?{_NAME}:?[ \t]*$")
@@ -660,10 +661,8 @@ _TRAILING_ITEM_NAME = re.compile(rf"[ \t)]%?{_NAME}:?[ \t]*$")
 
 def _may_start_another(text: str, end: int) -> bool:
     """Whether an instruction line may start another item after the instruction (from `end`, after its
-    opcode): a definition (`v =`, `%v=`), `ROOT`, or a name last on the line (its `=` below). Each test
-    first at C speed: every line of a dump is asked."""
-    if text.find(" =", end) >= 0 or text.find("ROOT", end) >= 0 or (
-            text.find("%", end) >= 0 and _GLUED_DEFINITION.search(text, end) is not None):
+    opcode): a definition (`v =`, `%v=`), `ROOT`, or a name last on the line (its `=` below)."""
+    if _ANOTHER_ITEM.search(text, end) is not None:
         return True
     clean = (_without_line_comment(text) if "//" in text else text).rstrip()
     return clean[-1:] in _NAME_CHARS and _TRAILING_ITEM_NAME.search(clean, end) is not None
