@@ -8,13 +8,12 @@ from collections.abc import Callable, Iterator
 
 from hlo_lsp.analysis.edits import spliced
 from hlo_lsp.model.document import Chunk, Document
-from hlo_lsp.model.hlo_module import lone_instruction_line, text_over_lines
+from hlo_lsp.model.hlo_module import comment_above_blanked, lone_instruction_line, text_over_lines
 from hlo_lsp.parsing.ba_syntax import line_error
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import (
     RAW_KEY,
     blank_comments,
-    comment_end_blanked,
     goes_on_from_above,
     item_text,
     raw_braces_blanked,
@@ -183,7 +182,7 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
             yield _too_long(document, start + local, len(text))
             continue
         if one_line and "*/" in text:  # a block comment from above may end on it (_item_text blanks it itself)
-            text = comment_end_blanked(_state_before(document, start + local), text) or text
+            text = comment_above_blanked(document, start + local, text)
         parsed = text if "/*" not in text else _comments_blanked(text)
         if parse is not None:  # the common case: the line (and its continuation lines) is one item
             item = parsed[offset:] if offset else parsed
@@ -252,10 +251,6 @@ def _item_text(document: Document, line: int) -> str:
 
 
 _OUTSIDE = "instruction-outside-computation"
-
-
-def _state_before(document: Document, line: int) -> object:
-    return document.scan(line - 1).end_state if line else None
 
 
 def _located(document: Document, line: int, text: str, start: int, end: int, message: str) -> Problem:

@@ -23,7 +23,7 @@ from hlo_lsp.parsing.hlo_scanner import (
     printed_parent_frame,
 )
 from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_shape
-from hlo_lsp.parsing.line_scan import LineScan, Ref, Role, State, as_one_line
+from hlo_lsp.parsing.line_scan import LineScan, Ref, Role, as_one_line
 from hlo_lsp.parsing.syntax import Attribute, Instruction, ParseError, Shape
 from hlo_lsp.parsing.validation import module_header_attribute
 from hlo_lsp.text import Range
@@ -524,20 +524,22 @@ class HloModule:
 _COMPARED_CHUNKS = 8
 
 
-def _state_above(document: Document, line: int) -> State:
-    """The state the line above `line` leaves; None where the document does not hold it (a glance's runs)."""
+def comment_above_blanked(document: Document, line: int, text: str) -> str:
+    """`text`, that of `line`, with a block comment opened above it that ends on it blanked (none is known
+    where the document does not hold the line above: a glance's runs)."""
+    if not line or "*/" not in text:
+        return text
     try:
-        return document.scan(line - 1).end_state
+        above = document.scan(line - 1).end_state
     except IndexError:
-        return None
+        return text
+    return comment_end_blanked(above, text) or text
 
 
 def text_over_lines(document: Document, line: int) -> str:
     """The text of `line` with the lines that go on with its item below it, as far as it goes on (a line
     may end it and start others: `p), calls=w ROOT d = ...`); a block comment it ends, opened above, blanked."""
-    text = document.line(line).rstrip("\r")
-    if line and "*/" in text:
-        text = comment_end_blanked(_state_above(document, line), text) or text
+    text = comment_above_blanked(document, line, document.line(line).rstrip("\r"))
     following = line + 1
     while following < document.line_count:
         part = document.line(following).rstrip("\r")
