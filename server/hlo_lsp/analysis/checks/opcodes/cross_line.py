@@ -161,13 +161,23 @@ def _layout_constraints(hlo: HloModule, line: int, read: InstructionParts, judge
 
 def _applied_parameters(hlo: HloModule, read: InstructionParts) -> tuple[str, int | None]:
     """The computation `to_apply` names and its number of parameters (None where it is not defined)."""
-    name = (read.attribute("to_apply") or "").strip().lstrip("%")
+    name = _called_name(read, "to_apply")
     computation = hlo.computations.get(name)
     if computation is None:
         return name, None
+    return name, sum(1 for _, _, data in _computation_instructions(hlo, computation) if data[3] == "parameter")
+
+
+def _called_name(read: InstructionParts, key: str) -> str:
+    """The name of the computation the attribute `key` names ("" where there is none)."""
+    return (read.attribute(key) or "").strip().lstrip("%")
+
+
+def _computation_instructions(hlo: HloModule, computation: Computation) -> list[tuple[int, str, tuple[object, ...]]]:
+    """(line, text, scan data read to its opcode) of each instruction of `computation`, in order."""
     lines = dict.fromkeys(computation.instruction_lines)  # (a line of several instructions is listed for each)
-    instructions = (found for line in lines for found in _instructions_of(hlo, computation, line))
-    return name, sum(1 for text, data in instructions if continued_instruction_data(text, data)[3] == "parameter")
+    return [(line, text, continued_instruction_data(text, data))
+            for line in lines for text, data in _instructions_of(hlo, computation, line)]
 
 
 def _instructions_of(hlo: HloModule, computation: Computation, line: int) -> Iterator[tuple[str, tuple[object, ...]]]:
@@ -211,7 +221,7 @@ def _while(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgeme
     """A while whose shape XLA's parser infers (none written) from its computations' (ShapeInference's
     InferWhileShape): one parameter each, a condition returning pred[], and one shape for the condition's and
     the body's parameter, the body's result and the operand. Said only where every shape is known."""
-    condition, body = _program_shape(hlo, read.attribute("condition")), _program_shape(hlo, read.attribute("body"))
+    condition, body = (_program_shape(hlo, _called_name(read, key)) for key in ("condition", "body"))
     init = inferred_operand_shape(hlo, line, read.item(read.operands[0]), 0) if len(read.operands) == 1 else None
     if condition is None or body is None or init is None:
         return
@@ -231,15 +241,13 @@ _PRED = ArrayShape("pred", ())
 ProgramShape = tuple[list[tuple[str, Shape]], Shape]  # (name, shape) of each parameter in number order; result
 
 
-def _program_shape(hlo: HloModule, name: str | None) -> ProgramShape | None:
+def _program_shape(hlo: HloModule, name: str) -> ProgramShape | None:
     """The parameters and result of the computation `name` (ComputeProgramShape: its ROOT, else its last
     instruction), or None where one of their shapes is not known (or the computation is not defined)."""
-    computation = hlo.computations.get((name or "").strip().lstrip("%"))
+    computation = hlo.computations.get(name)
     if computation is None:
         return None
-    instructions = [(line, text, continued_instruction_data(text, data))
-                    for line in dict.fromkeys(computation.instruction_lines)
-                    for text, data in _instructions_of(hlo, computation, line)]
+    instructions = _computation_instructions(hlo, computation)
     parameters: dict[int, tuple[str, Shape]] = {}
     for line, text, data in instructions:
         if data[3] == "parameter":
