@@ -428,10 +428,10 @@ def test_a_shape_longer_than_any_xla_prints_is_not_parsed_for_a_hover(monkeypatc
 
 def test_a_definition_below_a_string_left_open_is_left_to_the_whole_module() -> None:
     """Mutant #985792: a quote typed in a line's metadata leaves a string open over the line below, which
-    defines the name hovered; the glance read that line alone, as a definition (the whole module, as
-    the string's)."""
+    defines the name hovered, to the next line with a quote; the glance read that line alone, as a
+    definition (the whole module, as the string's)."""
     text = ('HloModule m\n\nENTRY e {\n  a = f32[4] parameter(0), metadata={source_file="/q"uote/x.py"}\n'
-            "  b = f32[4] %%x(1)\n  ROOT c = f32[4] add(a, b)\n}\n")  # (an opcode garbled too)
+            '  b = f32[4] %%x(1)\n  ROOT c = f32[4] add(a, b), metadata={op_name="c"}\n}\n')  # (an opcode garbled too)
     document = Document(text, FileKind.HLO_MODULE, "m.txt")
     glance = ModuleGlance.of("m", {FileKind.HLO_MODULE: document})
     target = target_at(document, Position(5, text.split("\n")[5].index("b)")))

@@ -298,15 +298,15 @@ def test_a_garbled_line_under_the_cursor_is_read_as_the_whole_module_reads_it(tm
 
 
 def test_a_top_level_line_not_below_a_closing_brace_is_left_to_the_whole_module(tmp_path: Path) -> None:
-    """An instruction whose metadata goes on to a line of its own, unindented: `jit(mlp)/add" ...}`
-    reads as a computation header on its own, while the whole file reads it as the rest of the
-    instruction. A glance reads a line at the top level only below a `}`. (Found by the fuzzer: a
-    jump from it went to itself.)"""
+    """An instruction whose op_name goes on over a line end, to a line of its own, unindented:
+    `jit(mlp)/add" ...}` reads as a computation header on its own, while the whole file reads it as the
+    rest of the string. A glance reads a line at the top level only below a `}`. (Found by the fuzzer, the
+    string's opening quote lost: a jump from it went to itself.)"""
     stem = copy_module(SPLIT_MLP, tmp_path)
     hlo_path = Path(f"{stem}.txt")
     text = hlo_path.read_text()
-    cut = text.index('op_name="jit(mlp)/add"') + len("op_name=")
-    hlo_path.write_text(text[:cut] + "\n" + text[cut + 1 :])
+    cut = text.index('op_name="jit(mlp)/add"') + len('op_name="')
+    hlo_path.write_text(text[:cut] + "\n" + text[cut:])
     module, glance = whole_module(hlo_path), glance_at(hlo_path)
     assert module.hlo_document is not None
     rest = text[:cut].count("\n") + 1
@@ -335,6 +335,22 @@ def test_a_line_inside_a_string_left_open_above_is_left_to_the_whole_module(tmp_
     assert module.hlo_document.scan(opened + 1).kind == "continuation"
     assert target_at(module.hlo_document, inside) is None
     assert glance.line_document(inside.line) is None
+
+
+def test_an_instruction_line_inside_a_string_over_lines_is_left_to_the_whole_module(tmp_path: Path) -> None:
+    """XLA reads a string on over line ends, through a line that alone reads as an instruction: the
+    glance declines it (and still answers above the string)."""
+    text = ("HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n"
+            '  a = f32[4] abs(p), frontend_attributes={note="x\n  q = f32[4] negate(p)\ny"}\n'
+            '  ROOT n = f32[4] negate(a), metadata={op_name="n"}\n}\n')
+    hlo_path = tmp_path / "m.hlo"
+    hlo_path.write_text(text)
+    module, glance = whole_module(hlo_path), glance_at(hlo_path)
+    assert module.hlo_document is not None and module.hlo_document.scan(5).kind == "continuation"
+    assert target_at(module.hlo_document, Position(5, 3)) is None
+    assert glance.line_document(5) is None and glance.instruction_module("q") is None
+    target, glanced = glanced_hover(glance, Position(3, 3))
+    assert target is not None and glanced is not None and glanced == hover(module, target)
 
 
 def test_a_closing_brace_with_an_instruction_after_it_is_left_to_the_whole_module(tmp_path: Path) -> None:

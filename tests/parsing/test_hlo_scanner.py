@@ -353,3 +353,30 @@ def test_a_line_that_ends_the_instruction_above_and_starts_others(lines: tuple[s
     assert [item.kind for _, item in second.data[1:]] == next_kinds
     alone = scan_hlo_line(first.end_state, lines[1].split(" ROOT ")[0])  # the instruction's end alone
     assert alone.kind == "continuation" and continued_end(alone, "x") == 1
+
+
+def test_a_string_left_open_ends_where_a_quote_cannot_close_it_and_that_instruction_reads_anew() -> None:
+    """A quote typed in an instruction's metadata: XLA reads on in the string to the next line's first
+    quote, which `jit(mlp)/add"` cannot follow; that line reads as its own instruction, with the problem."""
+    opened, _ = line(SPLIT_MLP_HLO, "%add.1 = f32[32,10]{1,0} broadcast(%param_3.1)")
+    after, _ = line(SPLIT_MLP_HLO, "%add.0 = f32[32,10]{1,0} add(")
+    first = scan_hlo_line("comp", opened.replace("stack_frame_id=4}", 'stack_frame_id="4}'))
+    assert first.end_state == ("string", 1, "comp", "instruction")
+    second = scan_hlo_line(first.end_state, after)
+    assert (second.kind, second.end_state, second.refs[0].name) == ("instruction", "comp", "add.0")
+    assert second.problem is not None and second.problem.code == "unbalanced-brackets"
+    assert second.problem.message == "the instruction above leaves a string open"
+    assert [u[1] for u in uses(after, second)] == ["param_2.2", "add.1", "4"]
+
+
+@pytest.mark.parametrize("closing", ['y"}', 'y" source_file="x.py"}', 'y"source_file="x.py"}', 'y"/* c */}'])
+def test_a_string_over_lines_holds_whole_instructions_as_xla_reads_it(closing: str) -> None:
+    """XLA's strings go on over line ends: a line that would be an instruction or a computation's `}` is
+    more of the string when the string then closes where a string may (`"a"source_file=` too)."""
+    state = scan_hlo_line("comp", '  ROOT v = f32[4] abs(p), metadata={op_name="x').end_state
+    for inside in ("  q = f32[4] parameter(0)", "}", "  r = f32[4] abs(q), metadata={op_name=\" y, z=\""):
+        scan = scan_hlo_line(state, inside)
+        assert (scan.kind, scan.refs, scan.problem) == ("continuation", (), None), inside
+        state = scan.end_state
+    end = scan_hlo_line(state, closing)
+    assert (end.kind, end.end_state, end.problem) == ("continuation", "comp", None)

@@ -593,9 +593,20 @@ REJECTED = (
         "{b1, // c", 'b2}, metadata={op_name="x"}', head="", params=())),
     Entry("a string over lines, its key's value below the line that closes it", True, entry(
         'ROOT v = f32[4] abs(p), frontend_attributes={a="x// c', '}, y"}, metadata=// c', '{op_name="w"}')),
-    # hlo-lsp ends the string where a whole instruction starts, on purpose (xla_oracle.judge.KNOWN)
     Entry("a string over lines holding a whole instruction's line", True, entry(
         'ROOT v = f32[4] abs(p), frontend_attributes={a="x', "q = f32[4] parameter(0)", 'y"}')),
+    Entry("backend_config's string over lines holding JSON, a lone `}` on a line of it", True, entry(
+        'ROOT v = f32[4] custom-call(p), custom_call_target="x", backend_config="{', '  \\"a\\": {', "}", '}"')),
+    Entry("a string over lines holding a computation's header and a whole instruction", True, entry(
+        'ROOT v = f32[4] abs(p), metadata={op_name="x', "}", "", "c {", "  q = f32[4] parameter(0)",
+        'y"source_file="z.py"}')),
+    Entry("a string over lines whose closing line has quotes of its own", True, entry(
+        'ROOT v = f32[4] abs(p), metadata={op_name="x',
+        '  q = f32[4] abs(p), metadata={op_name=" source_line=1 source_file="', 'z.py"}')),
+    Entry("a quote typed in metadata: the next instruction's first quote cannot end the string", False, entry(
+        'a = f32[4] abs(p), metadata={op_name="a"}"', 'ROOT b = f32[4] negate(a), metadata={op_name="b"}')),
+    Entry("a string left open to the end of the text", False, entry(
+        'a = f32[4] abs(p), metadata={op_name="a}', "ROOT b = f32[4] negate(a)")),
     Entry("a parameter number twice in a body written inline, a block comment over lines between them", False,
           entry("ROOT w = f32[4] while(p),", "condition={ a = f32[4] parameter(0)", "/* a",
                 " b */ q = f32[4] parameter(0)",

@@ -31,12 +31,8 @@ def _indented(text: str, limit: int = 3000) -> str:
 
 
 # Known disagreements: (cause pattern, what the disagreement holds, reason). Keep it minimal: each is hlo-lsp
-# reporting on purpose what XLA's parser lets through.
-KNOWN: tuple[tuple[str, Callable[[Disagreement], bool], str], ...] = (
-    (r"^XLA accepts, we reject: ", lambda disagreement: "leaves a string open" in disagreement.detail,
-     "inside a computation, hlo-lsp ends a string left open where a whole instruction or a lone `}` starts a "
-     "line (a quote typed or deleted would otherwise swallow the rest of the file); XLA reads the string on"),
-)
+# reporting on purpose what XLA's parser lets through and only its verifier rejects. None today.
+KNOWN: tuple[tuple[str, Callable[[Disagreement], bool], str], ...] = ()
 
 
 def known(disagreement: Disagreement) -> str | None:

@@ -31,7 +31,7 @@ from hlo_lsp.model.lazy import lazy
 from hlo_lsp.model.pairing import paired_module, pairing_sample
 from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES, mentioned_instruction
 from hlo_lsp.parsing.file_kinds import FileKind
-from hlo_lsp.parsing.hlo_scanner import TABLE_NAMES
+from hlo_lsp.parsing.hlo_scanner import TABLE_NAMES, leaves_a_string_open
 from hlo_lsp.parsing.line_scan import LineScan, State
 
 _BLOCK = 1 << 16  # characters per block of the line index
@@ -184,6 +184,28 @@ class _HloText(_Text):
                 # a table printed below a computation is read by the module, not by the glance
                 return {} if _TABLE_HEADER.search(self.text, self.line_start(line)) else lines
         return {}  # no computation near the top: every question is declined
+
+    def scan(self, line: int, state: State) -> tuple[str, LineScan]:
+        if self._starts_in_string(line):
+            raise _Declined  # a string over lines: XLA reads it on through whatever its lines hold
+        return super().scan(line, state)
+
+    def scan_run(self, first: int, state: State, stop: int) -> Iterator[tuple[int, str, State, LineScan]]:
+        if self._starts_in_string(first):
+            raise _Declined
+        yield from super().scan_run(first, state, stop)
+
+    def _starts_in_string(self, line: int) -> bool:
+        """Whether `line` may start inside a string: the nearest line above it holding a quote leaves one
+        open (lines without quotes between leave a string as it is)."""
+        quote = self.text.rfind('"', 0, self.line_start(line))
+        if quote < 0:
+            return False
+        above = self.line_at(quote)
+        if above in self.head:  # read in order from the top
+            end = self.head[above][2].end_state
+            return isinstance(end, tuple) and end[0] == "string"
+        return leaves_a_string_open(self.line(above))
 
     @lazy
     def has_cross_line_forms(self) -> bool:

@@ -1070,9 +1070,10 @@ def _continuation(next_state: State, data: tuple[object, ...]) -> LineScan:
 
 def _scan_in_string(state: tuple[str, int, State, str], text: str) -> LineScan:
     _, depth, base, owner = state
-    if _resumes_after_string(text, base):
-        # A string left open (a quote typed or deleted) would swallow the rest of the file: an item
-        # starting here ends it, so the rest of the file stays indexed.
+    close = _string_end(text, -1) if '"' in text else -1
+    if close >= 0 and _ends_wrong(text, close + 1) and _resumes_after_string(text, base):
+        # A quote typed or deleted above: XLA reads on in the string to this line's first quote, where
+        # it cannot go on; read as an item here, the rest of the file stays indexed.
         scan = scan_hlo_line(base, text)
         if scan.problem is not None:
             return scan
@@ -1084,11 +1085,33 @@ def _scan_in_string(state: tuple[str, int, State, str], text: str) -> LineScan:
     return _into_comment(scan) if closed is not None and "/*" in closed and blank_comments(closed)[1] else scan
 
 
+_IN_A_STRING: State = ("string", 0, COMP, "instruction")
+
+
+def leaves_a_string_open(text: str) -> bool:
+    """Whether a line of a computation ends inside a string, read from outside one or from inside one left
+    open above (XLA's strings go on over line ends)."""
+    for state in (COMP, _IN_A_STRING):
+        end = scan_hlo_line(state, text).end_state
+        if isinstance(end, tuple) and end[0] == "string":
+            return True
+    return False
+
+
+_AFTER_A_STRING = re.compile(rf"[\s,}})\]]|//|/\*|{_NAME}=|$")
+
+
+def _ends_wrong(text: str, after: int) -> bool:
+    """Whether what follows a string's closing quote at `after` cannot follow a string in XLA's grammar:
+    only a space, `,`, a bracket closing, a comment or an attribute's name (`"a"source_file=`) can."""
+    return _AFTER_A_STRING.match(text, after) is None
+
+
 def _resumes_after_string(text: str, base: State) -> bool:
-    """Whether a line is surely an item of its own, not more of a string: inside a computation, a whole
-    instruction or a lone `}`; anywhere, a computation header as XLA prints it (unindented, ending with `{`).
-    (Outside computations, as in a header's attribute, an instruction or `}` could not be an item: they are
-    more of the string, as XLA reads them.)"""
+    """Whether a line where a string left open above ends wrongly is an item of its own: inside a
+    computation, a whole instruction or a lone `}`; anywhere, a computation header as XLA prints it
+    (unindented, ending with `{`). (Outside computations, as in a header's attribute, an instruction or `}`
+    could not be an item.)"""
     if base != TOP and (_INSTRUCTION_START.match(text) or text.strip() == "}"):
         return True
     return text[:1] not in (" ", "\t") and text.rstrip().endswith("{") and bool(_COMPUTATION_HEAD.match(text))
