@@ -593,6 +593,9 @@ REJECTED = (
         "{b1, // c", 'b2}, metadata={op_name="x"}', head="", params=())),
     Entry("a string over lines, its key's value below the line that closes it", True, entry(
         'ROOT v = f32[4] abs(p), frontend_attributes={a="x// c', '}, y"}, metadata=// c', '{op_name="w"}')),
+    Entry("while without a shape, its condition and body written inline", True, entry(
+        "ROOT w = while(p), condition={ a = f32[4] parameter(0) ROOT t = pred[] constant(true) }, body={",
+        "b = f32[4] parameter(0)", "ROOT n = f32[4] negate(b) }")),
     Entry("a string over lines holding a whole instruction's line", True, entry(
         'ROOT v = f32[4] abs(p), frontend_attributes={a="x', "q = f32[4] parameter(0)", 'y"}')),
     Entry("backend_config's string over lines holding JSON, a lone `}` on a line of it", True, entry(
@@ -705,6 +708,13 @@ REJECTED = (
         "b = broadcast(p), dimensions={0,1} ROOT r = f32[/* a", " b */4] reshape(b)")),
     Entry("reshape of an inferred shape, an opcode in the line comment after its operand's `=`", False, entry(
         "a = // /* ROOT x = f32[] abs(y) */c", "abs(p)", "ROOT r = f32[5] reshape(a)")),
+    Entry("while without a shape, its condition written inline returning no pred[]", False, entry(
+        "ROOT w = while(p), condition={ a = f32[4] parameter(0) ROOT t = f32[4] abs(a) }, "
+        "body={ b = f32[4] parameter(0) ROOT n = f32[4] negate(b) }")),
+    Entry("while without a shape, its body written inline over lines returning another shape", False, entry(
+        "ROOT w = while(p), condition=c, body={", "b = f32[4] parameter(0)",
+        "ROOT n = f32[5] broadcast(f32[] constant(1)), dimensions={} }",
+        before="c {\n  a = f32[4] parameter(0)\n  ROOT r = pred[] constant(true)\n}\n\n")),
     Entry("async-start without calls", False, entry("s = ((f32[4]), f32[4], s32[]) async-start(p)",
                                                     "ROOT d = f32[4] async-done(s)")),
 )

@@ -15,8 +15,4 @@ OPEN: frozenset[str] = frozenset((
     # y)`): the line scanner reads a lone name outside computations as a computation's header, its `{` below.
     "XLA accepts, we reject: [syntax] without `HloModule` first, XLA reads a module only when it starts with "
     "`ENTRY` or `X {`: add `HloModule name` above",
-    # A while without its result shape whose condition or body is written inline (`condition={ a = f32[4]
-    # parameter(0) }`): their shapes are not read for the while (a computation named elsewhere is).
-    "XLA rejects, we accept: failed to infer shape for opcode: X, error: Condition must return a boolean; got "
-    "Condition: (a: S) -> S; body: (b: S) -> S; init: S..",
 ))

@@ -129,6 +129,23 @@ def test_inferred_shapes_xla_accepts(tmp_path: Path, instruction: str) -> None:
     assert opcode_problems(tmp_path, entry(instruction)) == []
 
 
+@pytest.mark.parametrize(("condition", "body", "error"), [
+    # XLA: ... Condition must return a boolean; got Condition: (a: f32[4]) -> f32[4]; body: ...; init: f32[4].
+    ("{ a = f32[4] parameter(0) ROOT r = f32[4] abs(a) }", "{ c = f32[4] parameter(0) ROOT n = f32[4] negate(c) }",
+     "Condition must return a boolean; got Condition: (a: f32[4]) -> f32[4]; body: (c: f32[4]) -> f32[4]; "
+     "init: f32[4]."),
+    # XLA: ... The parameter of condition and body, the result of the body, and init must all have the same shape
+    ("{ a = f32[4] parameter(0) ROOT r = pred[] constant(true) }",
+     "{\n    c = f32[4] parameter(0)\n    ROOT n = f32[5] broadcast(f32[] constant(1)), dimensions={}\n  }",
+     "The parameter of condition and body, the result of the body, and init must all have the same shape; got "
+     "Condition: (a: f32[4]) -> pred[]; body: (c: f32[4]) -> f32[5]; init: f32[4]."),
+])
+def test_a_while_whose_computations_are_written_inline_gets_its_shape_inferred(
+        tmp_path: Path, condition: str, body: str, error: str) -> None:
+    line, code, message, underlined = one(tmp_path, entry(f"ROOT w = while(p), condition={condition}, body={body}"))
+    assert (line, code, message, underlined) == (9, "operand-shape", UNARY.format("while", error), "while")
+
+
 def test_opt_barrier_needs_its_shape(tmp_path: Path) -> None:
     # XLA: failed to infer shape for opcode: opt-barrier, error: Unknown operation for unary shape inference
     assert one(tmp_path, entry("ROOT v = opt-barrier(p)")) == (

@@ -20,6 +20,7 @@ from hlo_lsp.analysis.checks.opcodes.inferred_operands import (
     dot_operands,
     unary_operand,
 )
+from hlo_lsp.analysis.checks.opcodes.inline_bodies import body_module, inline_body
 from hlo_lsp.analysis.checks.opcodes.line_rules import check_attributes
 from hlo_lsp.analysis.checks.opcodes.other_lines import (
     definition,
@@ -32,7 +33,10 @@ from hlo_lsp.analysis.checks.opcodes.reader import ARRAY_SHAPE, InstructionParts
 from hlo_lsp.analysis.checks.opcodes.shape_rules import compatible
 from hlo_lsp.analysis.checks.opcodes.text_keys import CACHE_LIMIT
 from hlo_lsp.analysis.checks.opcodes.values import int64_value, split_top_level
+from hlo_lsp.model.document import Document
+from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.hlo_module import Computation, HloModule
+from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, without_comments
 from hlo_lsp.parsing.syntax import ArrayShape, Shape, TupleShape
 
@@ -221,7 +225,7 @@ def _while(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgeme
     """A while whose shape XLA's parser infers (none written) from its computations' (ShapeInference's
     InferWhileShape): one parameter each, a condition returning pred[], and one shape for the condition's and
     the body's parameter, the body's result and the operand. Said only where every shape is known."""
-    condition, body = (_program_shape(hlo, _called_name(read, key)) for key in ("condition", "body"))
+    condition, body = (_called_program(hlo, read, key) for key in ("condition", "body"))
     init = inferred_operand_shape(hlo, line, read.item(read.operands[0]), 0) if len(read.operands) == 1 else None
     if condition is None or body is None or init is None:
         return
@@ -239,6 +243,18 @@ def _while(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgeme
 
 _PRED = ArrayShape("pred", ())
 ProgramShape = tuple[list[tuple[str, Shape]], Shape]  # (name, shape) of each parameter in number order; result
+
+
+def _called_program(hlo: HloModule, read: InstructionParts, key: str) -> ProgramShape | None:
+    """The program shape of the computation the attribute `key` names, or writes inline (read as a module of
+    its own, its computation named `_`, as the inline bodies' check reads it)."""
+    span = inline_body(read, key)
+    if span is None:
+        return _program_shape(hlo, _called_name(read, key))
+    source = hlo.document.source
+    document = Document(body_module(read.text, span).text, FileKind.HLO_MODULE, source)
+    body = ModuleDump(source, {FileKind.HLO_MODULE: document}).hlo
+    return _program_shape(body, "_") if body is not None else None
 
 
 def _program_shape(hlo: HloModule, name: str) -> ProgramShape | None:

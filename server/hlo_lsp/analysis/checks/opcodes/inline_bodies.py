@@ -26,12 +26,20 @@ _MODULE_CODES = frozenset(("empty-module", "duplicate-entry", "duplicate-computa
 def inline_bodies(read: InstructionParts) -> list[tuple[int, int]]:
     """The spans (`{` to after `}`) of the computations the instruction writes inline, those whose
     brackets pair up (else the instruction's syntax problem is theirs)."""
-    found = []
+    return [span for _, span in _inline_spans(read)]
+
+
+def inline_body(read: InstructionParts, key: str) -> tuple[int, int] | None:
+    """The span of the computation the attribute `key` writes inline, or None (it names one, or is not
+    there, or its brackets do not pair up)."""
+    return next((span for found, span in _inline_spans(read) if found == key), None)
+
+
+def _inline_spans(read: InstructionParts) -> Iterator[tuple[str, tuple[int, int]]]:
     for key, _, start, end in read.attributes:
         value = read.text[start:end]
         if key in INLINE_KEYS and value.lstrip().startswith("{") and _pairs_up(value):
-            found.append((start + len(value) - len(value.lstrip()), end))
-    return found
+            yield key, (start + len(value) - len(value.lstrip()), end)
 
 
 def _pairs_up(text: str) -> bool:
