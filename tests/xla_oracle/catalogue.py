@@ -596,6 +596,11 @@ REJECTED = (
     Entry("while without a shape, its condition and body written inline", True, entry(
         "ROOT w = while(p), condition={ a = f32[4] parameter(0) ROOT t = pred[] constant(true) }, body={",
         "b = f32[4] parameter(0)", "ROOT n = f32[4] negate(b) }")),
+    Entry("an inferred shape of two operands, one written as an instruction", True,
+          entry("ROOT v = add(f32[4] constant({1,2,3,4}), p)")),
+    Entry("a block comment's opening and a string over lines inside raw braces opened on an instruction's second "
+          "line", True, "e {\n  p = f32[4] parameter(0)\n  ROOT v = f32[4] abs(p),\n      backend_config={no /* a "
+          '"x\n   b */// c [ json}"}\n}\n'),
     Entry("a string over lines holding a whole instruction's line", True, entry(
         'ROOT v = f32[4] abs(p), frontend_attributes={a="x', "q = f32[4] parameter(0)", 'y"}')),
     Entry("backend_config's string over lines holding JSON, a lone `}` on a line of it", True, entry(
@@ -715,6 +720,16 @@ REJECTED = (
         "ROOT w = while(p), condition=c, body={", "b = f32[4] parameter(0)",
         "ROOT n = f32[5] broadcast(f32[] constant(1)), dimensions={} }",
         before="c {\n  a = f32[4] parameter(0)\n  ROOT r = pred[] constant(true)\n}\n\n")),
+    Entry("a computation header's text in a string over lines, then a parameter number twice", False, entry(
+        'ROOT v = f32[4] abs(p), metadata={op_name="x }', "c {", 'y"source_file="z.py"}', "q = f32[4] parameter(0)")),
+    Entry("while without a shape, its body written inline returning a broadcast of an operand written inline", False,
+          entry("ROOT w = while(p), condition=c, body={", "b = f32[4] parameter(0)",
+                "ROOT n = broadcast(f32[] constant(1)), dimensions={} }",
+                before="c {\n  a = f32[4] parameter(0)\n  ROOT r = pred[] constant(true)\n}\n\n")),
+    Entry("an inferred shape of an operand written as an instruction, of a type the opcode does not take", False,
+          entry("ROOT v = is-finite(s32[] constant(1))")),
+    Entry("an inferred shape of two operands, one written as an instruction of another size", False,
+          entry("ROOT v = add(f32[5] constant({1,2,3,4,5}), p)")),
     Entry("async-start without calls", False, entry("s = ((f32[4]), f32[4], s32[]) async-start(p)",
                                                     "ROOT d = f32[4] async-done(s)")),
 )

@@ -116,6 +116,8 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
     if isinstance(state, tuple) and state[0] in _ITEM_STATES:
         if state[0] in ("cont", "root", "entry") and "/*" in text and state[-1] not in _RAW_OWNERS:
             # an item going on: its comments too (what backend_config's braces hold is raw text: not there)
+            if RAW_KEY in text:
+                return _scan_with_comments(state, text)
             blanked, unclosed = blank_comments(text)
             scan = _ITEM_STATES[state[0]](state, blanked)
             return _into_comment(scan) if unclosed else scan

@@ -160,8 +160,9 @@ def _chunk_facts(hlo: HloModule, start: int, chunk: Chunk) -> _ChunkFacts:
         span = spans.get(key)
         if span is not None and kind == "instruction":
             numbers.append(lines[local][span])
-        elif kind == "computation" or (key in headers and kind not in _ITEM_KINDS):  # (a header whose text is not
-            header, numbers = _next_computation(hlo, facts, start, header, numbers, start + local)  # known as one)
+        elif kind == "computation" or (key in headers and kind not in _NO_HEADER_KINDS):  # (a header whose
+            header, numbers = _next_computation(hlo, facts, start, header, numbers, start + local)  # text is not
+                                                                                                    # known as one)
         elif kind == "instruction":  # the same text may read otherwise elsewhere: `a // c` heads a computation
             verdict = verdicts.get(key, EVALUATE)  # at the top, and is an instruction's name in one
             number = _apply(hlo, start + local, lines[local].rstrip("\r"), chunk.scans[local].data,
@@ -175,7 +176,8 @@ def _chunk_facts(hlo: HloModule, start: int, chunk: Chunk) -> _ChunkFacts:
     return facts
 
 
-_ITEM_KINDS = frozenset(("instruction", "items"))
+# (a header's text may be a line of an item: in a string over lines, `"a` / `c {` / `b"`)
+_NO_HEADER_KINDS = frozenset(("instruction", "items", "continuation"))
 
 
 def _next_computation(hlo: HloModule, facts: _ChunkFacts, start: int, header: int, numbers: list[str],
