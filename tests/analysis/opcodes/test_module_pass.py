@@ -111,3 +111,18 @@ def test_a_line_that_heads_a_computation_elsewhere_is_an_instruction_inside_one(
     problems = problems_of(duplicate)
     assert [(p.range.start.line, p.code, p.message) for p in problems if p.severity is Severity.ERROR] == [
         (5, "parameter-number", "Duplicate parameter number 0 (first on line 4)")]
+
+
+def test_a_line_that_ends_a_comment_from_above_is_judged_where_it_does_not(tmp_path: Path) -> None:
+    """Long run on c553537 (text #53432): `a = abs() /* a b */ROOT b = ...` below a comment left open is the
+    end of that comment, then `b`; its verdict, learned there first (nothing to check on `b`), made the pass
+    skip the same text elsewhere, where `abs()` lacks its operand."""
+    line = "  a = abs() /* a b */ROOT b = f32[4] negate(p)"
+    in_comment = tmp_path / "in_comment.hlo"
+    in_comment.write_text(f"HloModule m\n\nENTRY e {{\n  p = f32[4] parameter(0)\n  q = f32[4] abs(p) /* c\n"
+                          f"{line}\n}}\n")
+    assert [p.code for p in problems_of(in_comment) if p.severity is Severity.ERROR] == []
+    alone = tmp_path / "alone.hlo"
+    alone.write_text(f"HloModule m\n\nENTRY e {{\n  p = f32[4] parameter(0)\n{line}\n}}\n")
+    assert [(p.range.start.line, p.range.start.character, p.code, p.message) for p in problems_of(alone)
+            if p.severity is Severity.ERROR] == [(4, 9, "operand-count", "abs expects 1 operand, but has 0")]

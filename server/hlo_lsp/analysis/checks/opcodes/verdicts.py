@@ -18,7 +18,7 @@ from hlo_lsp.analysis.checks.opcodes.parameters import number_span
 from hlo_lsp.analysis.checks.opcodes.reader import read_instruction
 from hlo_lsp.analysis.checks.opcodes.text_keys import CACHE_LIMIT, template
 from hlo_lsp.model.document import Chunk
-from hlo_lsp.parsing.hlo_scanner import COMP, scan_hlo_line
+from hlo_lsp.parsing.hlo_scanner import COMP, in_block_comment, scan_hlo_line
 
 _JUDGED_KINDS = frozenset(("instruction", "items", "computation", "blank"))
 Verdict = tuple[str, ...]  # what each line of a text still needs; () for nothing
@@ -63,9 +63,8 @@ class VerdictCache:
             # text may read otherwise where it belongs (as a line of several items), so it teaches nothing.
             return
         text = chunk.lines[local].rstrip("\r")
-        close = text.find("*/")
-        if close >= 0 and not 0 <= text.find("/*") < close:  # a line that ends a comment from above: what it
-            self.verdicts[key] = EVALUATE                    # holds depends on the lines above, not on its text
+        if "*/" in text and _may_end_a_comment(chunk, local, text):  # what the line holds depends on the lines
+            self.verdicts[key] = EVALUATE                            # above, not on its text
             self.active.add(key)
             self.known.add(key)
             return
@@ -130,6 +129,14 @@ class VerdictCache:
                 self.judged.clear()
             self.judged[text[shape_start:]] = judged
         return [(a + shape_start, b + shape_start, c, m) for a, b, c, m in judged[0]], judged[1]
+
+
+def _may_end_a_comment(chunk: Chunk, local: int, text: str) -> bool:
+    """Whether a line holding `*/` ends a block comment from above: it does where it starts in one (a `/*`
+    before its `*/` is then in the comment), and may elsewhere where no `/*` comes first."""
+    close = text.find("*/")
+    return not 0 <= text.find("/*") < close or in_block_comment(
+        chunk.scans[local - 1].end_state if local else chunk.start_state)
 
 
 VERDICTS = VerdictCache()
