@@ -163,14 +163,15 @@ def inferred_text(hlo: HloModule, line: int, name: str | None = None) -> str:
 
 
 def operand_shape(hlo: HloModule, line: int, item: str, depth: int) -> Shape | None:
-    if "(" in item and "(" in without_comments(item):  # an instruction written as the operand: `add(f32[4]
-        nested = _NESTED.match(without_comments(item))  # constant({...}), p)`
+    if "(" in item and "(" in without_comments(item):
+        # an instruction written as the operand (`add(f32[4] constant({...}), p)`): the shape before its opcode
+        nested = _NESTED.match(without_comments(item))
         return parsed_shape(nested.group(1)) if nested is not None else None
     found = definition(hlo, line, item)
     return inferred_shape(hlo, found, depth, operand_name(item)) if found is not None else None
 
 
-_NESTED = re.compile(r"\s*(\S.*?)\s+[a-z][a-z0-9_\-]*\(", re.S)  # its shape, before its opcode
+_NESTED = re.compile(r"\s*(\S.*?)\s+[a-z][a-z0-9_\-]*\(", re.S)
 
 
 def _result(opcode: str, operands: list[Shape]) -> Shape | None:

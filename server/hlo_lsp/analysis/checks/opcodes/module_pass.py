@@ -160,9 +160,9 @@ def _chunk_facts(hlo: HloModule, start: int, chunk: Chunk) -> _ChunkFacts:
         span = spans.get(key)
         if span is not None and kind == "instruction":
             numbers.append(lines[local][span])
-        elif kind == "computation" or (key in headers and kind not in _NO_HEADER_KINDS):  # (a header whose
-            header, numbers = _next_computation(hlo, facts, start, header, numbers, start + local)  # text is not
-                                                                                                    # known as one)
+        elif kind == "computation" or (key in headers and kind not in _NO_HEADER_KINDS):
+            # (or a header whose text is not known as one: `*/e {`)
+            header, numbers = _next_computation(hlo, facts, start, header, numbers, start + local)
         elif kind == "instruction":  # the same text may read otherwise elsewhere: `a // c` heads a computation
             verdict = verdicts.get(key, EVALUATE)  # at the top, and is an instruction's name in one
             number = _apply(hlo, start + local, lines[local].rstrip("\r"), chunk.scans[local].data,
