@@ -601,6 +601,11 @@ REJECTED = (
     Entry("a block comment's opening and a string over lines inside raw braces opened on an instruction's second "
           "line", True, "e {\n  p = f32[4] parameter(0)\n  ROOT v = f32[4] abs(p),\n      backend_config={no /* a "
           '"x\n   b */// c [ json}"}\n}\n'),
+    Entry("header attribute's string over lines, a line comment after its closing quote", True,
+          'HloModule m, frontend_attributes={a="x\nz"// c\n}\nENTRY e {\n  p = f32[4] parameter(0)\n}\n'),
+    Entry("an opcode below its shape and a line comment, then `}` and the next computation on its line", True,
+          "c {\n  x = f32[] parameter(0)\n  ROOT y = f32[] // ROOT z\nabs(x) } ENTRY e {\n"
+          "  p = f32[] parameter(0)\n}\n"),
     Entry("a string over lines holding a whole instruction's line", True, entry(
         'ROOT v = f32[4] abs(p), frontend_attributes={a="x', "q = f32[4] parameter(0)", 'y"}')),
     Entry("backend_config's string over lines holding JSON, a lone `}` on a line of it", True, entry(

@@ -593,7 +593,14 @@ def without_comments(text: str) -> str:
     blanked = blank_comments(text)[0]
     if "//" not in blanked:
         return blanked
-    return "\n".join(map(_without_line_comment, blanked.split("\n")))
+    if "\n" not in blanked:
+        return _without_line_comment(blanked)
+    # (a string may go on over a line end: a `//` after its close on the next line is a comment)
+    return _STRING_OR_LINE_COMMENT_OVER_LINES.sub(
+        lambda found: found.group() if found.group()[0] == '"' else " " * len(found.group()), blanked)
+
+
+_STRING_OR_LINE_COMMENT_OVER_LINES = re.compile(r'"(?:[^"\\]|\\.)*"?|//[^\n]*', re.S)
 
 
 def _without_line_comment(text: str) -> str:
@@ -905,6 +912,10 @@ def _scan_continuation(state: tuple[str, int, State, str], text: str) -> LineSca
     if owner == "module_header" and depth and _INSTRUCTION_HEAD.match(text) and not stripped.endswith("{"):
         return _continued(depth, base, owner, text)  # inside its braces, `c = d` is more of a header attribute
     if _starts_new_item(text, stripped, base, depth):
+        if owner == _HEAD_OWNER and not depth:  # its opcode and operands, then other items: `abs(x) } ENTRY e {`
+            continued = _head_continued(base, text)
+            if continued.kind == "items":
+                return continued
         # A new item starts while the previous one is still open: it was cut short. Scan this line
         # fresh so the rest of the file stays indexed (a header cut short opened no computation).
         unopened = owner == _HEADER_OWNER and not depth and _COMPUTATION_HEAD.match(text)
