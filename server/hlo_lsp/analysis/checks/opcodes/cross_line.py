@@ -33,10 +33,7 @@ from hlo_lsp.analysis.checks.opcodes.reader import ARRAY_SHAPE, InstructionParts
 from hlo_lsp.analysis.checks.opcodes.shape_rules import compatible
 from hlo_lsp.analysis.checks.opcodes.text_keys import CACHE_LIMIT
 from hlo_lsp.analysis.checks.opcodes.values import int64_value, split_top_level
-from hlo_lsp.model.document import Document
-from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.hlo_module import Computation, HloModule
-from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, without_comments
 from hlo_lsp.parsing.syntax import ArrayShape, Shape, TupleShape
 
@@ -251,9 +248,7 @@ def _called_program(hlo: HloModule, read: InstructionParts, key: str) -> Program
     span = inline_body(read, key)
     if span is None:
         return _program_shape(hlo, _called_name(read, key))
-    source = hlo.document.source
-    document = Document(body_module(read.text, span).text, FileKind.HLO_MODULE, source)
-    body = ModuleDump(source, {FileKind.HLO_MODULE: document}).hlo
+    body = body_module(read.text, span).dump(hlo.document.source).hlo
     return _program_shape(body, "_") if body is not None else None
 
 

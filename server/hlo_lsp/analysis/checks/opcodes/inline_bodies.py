@@ -11,6 +11,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts
+from hlo_lsp.model.document import Document
+from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import INLINE_KEYS
 from hlo_lsp.parsing.line_scan import strip_strings
 from hlo_lsp.problems import Problem
@@ -52,6 +55,10 @@ class BodyModule:
     text: str  # the instruction's text, all but the body blanked, a `_` naming it
     name: Position  # of that `_`
     brace: Position  # of the body's `{`
+
+    def dump(self, source: str) -> ModuleDump:
+        """The body as a module of its own, read from `source` (the file of the instruction)."""
+        return ModuleDump(source, {FileKind.HLO_MODULE: Document(self.text, FileKind.HLO_MODULE, source)})
 
 
 def body_module(text: str, body: tuple[int, int]) -> BodyModule:

@@ -31,8 +31,7 @@ from hlo_lsp.analysis.checks.opcodes.verdicts import EVALUATE, HEADER, VERDICTS,
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.analysis.edits import LastRuns, spliced
 from hlo_lsp.analysis.syntax import syntax_problems
-from hlo_lsp.model.document import Chunk, Document, EditedFrom
-from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.model.document import Chunk, EditedFrom
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, item_text
@@ -265,9 +264,10 @@ def _inline_problems(hlo: HloModule, line: int, text: str, read: InstructionPart
     _nesting.depth = getattr(_nesting, "depth", 0) + 1
     try:
         for body in map(functools.partial(body_module, text), inline_bodies(read)):
-            document = Document(body.text, FileKind.HLO_MODULE, hlo.document.source)
-            context = CheckContext(ModuleDump(hlo.document.source, {FileKind.HLO_MODULE: document}))
-            checked = [*syntax_problems(document), *hlo_structure.check(context), *check(context)]
+            module = body.dump(hlo.document.source)
+            context = CheckContext(module)
+            checked = [*syntax_problems(module.documents[FileKind.HLO_MODULE]), *hlo_structure.check(context),
+                       *check(context)]
             found += [moved_down(problem, body, line) for problem in checked if is_body_problem(problem.code)]
     finally:
         _nesting.depth -= 1
