@@ -31,7 +31,7 @@ from hlo_lsp.model.lazy import lazy
 from hlo_lsp.model.pairing import paired_module, pairing_sample
 from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES, mentioned_instruction
 from hlo_lsp.parsing.file_kinds import FileKind
-from hlo_lsp.parsing.hlo_scanner import TABLE_NAMES, leaves_a_string_open
+from hlo_lsp.parsing.hlo_scanner import TABLE_NAMES, in_string, leaves_a_string_open
 from hlo_lsp.parsing.line_scan import LineScan, State
 
 _BLOCK = 1 << 16  # characters per block of the line index
@@ -203,8 +203,7 @@ class _HloText(_Text):
             return False
         above = self.line_at(quote)
         if above in self.head:  # read in order from the top
-            end = self.head[above][2].end_state
-            return isinstance(end, tuple) and end[0] == "string"
+            return in_string(self.head[above][2].end_state)
         return leaves_a_string_open(self.line(above))
 
     @lazy

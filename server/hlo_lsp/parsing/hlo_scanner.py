@@ -159,6 +159,11 @@ def in_block_comment(state: State) -> bool:
     return isinstance(state, tuple) and state[0] == "comment"
 
 
+def in_string(state: State) -> bool:
+    """Whether a line's end state is inside a string (XLA's strings go on over line ends)."""
+    return isinstance(state, tuple) and state[0] == "string"
+
+
 def _into_comment(scan: LineScan) -> LineScan:
     return LineScan(scan.kind, ("comment", scan.end_state), scan.refs, scan.data, scan.problem)
 
@@ -593,8 +598,6 @@ def without_comments(text: str) -> str:
     blanked = blank_comments(text)[0]
     if "//" not in blanked:
         return blanked
-    if "\n" not in blanked:
-        return _without_line_comment(blanked)
     # (a string may go on over a line end: a `//` after its close on the next line is a comment)
     return _STRING_OR_LINE_COMMENT_OVER_LINES.sub(
         lambda found: found.group() if found.group()[0] == '"' else " " * len(found.group()), blanked)
@@ -1104,11 +1107,7 @@ _IN_A_STRING: State = ("string", 0, COMP, "instruction")
 def leaves_a_string_open(text: str) -> bool:
     """Whether a line of a computation ends inside a string, read from outside one or from inside one left
     open above (XLA's strings go on over line ends)."""
-    for state in (COMP, _IN_A_STRING):
-        end = scan_hlo_line(state, text).end_state
-        if isinstance(end, tuple) and end[0] == "string":
-            return True
-    return False
+    return any(in_string(scan_hlo_line(state, text).end_state) for state in (COMP, _IN_A_STRING))
 
 
 _AFTER_A_STRING = re.compile(rf"[\s,}})\]]|//|/\*|{_NAME}=|$")

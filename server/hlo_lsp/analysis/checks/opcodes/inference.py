@@ -163,9 +163,9 @@ def inferred_text(hlo: HloModule, line: int, name: str | None = None) -> str:
 
 
 def operand_shape(hlo: HloModule, line: int, item: str, depth: int) -> Shape | None:
-    if "(" in item and "(" in without_comments(item):
-        # an instruction written as the operand (`add(f32[4] constant({...}), p)`): the shape before its opcode
-        nested = _NESTED.match(without_comments(item))
+    clean = without_comments(item) if "(" in item else item
+    if "(" in clean:  # an instruction written as the operand (`add(f32[4] constant({...}), p)`): its shape
+        nested = _NESTED.match(clean)
         return parsed_shape(nested.group(1)) if nested is not None else None
     found = definition(hlo, line, item)
     return inferred_shape(hlo, found, depth, operand_name(item)) if found is not None else None
