@@ -8,19 +8,20 @@ from lsprotocol import types
 
 from conftest import SPLIT_MLP, copy_module
 from hlo_lsp.lsp.diagnostics import DiagnosticsPublisher
-from hlo_lsp.lsp.documents import DocumentStore
-from hlo_lsp.model.document import Document
+from hlo_lsp.lsp.uris import Uris
+from hlo_lsp.session import Document, Session
 
 
 class StandInServer:
-    """What the publisher uses of the server: the store, and a record of what it sent."""
+    """What the publisher uses of the server: the session, the URIs, and a record of what it sent."""
 
     def __init__(self) -> None:
-        self.store = DocumentStore()
+        self.session = Session()
+        self.uris = Uris()
         self.sent: list[types.PublishDiagnosticsParams] = []
 
     def resolve(self, source: str) -> tuple[str, Document | None]:  # as HloLanguageServer.resolve
-        return self.store.uri_of(source), self.store.document(source)
+        return self.uris.uri_of(source), self.session.document(source)
 
     def text_document_publish_diagnostics(self, params: types.PublishDiagnosticsParams) -> None:
         self.sent.append(params)
@@ -34,10 +35,10 @@ def test_closing_a_module_clears_its_files_diagnostics_without_reading_them_agai
     publisher = DiagnosticsPublisher(server)  # type: ignore[arg-type]
     hlo = Path(f"{stem}.txt")
     files = [str(hlo), f"{stem}-buffer-assignment.txt", f"{stem}-live-range.txt"]
-    server.store.open(hlo.as_uri(), hlo.read_text(), 1)
+    server.session.open(str(hlo), hlo.read_text(), 1)
     publisher._published[str(stem)] = set(files)  # what an earlier check published to
-    server.store.close(hlo.as_uri())
+    server.session.close(str(hlo))
     publisher.closed(str(hlo))
     assert sorted(params.uri for params in server.sent) == sorted(Path(path).as_uri() for path in files)
     assert all(params.diagnostics == [] for params in server.sent)
-    assert not server.store._disk  # no file was read from disk to clear its diagnostics
+    assert not server.session.store._disk  # no file was read from disk to clear its diagnostics

@@ -99,10 +99,11 @@ async def open_module_copy(client: LanguageClient, tmp_path: Path) -> tuple[Path
 async def test_requests_on_a_document_never_opened_answer_null_and_are_logged(
         client: LanguageClient, tmp_path: Path) -> None:
     position = types.Position(0, 0)
-    for uri in ((tmp_path / "never-opened.txt").as_uri(), "untitled:Untitled-1"):
+    never_opened = tmp_path / "never-opened.txt"
+    for uri, named in ((never_opened.as_uri(), str(never_opened)), ("untitled:Untitled-1", "untitled:Untitled-1")):
         since = len(client.log_messages)
         assert await hover(client, uri, position) is None
-        message = await log_message_containing(client, f"hover: unknown document {uri}", since)
+        message = await log_message_containing(client, f"hover: unknown document {named}", since)
         assert message.type == types.MessageType.Info
         assert await definition(client, uri, position) is None
         assert await client.text_document_document_symbol_async(types.DocumentSymbolParams(identifier(uri))) is None

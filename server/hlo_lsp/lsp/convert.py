@@ -13,14 +13,22 @@ from lsprotocol.converters import get_converter
 from pygls.uris import from_fs_path
 from pygls.workspace.position_codec import PositionCodec
 
-from hlo_lsp.features.call_hierarchy import Call, CallItem
-from hlo_lsp.features.code_lens import Lens
-from hlo_lsp.features.inlay_hints import InlayHint
-from hlo_lsp.features.links import Link
-from hlo_lsp.features.semantic_tokens import Token
-from hlo_lsp.features.types import Fold, Highlight, HoverInfo, Location, Symbol, WorkspaceSymbol
-from hlo_lsp.model.document import Document
 from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.session import (
+    Call,
+    CallItem,
+    Document,
+    Fold,
+    Highlight,
+    HoverInfo,
+    InlayHint,
+    Lens,
+    Link,
+    Location,
+    Symbol,
+    Token,
+    WorkspaceSymbol,
+)
 from hlo_lsp.text import Position, Range, python_index, utf16_column
 
 SOURCE = "hlo-lsp"
@@ -175,6 +183,14 @@ def document_symbol(symbol: Symbol, positions: Positions, document: Document) ->
     )
 
 
+def outline(symbols: list[Symbol], uri: str, positions: Positions, document: Document,
+            hierarchical: bool) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
+    """The outline as the client takes it: a tree, or a flat list with each symbol's container."""
+    if hierarchical:
+        return [document_symbol(symbol, positions, document) for symbol in symbols]
+    return flat_symbols(symbols, uri, positions, document)
+
+
 def flat_symbols(symbols: list[Symbol], uri: str, positions: Positions, document: Document,
                  container: str | None = None) -> list[types.SymbolInformation]:
     """SymbolInformation for clients without hierarchical document symbols."""
@@ -213,7 +229,7 @@ def inlay_hint(hint: InlayHint, positions: Positions, document: Document) -> typ
                            kind=_INLAY_HINT_KINDS.get(hint.kind), tooltip=hint.tooltip or None, padding_left=True)
 
 
-def code_lens(lens: Lens, uri: str, resolve: Resolver, positions: Positions, document: Document) -> types.CodeLens:
+def code_lens(lens: Lens, uri: str, positions: Positions, document: Document) -> types.CodeLens:
     """A lens that lists places is sent without its command, which codeLens/resolve gives
     (`resolved_code_lens`): at 40 MB the peak's two lenses list 12,000 buffers each, 4 MB that
     an editor needs only when it shows the lens. The others run no command."""
@@ -221,6 +237,21 @@ def code_lens(lens: Lens, uri: str, resolve: Resolver, positions: Positions, doc
     if not lens.lists_places:
         return types.CodeLens(range=where, command=types.Command(title=lens.title, command=""))
     return types.CodeLens(range=where, data={"uri": uri, "title": lens.title})
+
+
+def lens_data(lens: types.CodeLens) -> tuple[str | None, str | None]:
+    """The URI and title a lens sent without its command carries (`code_lens`), None where malformed."""
+    data = lens.data if isinstance(lens.data, dict) else {}
+    uri, title = data.get("uri"), data.get("title")
+    return (uri if isinstance(uri, str) else None), (title if isinstance(title, str) else None)
+
+
+def timeline_arguments(arguments: Sequence[object]) -> tuple[str | None, object]:
+    """The URI and memory space of `hlo.memoryTimeline`'s arguments: `[uri]` or `[{"uri": ..., "space": ...}]`."""
+    first = arguments[0] if arguments else None
+    uri = first.get("uri") if isinstance(first, dict) else first
+    space = first.get("space") if isinstance(first, dict) else None
+    return (uri if isinstance(uri, str) else None), space
 
 
 def resolved_code_lens(lens: Lens, uri: str, resolve: Resolver, positions: Positions,
@@ -264,7 +295,7 @@ def outgoing_call(call: Call, caller_source: str, resolve: Resolver,
         from_ranges=[positions.range_to_client(found, document) for found in call.from_ranges])
 
 
-def semantic_tokens(tokens: Iterable[Token], positions: Positions, document: Document) -> list[int]:
+def semantic_tokens(tokens: Iterable[Token], positions: Positions, document: Document) -> types.SemanticTokens:
     """LSP's relative encoding (delta line, delta start, length, type, modifiers), in the client's
     position encoding: columns of a line that is not ASCII go through the codec."""
     data: list[int] = []
@@ -282,5 +313,5 @@ def semantic_tokens(tokens: Iterable[Token], positions: Positions, document: Doc
         append((line - previous_line, start - previous_start if line == previous_line else start,
                 length, token_type, modifiers))
         previous_line, previous_start = line, start
-    return data
+    return types.SemanticTokens(data=data)
 

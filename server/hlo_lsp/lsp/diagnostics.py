@@ -6,19 +6,17 @@ import asyncio
 import logging
 import os
 from collections import defaultdict
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from hlo_lsp.analysis.run import CheckCancelled, check_module
 from hlo_lsp.lsp import convert
 from hlo_lsp.lsp.progress import ProgressBar
-from hlo_lsp.model.dump_module import ModuleDump, module_stem
 from hlo_lsp.problems import Problem
+from hlo_lsp.session import CheckCancelled, Checked, module_stem
 
 if TYPE_CHECKING:
-    from hlo_lsp.lsp.server import HloLanguageServer
+    from hlo_lsp.lsp.language_server import HloLanguageServer
 
 log = logging.getLogger(__name__)
 DEBOUNCE_SECONDS = 0.3
@@ -42,7 +40,7 @@ class DiagnosticsPublisher:
     def closed(self, source: str) -> None:
         """After a close: recheck the module if a file of it is still open, else clear its diagnostics."""
         stem = module_stem(source)
-        still_open = self._server.store.open_sources_of(stem)
+        still_open = self._server.session.open_sources_of(stem)
         if still_open:
             self.schedule(still_open[0])
             return
@@ -56,7 +54,7 @@ class DiagnosticsPublisher:
         if delay:
             await asyncio.sleep(delay)
         progress = ProgressBar(self._server, f"Checking {os.path.basename(module_stem(source))}")
-        checking = asyncio.ensure_future(self._server.in_worker(self._check, source, progress.report))
+        checking = asyncio.ensure_future(self._server.in_worker(self._server.session.check, source, progress.report))
         try:
             # A re-check after an edit takes milliseconds: a bar is shown only for work that lasts.
             done, _ = await asyncio.wait({checking}, timeout=PROGRESS_AFTER_SECONDS)
@@ -78,46 +76,28 @@ class DiagnosticsPublisher:
         if checked is None:
             progress.end("closed")
             return
-        modules, problems = checked
-        progress.end(f"{len(problems)} problem(s)")
-        if await self._server.in_worker(self._server.store.checked_modules, source) != modules:
-            return  # an edit made this module stale; its own check is scheduled
-        self._publish(modules, problems)
+        progress.end(f"{len(checked.problems)} problem(s)")
+        if await self._server.in_worker(self._server.session.is_current, checked, source):
+            self._publish(checked)  # (else an edit made this module stale; its own check is scheduled)
 
-    def _check(self, source: str, report: Callable[[float], None]
-               ) -> tuple[tuple[ModuleDump, ...], list[Problem]] | None:
-        """In a worker thread: the module (built here when it is new: seconds at 40 MB), or its two sides
-        when its files come from two compilations, and their problems."""
-        modules = self._server.store.checked_modules(source)
-        if not modules:
-            return None
-        problems: list[Problem] = []
-        for number, module in enumerate(modules):
-            def part(done: float, number: int = number) -> None:
-                report((number + done) / len(modules))
-
-            problems.extend(check_module(module.checked_part(), part))
-        return modules, problems
-
-    def _publish(self, modules: tuple[ModuleDump, ...], problems: list[Problem]) -> None:
+    def _publish(self, checked: Checked) -> None:
         by_source: dict[str, list[Problem]] = defaultdict(list)
-        sources = {document.source for module in modules for document in module.own_documents()}
-        fallback = next((s for s in sources if self._server.store.is_open(s)), None)
-        for problem in problems:
-            by_source[problem.source if problem.source in sources else fallback or problem.source].append(problem)
-        stem = modules[0].stem
-        targets = sources | self._published[stem]
-        self._published[stem] = sources
+        fallback = next((s for s in checked.sources if self._server.session.is_open(s)), None)
+        for problem in checked.problems:
+            owner = problem.source if problem.source in checked.sources else fallback or problem.source
+            by_source[owner].append(problem)
+        targets = checked.sources | self._published[checked.stem]
+        self._published[checked.stem] = set(checked.sources)
         for source in targets:
             self._send(source, by_source.get(source, []))
-        log.info("%s: %d problem(s) in %d file(s)", stem, len(problems), len(sources))
+        log.info("%s: %d problem(s) in %d file(s)", checked.stem, len(checked.problems), len(checked.sources))
 
     def _send(self, source: str, problems: list[Problem]) -> None:
         server = self._server
         if problems:
             uri, document = server.resolve(source)
         else:  # clearing: no positions to convert, and a closed module's files are not read again
-            uri, document = server.store.uri_of(source), None
+            uri, document = server.uris.uri_of(source), None
         diagnostics = [convert.diagnostic(problem, server.resolve, server.positions, document) for problem in problems]
         server.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=server.store.version_of(source)))
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=server.session.version_of(source)))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from hlo_lsp.analysis.run import CheckCancelled
+from hlo_lsp.session import CheckCancelled
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer

@@ -6,7 +6,7 @@ error response the specification names, and `exit` records the process status.
 
 pygls also keeps its own copy of every open document and rebuilds its whole text on
 each change (half a second per keystroke in a 40 MB module). The document store
-(lsp/documents.py) keeps the text, indexed and edited in place, so here the
+(session/store.py) keeps the text, indexed and edited in place, so here the
 text-synchronisation notifications go straight to the server's handlers.
 """
 

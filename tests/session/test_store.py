@@ -17,10 +17,10 @@ from hlo_lsp.features.folding import folding_ranges
 from hlo_lsp.features.hover_memory import peak_of
 from hlo_lsp.features.semantic_tokens import semantic_tokens
 from hlo_lsp.features.symbols import bounded_outline
-from hlo_lsp.lsp import documents
-from hlo_lsp.lsp.documents import DocumentStore
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.session import store as store_module
+from hlo_lsp.session.store import DocumentStore
 from hlo_lsp.text import Position, Range
 
 OTHER = DATA / "jax-0.10.2" / "control_flow" / "module_0000.jit_f.cpu_after_optimizations"
@@ -31,7 +31,7 @@ def open_module(tmp_path: Path) -> tuple[DocumentStore, Path]:
     stem = copy_module(SPLIT_MLP, tmp_path)
     store = DocumentStore()
     for path in (Path(f"{stem}.txt"), Path(f"{stem}-live-range.txt")):
-        store.open(path.as_uri(), path.read_text(), 1)
+        store.open(str(path), path.read_text(), 1)
     return store, stem
 
 
@@ -50,7 +50,7 @@ def test_files_of_another_compilation_are_left_out_of_each_side(tmp_path: Path) 
     store, stem = open_module(tmp_path)
     replaced = Path(f"{stem}-live-range.txt")
     shutil.copyfile(Path(f"{OTHER}-live-range.txt"), replaced)
-    store.open(replaced.as_uri(), replaced.read_text(), 2)
+    store.open(str(replaced), replaced.read_text(), 2)
 
     from_hlo = store.module_of(f"{stem}.txt")
     from_live_range = store.module_of(str(replaced))
@@ -67,7 +67,7 @@ def test_an_edit_of_the_hlo_file_keeps_the_buffer_assignment_already_read(tmp_pa
     before = store.module_of(str(hlo))
     assert before is not None and before.buffer_assignment is not None and before.hlo is not None
     edit = Range(Position(0, 0), Position(0, 0))
-    store.change(hlo.as_uri(), 2, edit, "")
+    store.change(str(hlo), 2, edit, "")
     after = store.module_of(str(hlo))
     assert after is not None and after is not before
     assert after.buffer_assignment is before.buffer_assignment  # the companions did not change
@@ -79,7 +79,7 @@ def test_an_edit_of_a_companion_reads_the_buffer_assignment_again(tmp_path: Path
     live_range = Path(f"{stem}-live-range.txt")
     before = store.module_of(str(live_range))
     assert before is not None and before.buffer_assignment is not None and before.hlo is not None
-    store.change(live_range.as_uri(), 2, Range(Position(0, 0), Position(0, 0)), "")
+    store.change(str(live_range), 2, Range(Position(0, 0), Position(0, 0)), "")
     after = store.module_of(str(live_range))
     assert after is not None and after.buffer_assignment is not before.buffer_assignment
     assert after.hlo is before.hlo
@@ -89,14 +89,14 @@ def test_threads_asking_at_once_for_a_module_build_it_once(tmp_path: Path, monke
     """The server reads modules in worker threads: a hover and the check asking together get one module."""
     store, stem = open_module(tmp_path)
     built = []
-    pairing = documents._sides
+    pairing = store_module._sides
 
     def slow_pairing(module: ModuleDump) -> tuple[ModuleDump, ModuleDump]:
         built.append(module)
         time.sleep(0.2)  # a large module: the other thread asks meanwhile
         return pairing(module)
 
-    monkeypatch.setattr(documents, "_sides", slow_pairing)
+    monkeypatch.setattr(store_module, "_sides", slow_pairing)
     with ThreadPoolExecutor(2) as pool:
         answers = list(pool.map(store.module_of, [f"{stem}.txt", f"{stem}-live-range.txt"]))
     assert len(built) == 1 and answers[0] is answers[1] is not None
@@ -109,7 +109,7 @@ def test_a_module_for_an_older_version_is_answered_but_not_kept(tmp_path: Path) 
     hlo = Path(f"{stem}.txt")
     older = store.document(str(hlo))
     assert older is not None
-    store.change(hlo.as_uri(), 2, Range(Position(0, 0), Position(0, 0)), "// edited\n")
+    store.change(str(hlo), 2, Range(Position(0, 0), Position(0, 0)), "// edited\n")
     current = store.module_of(str(hlo))
     assert current is not None and current.hlo_document is store.document(str(hlo))
     answered = store.module_with(older)
@@ -129,10 +129,10 @@ def test_closing_the_last_file_of_a_module_lets_its_documents_and_models_go(tmp_
     kept += [weakref.ref(module.buffer_assignment), weakref.ref(module.buffer_assignment.live_range)]
     assert len(kept) == 7  # five files, the buffer-assignment model and its live ranges
     del module
-    store.close(hlo.as_uri())
+    store.close(str(hlo))
     gc.collect()
     assert all(ref() is not None for ref in kept)  # the live-range file is still open
-    store.close(live_range.as_uri())
+    store.close(str(live_range))
     gc.collect()
     assert [ref() for ref in kept] == [None] * 7
     reopened = store.module_of(str(hlo))  # read again from disk
@@ -146,12 +146,12 @@ def test_what_the_answers_keep_with_a_document_goes_with_it(tmp_path: Path) -> N
     hlo, live_range = Path(f"{stem}.txt"), Path(f"{stem}-live-range.txt")
     first = store.document(str(hlo))
     assert first is not None
-    for document in (first, store.change(hlo.as_uri(), 2, Range(Position(3, 0), Position(3, 0)), " ")):
+    for document in (first, store.change(str(hlo), 2, Range(Position(3, 0), Position(3, 0)), " ")):
         assert bounded_outline(document, 20)[0] and folding_ranges(document) and list(semantic_tokens(document))
     kept = [weakref.ref(first), weakref.ref(store.document(str(hlo)))]  # type: ignore[arg-type]
     del first, document
-    store.close(hlo.as_uri())
-    store.close(live_range.as_uri())
+    store.close(str(hlo))
+    store.close(str(live_range))
     gc.collect()
     assert [ref() for ref in kept] == [None, None]
 
@@ -162,20 +162,20 @@ def test_a_module_whose_files_close_while_it_is_read_is_not_kept(tmp_path: Path,
     and the store does not keep it."""
     store, stem = open_module(tmp_path)
     hlo, live_range = Path(f"{stem}.txt"), Path(f"{stem}-live-range.txt")
-    store.close(live_range.as_uri())
+    store.close(str(live_range))
     reading, closed = threading.Event(), threading.Event()
-    pairing = documents._sides
+    pairing = store_module._sides
 
     def pairing_after_the_close(module: ModuleDump) -> tuple[ModuleDump, ModuleDump]:
         reading.set()
         closed.wait(10)
         return pairing(module)
 
-    monkeypatch.setattr(documents, "_sides", pairing_after_the_close)
+    monkeypatch.setattr(store_module, "_sides", pairing_after_the_close)
     with ThreadPoolExecutor(1) as pool:
         answer = pool.submit(store.module_of, str(hlo))
         reading.wait(10)
-        store.close(hlo.as_uri())
+        store.close(str(hlo))
         closed.set()
         module = answer.result(10)
     assert module is not None and module.hlo is not None
@@ -201,7 +201,7 @@ def test_a_glance_at_an_older_version_is_not_kept(tmp_path: Path) -> None:
     store, stem = open_module(tmp_path)
     older = store.document(f"{stem}.txt")
     assert older is not None
-    store.change(Path(f"{stem}.txt").as_uri(), 2, None, Path(f"{stem}.txt").read_text() + "\n")  # the whole text
+    store.change(f"{stem}.txt", 2, None, Path(f"{stem}.txt").read_text() + "\n")  # the whole text
     assert store.glance(older) is not None
     assert store._glances == {}
 

@@ -1,4 +1,4 @@
-"""The server's documents: open editor buffers, companion files read from disk, their modules.
+"""A session's documents: open editor buffers, companion files read from disk, their modules.
 
 An open buffer always wins over the file on disk. Companion files are read when
 a module needs them and read again when their modification time or size changes
@@ -17,8 +17,6 @@ import os
 import threading
 from dataclasses import dataclass
 
-from pygls.uris import from_fs_path, to_fs_path
-
 from hlo_lsp.features.hover import prepare_hovers
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
@@ -33,7 +31,6 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class OpenDocument:
-    uri: str
     version: int | None
     document: Document
 
@@ -50,40 +47,22 @@ class DocumentStore:
         self._disk: dict[str, _DiskDocument] = {}  # by path
         # by stem: the documents' identities, the whole module, and its HLO and buffer-assignment sides
         self._modules: dict[str, tuple[tuple[int, ...], ModuleDump, tuple[ModuleDump, ModuleDump]]] = {}
-        self._uris: dict[str, str] = {}  # URIs the client used, by source
         self._building: dict[str, threading.Lock] = {}  # by stem
         self._glances: dict[str, tuple[Document, ModuleGlance | None]] = {}  # by stem, until its module is built
         self._reading = threading.Lock()  # a file on disk is read once, whichever thread asks first
 
-    # ---- sources and URIs ------------------------------------------------------------
-
-    def source_of(self, uri: str) -> str:
-        """The engine's name for a document: its path for file URIs, else the URI itself."""
-        path = to_fs_path(uri) if uri.startswith("file:") else None
-        source = path if path else uri
-        self._uris.setdefault(source, uri)
-        return source
-
-    def uri_of(self, source: str) -> str:
-        """The URI the client knows `source` by (a companion found on disk: its file URI)."""
-        known = self._uris.get(source)
-        if known is not None:
-            return known
-        return from_fs_path(source) or source if os.path.isabs(source) else source
-
     # ---- open buffers -----------------------------------------------------------------
 
-    def open(self, uri: str, text: str, version: int | None) -> Document:
-        source = self.source_of(uri)
+    def open(self, source: str, text: str, version: int | None) -> Document:
         document = Document(text, detect_kind(os.path.basename(source), text), source)
-        self._open[source] = OpenDocument(uri, version, document)
+        self._open[source] = OpenDocument(version, document)
         return document
 
-    def change(self, uri: str, version: int | None, edit: Range | None, text: str) -> Document | None:
+    def change(self, source: str, version: int | None, edit: Range | None, text: str) -> Document | None:
         """Applies one content change (edit None: the whole text)."""
-        opened = self._open.get(self.source_of(uri))
+        opened = self._open.get(source)
         if opened is None:
-            log.info("change for a document that is not open: %s", uri)
+            log.info("change for a document that is not open: %s", source)
             return None
         if edit is None:
             document = Document(text, opened.document.kind, opened.document.source)
@@ -92,8 +71,7 @@ class DocumentStore:
         opened.document, opened.version = document, version
         return document
 
-    def close(self, uri: str) -> None:
-        source = self.source_of(uri)
+    def close(self, source: str) -> None:
         self._open.pop(source, None)
         stem = module_stem(source)
         if not self.open_sources_of(stem):
@@ -115,8 +93,8 @@ class DocumentStore:
             self._disk.pop(path, None)
         _give_memory_back()
 
-    def opened(self, uri: str) -> OpenDocument | None:
-        return self._open.get(self.source_of(uri))
+    def opened(self, source: str) -> OpenDocument | None:
+        return self._open.get(source)
 
     def open_documents(self) -> list[OpenDocument]:
         return list(self._open.values())

@@ -1,0 +1,84 @@
+"""Memory insight in the editor: inlay hints, code lenses (and the command of those that list buffers),
+links to the Python source, and the memory timeline command (`hlo.memoryTimeline`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.uris import to_fs_path
+
+from hlo_lsp.lsp import convert
+from hlo_lsp.lsp.language_server import HloLanguageServer
+
+MEMORY_TIMELINE = "hlo.memoryTimeline"
+
+
+async def inlay_hint(ls: HloLanguageServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
+    if not ls.settings.inlay_hints:
+        return []
+    found = await ls.ask(ls.session.inlay_hints, params.text_document.uri, ls.span(params.range))
+    return [convert.inlay_hint(hint, ls.positions, found.document) for hint in found.value] if found else None
+
+
+async def code_lens(ls: HloLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+    uri = params.text_document.uri
+    found = await ls.ask(ls.session.code_lenses, uri, False)
+    return [convert.code_lens(lens, uri, ls.positions, found.document) for lens in found.value] if found else None
+
+
+async def code_lens_resolve(ls: HloLanguageServer, params: types.CodeLens) -> types.CodeLens:
+    """The command of a lens that lists places (its data: the document's URI and the lens' title), from the
+    lenses of the document as it is now; a lens no longer there keeps its title alone."""
+    uri, title = convert.lens_data(params)
+    if uri is None or title is None:
+        return params
+    found = await ls.in_worker(ls.session.lens, ls.uris.source_of(uri), title, ls.span(params.range))
+    if found is None:
+        return types.CodeLens(range=params.range, command=types.Command(title=title, command=""))
+    return convert.resolved_code_lens(found.value, uri, ls.resolver(found), ls.positions, found.document)
+
+
+def show_peak_buffers(ls: HloLanguageServer, *arguments: Any) -> Any:
+    """The lens `N buffers live at peak` runs this with (uri, position, locations). Editors map it to their
+    references list (VS Code: editor.action.showReferences); run here, it answers the locations it was given."""
+    return arguments[2] if len(arguments) > 2 else []
+
+
+async def document_link(ls: HloLanguageServer, params: types.DocumentLinkParams) -> list[types.DocumentLink] | None:
+    text_document = ls.client_capabilities.text_document
+    tooltips = bool(text_document and text_document.document_link and text_document.document_link.tooltip_support)
+    found = await ls.ask(ls.session.links, params.text_document.uri, _workspace_roots(ls))
+    if found is None:
+        return None
+    return [convert.document_link(link, ls.positions, found.document, tooltips) for link in found.value]
+
+
+def _workspace_roots(ls: HloLanguageServer) -> tuple[str, ...]:
+    """The folders of the workspace (and its root), where the Python files a dump names are looked for."""
+    uris = [folder.uri for folder in ls.workspace.folders.values()] + (
+        [ls.workspace.root_uri] if ls.workspace.root_uri else [])
+    return tuple(dict.fromkeys(path for uri in uris if uri.startswith("file:") and (path := to_fs_path(uri))))
+
+
+async def memory_timeline(ls: HloLanguageServer, *arguments: Any) -> dict[str, object] | None:
+    """Argument: the URI of any file of a module (or `{"uri": ..., "space": "vmem"}`: a memory space by
+    name or color, default the default space). Answer: the peak, the buffers live at it with the URI and
+    range of their instruction, usage over the schedule, fragmentation, every space's figures and the SVG
+    picture (features/memory_timeline.py); null when the module has no live ranges or no such space."""
+    uri, space = convert.timeline_arguments(arguments)
+    if uri is None:
+        first = arguments[0] if arguments else None
+        raise JsonRpcInvalidParams(f"{MEMORY_TIMELINE} takes the URI of a dump file, not {first!r}")
+    return await ls.in_worker(ls.session.memory_timeline, ls.uris.source_of(uri), space,
+                              lambda place: convert.location_json(place, ls.resolve, ls.positions))
+
+
+HANDLERS = {
+    types.TEXT_DOCUMENT_INLAY_HINT: inlay_hint,
+    types.TEXT_DOCUMENT_CODE_LENS: (code_lens, types.CodeLensOptions(resolve_provider=True)),
+    types.CODE_LENS_RESOLVE: code_lens_resolve,
+    types.TEXT_DOCUMENT_DOCUMENT_LINK: document_link,
+}
+COMMANDS = {convert.SHOW_PEAK_BUFFERS: show_peak_buffers, MEMORY_TIMELINE: memory_timeline}

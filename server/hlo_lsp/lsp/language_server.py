@@ -1,0 +1,82 @@
+"""The pygls server class: the session, the client's URIs and settings, worker threads, position conversion."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from hlo_lsp import __version__
+from hlo_lsp.lsp import convert
+from hlo_lsp.lsp.diagnostics import DiagnosticsPublisher
+from hlo_lsp.lsp.protocol import HloProtocol
+from hlo_lsp.lsp.settings import Settings
+from hlo_lsp.lsp.uris import Uris
+from hlo_lsp.session import Answer, Cursor, Document, Session, Span
+
+log = logging.getLogger("hlo_lsp")
+T = TypeVar("T")
+# Opening a file, an editor asks half a dozen questions at once; while a large module is read they
+# all wait for it, each in a thread: enough threads that a question about another file still gets one.
+WORKER_THREADS = 32
+
+
+class HloLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("hlo-lsp", __version__, protocol_cls=HloProtocol,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.session = Session()
+        self.uris = Uris()
+        self.diagnostics = DiagnosticsPublisher(self)
+        self.settings = Settings()
+        self.cuts_told: set[tuple[str, str, int]] = set()  # (answer, uri, bound) said to be cut
+        self.background: set[asyncio.Task[None]] = set()  # tasks no request waits for
+        self._workers = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="hlo-lsp")
+
+    async def in_worker(self, work: Callable[..., T], *args: Any) -> T:
+        """`work(*args)` in one of the server's worker threads, off the event loop: the loop keeps serving
+        (edits, other files, `$/cancelRequest`, answered at once) while a module is read."""
+        return await asyncio.get_running_loop().run_in_executor(self._workers, functools.partial(work, *args))
+
+    async def ask(self, question: Callable[..., T], uri: str, *args: Any) -> T:
+        """`question(source, document, *args)` of the session in a worker thread, about the document of `uri`
+        as it is now (None when it is not open: read from disk)."""
+        source = self.uris.source_of(uri)
+        return await self.in_worker(question, source, self.session.snapshot(source), *args)
+
+    def in_background(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+    @property
+    def positions(self) -> convert.Positions:
+        return convert.Positions(self.workspace.position_encoding, self.workspace.position_codec)
+
+    def cursor(self, position: types.Position) -> Cursor:
+        return Cursor(position.line, functools.partial(self.positions.from_client, position))
+
+    def span(self, client_range: types.Range) -> Span:
+        return Span(client_range.start.line, client_range.end.line,
+                    functools.partial(self.positions.range_from_client, client_range))
+
+    def resolve(self, source: str) -> tuple[str, Document | None]:
+        return self.uris.uri_of(source), self.session.document(source)
+
+    def resolver(self, answer: Answer[Any]) -> convert.Resolver:
+        """Where the places of `answer` are: their URIs, and the documents their columns refer to."""
+        def resolve(source: str) -> tuple[str, Document | None]:
+            document = answer.documents.get(source) or (
+                answer.document if source == answer.document.source else self.session.document(source))
+            return self.uris.uri_of(source), document
+
+        return resolve
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        log.error("internal error: %r", error, exc_info=error)

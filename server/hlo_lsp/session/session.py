@@ -1,0 +1,311 @@
+"""The engine's facade: a Session holds the documents a client has open (or a script reads), builds their
+modules, checks them, and answers every question an editor asks, in the engine's own records.
+
+Protocol-free: the language server converts requests in and answers out (`hlo_lsp.lsp`). Calls block (the
+server makes them in worker threads). A question is asked of the document as it was when the question came
+(`snapshot`); a file not open is read from disk. Until a module is built, hover and definition are answered
+from a glance at the module's text (`glance_answers`), while indexing steps aside.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from hlo_lsp.analysis.run import check_module
+from hlo_lsp.features.call_hierarchy import Call, CallItem, incoming_calls, outgoing_calls, prepare_call_hierarchy
+from hlo_lsp.features.code_lens import Lens, code_lenses
+from hlo_lsp.features.definition import definition
+from hlo_lsp.features.folding import bounded_folds
+from hlo_lsp.features.hover import hover
+from hlo_lsp.features.inlay_hints import InlayHint, inlay_hints
+from hlo_lsp.features.links import Link, document_links
+from hlo_lsp.features.memory_svg import timeline_svg
+from hlo_lsp.features.memory_timeline import memory_report, report_json
+from hlo_lsp.features.references import highlights, references
+from hlo_lsp.features.semantic_tokens import Token, semantic_tokens
+from hlo_lsp.features.symbols import bounded_outline
+from hlo_lsp.features.targets import target_at
+from hlo_lsp.features.types import Fold, Highlight, HoverInfo, Location, Symbol, Target, WorkspaceSymbol
+from hlo_lsp.features.workspace_symbols import workspace_symbols
+from hlo_lsp.model.document import Document
+from hlo_lsp.model.dump_module import ModuleDump, module_stem
+from hlo_lsp.model.priority import answering
+from hlo_lsp.parsing.hlo_syntax import prepare_parser
+from hlo_lsp.problems import Problem
+from hlo_lsp.session.cursor import Cursor, Span
+from hlo_lsp.session.glance_answers import NOTHING, Answer, glance_definition, glance_hover
+from hlo_lsp.session.store import DocumentStore
+from hlo_lsp.text import Range
+from hlo_lsp.workspace.sources import SourceFinder
+
+log = logging.getLogger("hlo_lsp")
+T = TypeVar("T")
+FULL_TOKENS_LINES = 150_000  # a longer file gets tokens by range only (the lines on screen)
+# A screen up to this line gets its tokens from the lines above it while the whole file is scanned
+# (tens of milliseconds instead of seconds at 40 MB).
+EARLY_TOKENS_LINES = 20_000
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A check of the module of a file: its problems, the files they belong to, what was checked."""
+
+    stem: str
+    sources: frozenset[str]
+    problems: list[Problem]
+    modules: tuple[ModuleDump, ...]
+
+
+class Session:
+    def __init__(self) -> None:
+        self.store = DocumentStore()
+        self._finder = SourceFinder(())
+
+    @staticmethod
+    def prepare() -> None:
+        """Builds the grammar's parser in a thread (a second at start; the first hover needs it)."""
+        threading.Thread(target=prepare_parser, name="prepare-parser", daemon=True).start()
+
+    # ---- documents ----------------------------------------------------------------------
+
+    def open(self, source: str, text: str, version: int | None) -> None:
+        self.store.open(source, text, version)
+
+    def change(self, source: str, version: int | None, edit: Range | None, text: str) -> None:
+        """One content change of an open file (edit None: the whole text)."""
+        self.store.change(source, version, edit, text)
+
+    def close(self, source: str) -> None:
+        self.store.close(source)
+
+    def file_changed(self, path: str) -> None:
+        """A file changed on disk: read again when next needed."""
+        self.store.forget_disk(path)
+
+    def snapshot(self, source: str) -> Document | None:
+        """The open document of `source` as it is now (None: not open)."""
+        opened = self.store.opened(source)
+        return opened.document if opened is not None else None
+
+    def document(self, source: str) -> Document | None:
+        """The open document, else the file read from disk."""
+        return self.store.document(source)
+
+    def is_open(self, source: str) -> bool:
+        return self.store.is_open(source)
+
+    def version_of(self, source: str) -> int | None:
+        return self.store.version_of(source)
+
+    def open_sources(self) -> list[str]:
+        return [opened.document.source for opened in self.store.open_documents()]
+
+    def open_sources_of(self, stem: str) -> list[str]:
+        """The open files of the module `stem`."""
+        return self.store.open_sources_of(stem)
+
+    # ---- checks -------------------------------------------------------------------------
+
+    def check(self, source: str, report: Callable[[float], None] = lambda done: None) -> Checked | None:
+        """The problems of the module of `source` (built here when new: seconds at 40 MB), or of its two sides
+        when its HLO file and its buffer assignment come from two compilations. `report` gets the share done
+        and may raise `CheckCancelled`."""
+        modules = self.store.checked_modules(source)
+        if not modules:
+            return None
+        problems: list[Problem] = []
+        for number, module in enumerate(modules):
+            def part(done: float, number: int = number) -> None:
+                report((number + done) / len(modules))
+
+            problems.extend(check_module(module.checked_part(), part))
+        sources = frozenset(document.source for module in modules for document in module.own_documents())
+        return Checked(modules[0].stem, sources, problems, modules)
+
+    def is_current(self, checked: Checked, source: str) -> bool:
+        """Whether `checked` is still the check of the module of `source` (no edit made it stale)."""
+        return self.store.checked_modules(source) == checked.modules
+
+    # ---- questions about a place --------------------------------------------------------
+
+    def hover(self, source: str, snapshot: Document | None, cursor: Cursor) -> Answer[HoverInfo] | None:
+        document = self._asked("hover", source, snapshot)
+        if document is None:
+            return None
+        early = self._sooner("hover", document, lambda: _from_glance(self, document, cursor, glance_hover))
+        if early is not None:
+            return None if early is NOTHING else early  # type: ignore[return-value]
+        module, target = self._module_and_target(document, cursor)
+        info = hover(module, target) if target is not None else None
+        return Answer(info, document) if info is not None else None
+
+    def definition(self, source: str, snapshot: Document | None, cursor: Cursor,
+                   at_a_glance: bool = True) -> Answer[list[Location]] | None:
+        document = self._asked("definition", source, snapshot)
+        if document is None:
+            return None
+        if at_a_glance:
+            early = self._sooner("definition", document,
+                                 lambda: _from_glance(self, document, cursor, glance_definition))
+            if early is not None:
+                return None if early is NOTHING else early  # type: ignore[return-value]
+        return self._places(document, cursor, definition)
+
+    def references(self, source: str, snapshot: Document | None, cursor: Cursor,
+                   include_declaration: bool) -> Answer[list[Location]] | None:
+        document = self._asked("references", source, snapshot)
+        if document is None:
+            return None
+        return self._places(document, cursor, lambda module, target: references(module, target, include_declaration))
+
+    def highlights(self, source: str, snapshot: Document | None, cursor: Cursor) -> Answer[list[Highlight]] | None:
+        document = self._asked("highlight", source, snapshot)
+        return self._places(document, cursor, highlights) if document is not None else None
+
+    def call_items(self, source: str, snapshot: Document | None, cursor: Cursor) -> Answer[list[CallItem]] | None:
+        document = self._asked("call hierarchy", source, snapshot)
+        return self._places(document, cursor, prepare_call_hierarchy) if document is not None else None
+
+    def _places(self, document: Document, cursor: Cursor, find: Callable[[ModuleDump, Target], list[T]]
+                ) -> Answer[list[T]] | None:
+        module, target = self._module_and_target(document, cursor)
+        return Answer(find(module, target), document) if target is not None else None
+
+    def _module_and_target(self, document: Document, cursor: Cursor) -> tuple[ModuleDump, Target | None]:
+        module = self.store.module_with(document)
+        target = target_at(document, cursor.position(document))
+        if target is None:
+            log.info("nothing to resolve at %s:%d", document.source, cursor.line + 1)
+        return module, target
+
+    # ---- questions about a module -------------------------------------------------------
+
+    def calls(self, source: str, name: str, incoming: bool) -> Answer[list[Call]] | None:
+        """The calls of the computation `name` (in the module of `source`): its callers, or its callees."""
+        document = self._asked("calls", source, None)
+        if document is None:
+            return None
+        module = self.store.module_with(document)
+        return Answer((incoming_calls if incoming else outgoing_calls)(module, name), document)
+
+    def inlay_hints(self, source: str, snapshot: Document | None, visible: Span) -> Answer[list[InlayHint]] | None:
+        document = self._asked("inlay hints", source, snapshot)
+        if document is None:
+            return None
+        return Answer(inlay_hints(self.store.module_with(document), document, visible.range_in(document)), document)
+
+    def code_lenses(self, source: str, snapshot: Document | None, with_places: bool) -> Answer[list[Lens]] | None:
+        document = self._asked("code lens", source, snapshot)
+        if document is None:
+            return None
+        return Answer(code_lenses(self.store.module_with(document), document, with_places=with_places), document)
+
+    def lens(self, source: str, title: str, where: Span) -> Answer[Lens] | None:
+        """The lens titled `title` at `where` with its places, from the lenses of the file as it is now."""
+        found = self.code_lenses(source, self.snapshot(source), with_places=True)
+        if found is None:
+            return None
+        place = where.range_in(found.document)
+        lens = next((lens for lens in found.value if lens.title == title and lens.range == place), None)
+        return Answer(lens, found.document) if lens is not None else None
+
+    def links(self, source: str, snapshot: Document | None, roots: tuple[str, ...]) -> Answer[list[Link]] | None:
+        """The source links of a file; Python files are looked for under `roots` (the workspace folders)."""
+        document = self._asked("document links", source, snapshot)
+        if document is None:
+            return None
+        candidate = SourceFinder(roots)
+        if candidate.roots != self._finder.roots:  # one finder, and what it found, per set of folders
+            self._finder = candidate
+        return Answer(document_links(self.store.module_with(document), document, self._finder.find), document)
+
+    def memory_timeline(self, source: str, space: object,
+                        location_json: Callable[[Location], dict[str, object]]) -> dict[str, object] | None:
+        """The memory timeline of the module of `source` (`space`: a memory space by name or color, default
+        the default space) as JSON, its places through `location_json`; None without live ranges or space."""
+        document = self._asked("memory timeline", source, self.snapshot(source))
+        if document is None:
+            return None
+        module = self.store.module_with(document)
+        color = next((known.color for known in module.memory_spaces if space in (known.name, known.color)),
+                     None) if space is not None else None
+        if space is not None and color is None:
+            log.info("memory timeline: no memory space %r in the module of %s", space, source)
+            return None
+        report = memory_report(module, color=color)
+        if report is None:
+            log.info("memory timeline: no live ranges (or an unknown shape) in the module of %s", source)
+            return None
+        return report_json(report, location_json, timeline_svg(report))
+
+    def workspace_symbols(self, query: str) -> list[WorkspaceSymbol]:
+        """The instructions and computations of every open module whose name holds `query`."""
+        return workspace_symbols(self.store.open_modules(), query)
+
+    # ---- questions about a file's text alone ----------------------------------------------
+
+    def outline(self, source: str, snapshot: Document | None, limit: int) -> Answer[tuple[list[Symbol], int]] | None:
+        """At most `limit` symbols of the file (the ENTRY computation's first) and how many it has."""
+        document = self._asked("symbols", source, snapshot)
+        return Answer(bounded_outline(document, limit), document) if document is not None else None
+
+    def folds(self, source: str, snapshot: Document | None, limit: int | None) -> Answer[tuple[list[Fold], int]] | None:
+        """At most `limit` folding ranges (the outermost first) and how many the file has."""
+        document = self._asked("folding", source, snapshot)
+        return Answer(bounded_folds(document, limit), document) if document is not None else None
+
+    def tokens(self, source: str, snapshot: Document | None, lines: Span | None = None) -> Answer[list[Token]] | None:
+        """The semantic tokens of the file, or of the lines `lines` gives (a screen near the top: from the
+        lines above it while the file is scanned). None for a whole file too long to send."""
+        document = self._asked("semantic tokens", source, snapshot)
+        if document is None:
+            return None
+        if lines is None:
+            if document.line_count > FULL_TOKENS_LINES:
+                log.info("semantic tokens: %s has %d lines, answering range requests only",
+                         document.source, document.line_count)
+                return None
+            return Answer(list(semantic_tokens(document)), document)
+
+        def screen(document: Document) -> Answer[list[Token]]:
+            wanted = lines.range_in(document)
+            return Answer(list(semantic_tokens(document, wanted.start.line, wanted.end.line)), document)
+
+        def early() -> Answer[list[Token]] | None:
+            top = document.first_lines(lines.end + 1) if lines.end < EARLY_TOKENS_LINES else None
+            return screen(top) if top is not None else None
+
+        return self._sooner("semantic tokens", document, early) or screen(document)
+
+    # ---- how a question is asked --------------------------------------------------------
+
+    def _asked(self, name: str, source: str, snapshot: Document | None) -> Document | None:
+        """The document a question is about: the open one as it was asked, or the file read from disk;
+        None (logged) when there is neither."""
+        document = snapshot or self.store.document(source)
+        if document is None:
+            log.info("%s: unknown document %s", name, source)
+        return document
+
+    @staticmethod
+    def _sooner(name: str, document: Document, attempt: Callable[[], T | None]) -> T | None:
+        """`attempt()` while indexing steps aside; None when it cannot answer or fails (the scanned
+        document or the built module still answers: this only answers sooner)."""
+        try:
+            with answering():
+                return attempt()
+        except Exception:
+            log.exception("%s: answering early at %s failed", name, document.source)
+            return None
+
+
+def _from_glance(session: Session, document: Document, cursor: Cursor, answer):  # noqa: ANN001, ANN202
+    glance = session.store.glance(document)
+    return answer(glance, document, cursor) if glance is not None else None
+
+
+__all__ = ["Answer", "Checked", "Cursor", "Session", "module_stem"]
