@@ -22,10 +22,10 @@ from hlo_lsp.features.memory_svg import timeline_svg
 from hlo_lsp.features.memory_timeline import memory_report
 from hlo_lsp.features.symbols import document_symbols
 from hlo_lsp.features.targets import target_at
-from hlo_lsp.model import glance as glance_module
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
 from hlo_lsp.model.glance import ModuleGlance
+from hlo_lsp.model.glance import hlo_text as glance_hlo_text
 from hlo_lsp.parsing import hlo_syntax
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.syntax import Instruction
@@ -388,8 +388,8 @@ def test_a_name_repeated_on_a_long_line_is_looked_up_in_one_pass(monkeypatch: py
     read once now."""
     line = "  " + "  ".join(["%lhs = s32[] parameter(1)"] * 3000)
     text = f"HloModule m\n\nENTRY e {{\n  %p = s32[] parameter(0)\n{line}\n  ROOT %r = s32[] add(%p, %lhs)\n}}\n"
-    counted = _CountedMatches(glance_module._BLANKS)
-    monkeypatch.setattr(glance_module, "_BLANKS", counted)
+    counted = _CountedMatches(glance_hlo_text.BLANKS)
+    monkeypatch.setattr(glance_hlo_text, "BLANKS", counted)
     document = Document(text, FileKind.HLO_MODULE, "m.txt")
     glance = ModuleGlance.of("m", {FileKind.HLO_MODULE: document})
     use = Position(5, text.split("\n")[5].index("%lhs") + 1)

@@ -647,9 +647,9 @@ def test_a_cursor_far_from_where_its_state_is_known_is_declined(monkeypatch: pyt
     use = next(line for line in range(values.line_count) if values.scan(line).kind == "use"
                and values.scan(line - 1).kind == "use")
     first = max(line for line in range(use) if values.scan(line).kind == "used_value")
-    monkeypatch.setattr("hlo_lsp.model.glance._RESYNC_LINES", use - first - 1)
+    monkeypatch.setattr("hlo_lsp.model.glance.buffers_text.RESYNC_LINES", use - first - 1)
     assert glance.line_document(use, values.source) is None
-    monkeypatch.setattr("hlo_lsp.model.glance._RESYNC_LINES", use - first)
+    monkeypatch.setattr("hlo_lsp.model.glance.buffers_text.RESYNC_LINES", use - first)
     assert glance.line_document(use, values.source) is not None
 
 
@@ -804,9 +804,9 @@ def test_an_allocation_longer_than_a_glance_reads_is_declined(monkeypatch: pytes
                   and document.scan(line + 2).kind == "value")
     line = glance.line_document(header, document.source)
     assert line is not None
-    monkeypatch.setattr("hlo_lsp.model.glance._RESYNC_LINES", 2)
+    monkeypatch.setattr("hlo_lsp.model.glance.buffers_text.RESYNC_LINES", 2)
     assert glance.allocation_module(line, header) is None
-    monkeypatch.setattr("hlo_lsp.model.glance._RESYNC_LINES", 50)
+    monkeypatch.setattr("hlo_lsp.model.glance.buffers_text.RESYNC_LINES", 50)
     assert glance.allocation_module(line, header) is not None
 
 

@@ -1,0 +1,187 @@
+"""The buffer-assignment family at a glance: section headers, the state a line is scanned in (resynchronised
+from the nearest value block or allocation above it), and the one HloLiveRange section of a module."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import Counter
+
+from hlo_lsp.model.glance.text_index import BLANKS, Declined, Picks, Text
+from hlo_lsp.model.lazy import lazy
+from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES
+from hlo_lsp.parsing.line_scan import LineScan, State
+
+_HEADER_KINDS = frozenset((
+    "allocations_header", "stats_header", "used_values_header", "sequence_header", "ranges_header",
+    "report_section", "report_table_header", "live_range_header", "live_range_unavailable", "totals",
+    "peak_header", "peak_unknown", "breakdown_header", "memory_space",
+))
+_SCHEDULED_NAME = re.compile(r"\n[ \t]*[0-9]+:([A-Za-z_][A-Za-z0-9_.\-]*)")
+
+
+
+HeaderLine = tuple[int, int, str, LineScan]  # offset, line, text, scan
+
+
+class BuffersText(Text):
+    @lazy
+    def headers(self) -> list[HeaderLine]:
+        """Every section header line, in order."""
+        found: dict[int, HeaderLine] = {}
+        for prefix in HEADER_PREFIXES:
+            for offset in self.occurrences(prefix):
+                if self.prefix_on_line(offset):
+                    continue
+                start = self.text.rfind("\n", 0, offset) + 1
+                text = self.line_from(start)
+                scan = self.document.scanner.scan("top", text)
+                if scan.kind in _HEADER_KINDS:
+                    found.setdefault(start, (start, self.line_at(start), text, scan))
+        return [found[start] for start in sorted(found)]
+
+    def headers_of(self, kind: str, after: int = -1) -> list[HeaderLine]:
+        return [header for header in self.headers if header[3].kind == kind and header[0] > after]
+
+    def section_end(self, header: HeaderLine) -> int:
+        """Where the section a header opens ends: at the next header."""
+        index = self.headers.index(header)
+        return self.headers[index + 1][0] if index + 1 < len(self.headers) else len(self.text)
+
+    @lazy
+    def _header_starts(self) -> list[int]:
+        return [header[0] for header in self.headers]
+
+    def section_at(self, offset: int) -> HeaderLine | None:
+        """The header of the section `offset` is in."""
+        index = bisect.bisect_right(self._header_starts, offset) - 1
+        return self.headers[index] if index >= 0 else None
+
+    def prints_one_value(self, value_id: str) -> bool:
+        """Whether one value of the allocations has the id `value_id`: a garbled file may print two alike,
+        and the whole module then takes the last."""
+        needle = f"<{value_id} "
+        return sum(self.text.count(needle, header[0], self.section_end(header))
+                   for header in self.headers_of("allocations_header")) == 1
+
+    def allocation_above(self, start: int, offset: int) -> int:
+        """The offset of the nearest `allocation ` between `start` and `offset` that begins its line after
+        blanks (as the scanner reads a header, a tab before it too), or -1."""
+        found = self.text.rfind("allocation ", start, offset)
+        while found >= 0:
+            line_start = self.text.rfind("\n", 0, found) + 1
+            if BLANKS.match(self.text, line_start).end() >= found:
+                return found
+            found = self.text.rfind("allocation ", start, line_start)  # only a line's first word may be one
+        return -1
+
+    def numbers_one_allocation(self, index: int) -> bool:
+        """Whether `allocation {index}:` is printed once: a garbled file may number two allocations
+        alike, and the whole module then says which one it means."""
+        return self._allocation_numbers[index] == 1
+
+    @lazy
+    def _allocation_numbers(self) -> Counter[int]:
+        """How often each `allocation N:` is printed (`00` numbers 0 too): one pass, however many values
+        a hover picks."""
+        return Counter(map(int, _ALLOCATION_NUMBER.findall(self.text)))
+
+    def state_entering(self, line: int) -> State:
+        """The scanner's state at the start of `line`: its section's, or found by scanning from the
+        nearest line before it that enters one state whatever the lines before it were."""
+        start = self.line_start(line)
+        header = self.section_at(start)
+        if header is None:
+            raise Declined  # before any section: nothing a glance answers about
+        if header[0] == start:
+            return "top"  # a header reads the same in any state
+        state = header[3].end_state
+        resync = _RESYNC.get(state)
+        if resync is None:
+            return state
+        needle, kind, entered = resync
+        found = self.text.rfind(needle, header[0], start)
+        first = header[1] + 1
+        if found >= 0:
+            first, state = self.line_at(found + 1), entered
+            if self.scan(first, state)[1].kind != kind:
+                raise Declined
+        if line - first > RESYNC_LINES:
+            raise Declined
+        for _, _, _, scan in self.scan_run(first, state, line):
+            state = scan.end_state
+        return state
+
+
+ALLOCATION = frozenset(("allocation",))
+AFTER_ALLOCATION = frozenset(("allocation", "used_values_header"))  # what ends an allocation's values
+_SEQUENCE_ENTRY = frozenset(("sequence_entry",))
+# Sections whose lines change the scanner's state: (what a line that enters the same state whatever came
+# before starts with, at the start of its line; its kind; that state). In every other section each
+# line is read in the state its header leaves.
+_RESYNC: dict[State, tuple[str, str, State]] = {
+    "used": ("\n<", "used_value", "used"),  # a value block; its positions:, uses: and instruction follow
+    "alloc": ("\nallocation ", "allocation", "alloc"),  # its values, and a `reused by` list
+}
+RESYNC_LINES = 5_000  # a cursor further from where its state is known is left to the whole file
+_ALLOCATION_NUMBER = re.compile(r"allocation ([0-9]{1,19}):")  # as many digits as the scanner reads
+
+
+class LiveRangeSection:
+    """Where the one HloLiveRange section of a module is, and its parts."""
+
+    def __init__(self, file: BuffersText, header: HeaderLine) -> None:
+        self.file = file
+        self.header = header
+        self.sequence = only(file.headers_of("sequence_header", header[0]))
+        self.ranges = only(file.headers_of("ranges_header", header[0]))
+        self.peak = only(file.headers_of("peak_header", header[0]))
+        self.breakdowns = file.headers_of("breakdown_header", header[0])
+
+    @property
+    def max_time(self) -> int:
+        return self.header[3].data[0]  # type: ignore[no-any-return]
+
+    @lazy
+    def base(self) -> dict[int, tuple[str, State, LineScan]]:
+        """The lines every question reads: the headers and the whole peak list."""
+        lines = {header[1]: (header[2], "top", header[3])
+                 for header in (self.header, self.sequence, self.ranges, self.peak, *self.breakdowns)}
+        end = self.file.end_line(self.file.section_end(self.peak))
+        for line, text, state, scan in self.file.scan_run(self.peak[1] + 1, self.peak[3].end_state, end):
+            lines[line] = (text, state, scan)
+        return lines
+
+    def scheduled_names(self) -> list[str]:
+        start, end = self.sequence[0], self.file.section_end(self.sequence)
+        return _SCHEDULED_NAME.findall(self.file.text, start, end)
+
+    def pick_ranges(self, picks: Picks, name: str) -> list[LineScan]:
+        found = []
+        start, end = self.ranges[0], self.file.section_end(self.ranges)
+        for offset in self.file.occurrences(name + "{", start, end):
+            if self.file.prefix_on_line(offset):
+                continue
+            line = self.file.line_at(offset)
+            text, scan = self.file.scan(line, "ranges")
+            if scan.kind == "live_range" and scan.data[0] == name:
+                picks.lines[line] = (text, "ranges", scan)
+                found.append(scan)
+        return found
+
+    def pick_scheduled(self, picks: Picks, time: int) -> str | None:
+        """The name scheduled at `time` (its first entry), or None when nothing is."""
+        start, end = self.sequence[0], self.file.section_end(self.sequence)
+        match = re.compile(rf"\n[ \t]*0*{time}:").search(self.file.text, start, end)  # XLA prints no zeros
+        if match is None:
+            return None
+        scan = picks.pick(self.file.line_at(match.start() + 1), "seq", _SEQUENCE_ENTRY)
+        if scan.data[0] != time:
+            raise Declined
+        return scan.data[1]  # type: ignore[no-any-return]
+
+
+def only(headers: list[HeaderLine]) -> HeaderLine:
+    if len(headers) != 1:
+        raise Declined
+    return headers[0]

@@ -1,0 +1,207 @@
+"""The HLO file at a glance: an instruction's definition, its computation's header and body, the stack-frame
+tables, found by text search and scanned in the state the whole file's scan enters them in."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+
+from hlo_lsp.model.glance.text_index import BLANKS, Declined, Picks, Text
+from hlo_lsp.model.lazy import lazy
+from hlo_lsp.parsing.hlo_scanner import TABLE_NAMES, in_string, leaves_a_string_open
+from hlo_lsp.parsing.line_scan import LineScan, State
+
+_HEAD_LINES = 100_000  # lines before the first computation worth scanning (stack-frame tables)
+# A line the scanner reads as a table's header (its text stripped, as `str.strip` and `\s` agree).
+_TABLE_HEADER = re.compile(r"\n\s*(?:" + "|".join(TABLE_NAMES) + r")\s*(?=\n|\Z)")
+_BLANK_LINES_ABOVE = 100  # blank and comment lines looked through above a computation header
+# What may stand before `name =` on its line, after its blanks: nothing, `%`, `ROOT` or `ROOT %`.
+_DEFINITION_PREFIX = re.compile(r"(?:%|ROOT|ROOT\s+%)?\s*")
+_HEADER_PREFIX = re.compile(r"(?:ENTRY(?:[ \t]*%)?|%)?")  # before a computation's name on its header (spaces cut)
+_NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_BODY_LINES = 20_000  # a longer computation (a large ENTRY) is left to the whole module
+_CALLERS = 5_000  # a computation named on more lines is left to the whole module
+_DEFINED_NAME = re.compile(r"\n[ \t]+(?:ROOT[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=")
+_UNINDENTED_LINE = re.compile(r"\n(?=[^ \t\r\n/])")
+# An indented line after a `}` line (and blank lines): an instruction outside any computation.
+# An indented line below a line that opens no computation (a `}`, a header the scanner cannot read,
+# anything else), blank and `//` lines between: the module reads it outside any computation.
+_INDENTED_AFTER_NON_HEADER = re.compile(
+    r"\n(?![ \t\r\n]|//)(?!(?:ENTRY[ \t]+)?%?[A-Za-z_][A-Za-z0-9_.\-]*[ \t]*[({,])[^\n]*\n"
+    r"(?:[ \t\r]*(?://[^\n]*)?\n)*[ \t]+[^\s/]")
+# What dumps never print and a line read alone misreads: a block comment left open at its line's end, a lone
+# `ROOT` marking the instruction below it, a `}` with more after it on its line (`}%v = ...`, `} ENTRY e {`:
+# it may end a computation where the glance's lines do not show it; not a literal's `})`).
+# Searches each from its literal prefix: one alternation tries them all at every offset (0.25 s at 40 MB).
+_CROSS_LINE_FORMS = (re.compile(r"/\*(?![^\n]*?\*/)"), re.compile(r"ROOT[ \t]*(?:\r?\n|//)"),
+                     re.compile(r"\n[ \t]*\}[ \t]*[^\s,/)\]}]"))
+
+_INSTRUCTION = frozenset(("instruction",))
+_COMPUTATION = frozenset(("computation",))
+
+
+class HloText(Text):
+    @lazy
+    def head(self) -> dict[int, tuple[str, State, LineScan]]:
+        """The lines from the module header through the first computation's header, scanned in
+        order: the stack-frame tables a hover follows are there. None for a text whose lines read in
+        states a glance does not follow (every question is declined)."""
+        if self.has_cross_line_forms:
+            return {}
+        lines = {}
+        for line, text, state, scan in self.scan_run(0, self.document.scanner.initial_state, _HEAD_LINES):
+            lines[line] = (text, state, scan)
+            if scan.kind == "computation":
+                # a table printed below a computation is read by the module, not by the glance
+                return {} if _TABLE_HEADER.search(self.text, self.line_start(line)) else lines
+        return {}  # no computation near the top: every question is declined
+
+    def scan(self, line: int, state: State) -> tuple[str, LineScan]:
+        if self._starts_in_string(line):
+            raise Declined  # a string over lines: XLA reads it on through whatever its lines hold
+        return super().scan(line, state)
+
+    def scan_run(self, first: int, state: State, stop: int) -> Iterator[tuple[int, str, State, LineScan]]:
+        if self._starts_in_string(first):
+            raise Declined
+        yield from super().scan_run(first, state, stop)
+
+    def _starts_in_string(self, line: int) -> bool:
+        """Whether `line` may start inside a string: the nearest line above it holding a quote leaves one
+        open (lines without quotes between leave a string as it is)."""
+        quote = self.text.rfind('"', 0, self.line_start(line))
+        if quote < 0:
+            return False
+        above = self.line_at(quote)
+        if above in self.head:  # read in order from the top
+            return in_string(self.head[above][2].end_state)
+        return leaves_a_string_open(self.line(above))
+
+    @lazy
+    def has_cross_line_forms(self) -> bool:
+        """Whether a line may read otherwise alone than in the file for what lines above it leave open
+        (a block comment, a lone `ROOT`): forms dumps never print."""
+        return any(form.search(self.text) is not None for form in _CROSS_LINE_FORMS)
+
+    @lazy
+    def defined_names(self) -> list[str]:
+        """Every name an indented line defines (for the pairing vote, which needs no exact count)."""
+        return _DEFINED_NAME.findall(self.text)
+
+    @lazy
+    def has_instructions_outside_computations(self) -> bool:
+        """Whether some indented lines are not in any computation (a `}` or a readable header
+        missing): the module does not count them as its instructions, the text search would."""
+        if any(scan.kind == "instruction" for _, _, scan in self.head.values()):
+            return True
+        return _INDENTED_AFTER_NON_HEADER.search(self.text) is not None
+
+    def follows_computation_end(self, line: int) -> bool:
+        """Whether the nearest line above `line` that is not blank nor a `//` comment reads as a `}`
+        ending a computation (as every computation header below the first follows the one before it)."""
+        for above in range(line - 1, max(line - 1 - _BLANK_LINES_ABOVE, -1), -1):
+            kind = self.scan(above, "comp")[1].kind
+            if kind != "blank":
+                return kind == "computation_end"
+        return False
+
+    def definition(self, name: str) -> int:
+        """The offset of the one line that defines instruction `name` (declines for none or several):
+        wherever the scanner may read a definition, `name` then `=` with any spaces or tabs between
+        (`state =0(...` too), or `name` alone, its `=` below (fuzzer mutant #596970), after nothing, `%`,
+        `ROOT` or `ROOT %` on its line."""
+        text, blanks_end = self.text, {}  # a 200 KB line may name it thousands of times: its blanks are read once
+        found = []
+        for match in re.finditer(re.escape(name) + r":?[ \t]*(?:=|//|\r?\n|\Z)", text):
+            line_start = text.rfind("\n", 0, match.start()) + 1
+            first = blanks_end.get(line_start)
+            if first is None:
+                first = blanks_end[line_start] = BLANKS.match(text, line_start).end()
+            if _DEFINITION_PREFIX.fullmatch(text, min(first, match.start()), match.start()):
+                found.append(match.start())
+        if len(found) != 1:
+            raise Declined
+        return found[0]
+
+    def pick_instruction(self, picks: Picks, name: str) -> None:
+        """The instruction's line, the line after it, and its computation's header."""
+        offset = self.definition(name)
+        line = self.line_at(offset)
+        scan = picks.pick(line, "comp", _INSTRUCTION)
+        if scan.refs[0].name != name or scan.end_state != "comp":
+            raise Declined  # another reading of the line, or an instruction continued on the next lines
+        if line > 0 and isinstance(self.scan(line - 1, "comp")[1].end_state, tuple):
+            raise Declined  # the line above leaves a string, a comment or brackets open over it
+        if line + 1 < self.line_count:
+            picks.pick(line + 1, "comp")
+        if picks.pick(self.computation_header(offset), "top", _COMPUTATION).kind != "computation":
+            raise Declined  # held already, as another kind of line
+
+    def occurrences_of_name(self, name: str) -> Iterator[int]:
+        """The offsets of `name` standing alone (not inside a longer name)."""
+        text, end = self.text, len(name)
+        for offset in self.occurrences(name):
+            if (offset == 0 or text[offset - 1] not in _NAME_CHARACTERS) and \
+                    text[offset + end : offset + end + 1] not in _NAME_CHARACTERS:
+                yield offset
+
+    def pick_computation(self, picks: Picks, name: str, whole: bool) -> None:
+        """The computation's header; `whole`: its body too, every instruction that names it and
+        their computations' headers."""
+        headers = [offset for offset in self.occurrences_of_name(name)
+                   if _HEADER_PREFIX.fullmatch(self.prefix_on_line(offset))
+                   and self.scan(self.line_at(offset), "top")[1].kind == "computation"]
+        if len(headers) != 1:
+            raise Declined
+        line = self.line_at(headers[0])
+        scan = picks.pick(line, "top", _COMPUTATION)
+        if scan.refs[0].name != name:
+            raise Declined
+        if not whole:
+            return
+        self._pick_body(picks, line, scan.end_state)
+        callers = [offset for offset in self.occurrences_of_name(name) if self.line_at(offset) not in picks.lines]
+        if len(callers) > _CALLERS:
+            raise Declined
+        for offset in callers:
+            caller_line, header = self.line_at(offset), self.computation_header(offset)
+            if caller_line in picks.lines:  # a line naming it twice
+                continue
+            caller = picks.pick(caller_line, "comp", _INSTRUCTION)
+            if caller.end_state != "comp" or caller.problem is not None or header == caller_line:
+                raise Declined  # an instruction continued over several lines, garbled, or outside any computation
+            if self.braces_open_between(header, caller_line) != 1:
+                raise Declined  # a line between them closes more than it opens: it may end the computation
+            if picks.pick(header, "top", _COMPUTATION).kind != "computation":
+                raise Declined  # held already, as another kind of line
+
+    def _pick_body(self, picks: Picks, header: int, state: State) -> None:
+        """The lines after a header through its `}` (declines for a body cut short or very long)."""
+        for line, text, entering, scan in self.scan_run(header + 1, state, header + 1 + _BODY_LINES):
+            picks.lines.setdefault(line, (text, entering, scan))
+            if scan.kind == "computation_end":
+                return
+            if scan.kind == "computation" or scan.problem is not None:
+                raise Declined
+        raise Declined
+
+    def braces_open_between(self, first: int, last: int) -> int:
+        """How many more `{` than `}` the lines from `first` up to `last` hold (1 from a computation's
+        header to a line of its body, in any text XLA prints)."""
+        start, end = self.line_start(first), self.line_start(last)
+        return self.text.count("{", start, end) - self.text.count("}", start, end)
+
+    def computation_header(self, offset: int) -> int:
+        """The header line of the computation around `offset`: the nearest line before it that is not
+        indented (a header, or a `}` or anything else the caller declines)."""
+        index = bisect.bisect_right(self._unindented_starts, offset) - 1
+        if index < 0:
+            raise Declined
+        return self.line_at(self._unindented_starts[index])
+
+    @lazy
+    def _unindented_starts(self) -> list[int]:
+        """Where each line that is neither indented, blank nor a `//` comment starts: the headers and
+        `}` of the computations, and the module's top lines."""
+        return [match.end() for match in _UNINDENTED_LINE.finditer(self.text)]
