@@ -10,6 +10,8 @@ from a glance at the module's text (`glance_answers`), while indexing steps asid
 from __future__ import annotations
 
 import logging
+import os
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -73,27 +75,27 @@ class Session:
     # ---- documents ----------------------------------------------------------------------
 
     def open(self, source: str, text: str, version: int | None) -> None:
-        self.store.open(source, text, version)
+        self.store.open(_source(source), text, version)
 
     def change(self, source: str, version: int | None, edit: Range | None, text: str) -> None:
         """One content change of an open file (edit None: the whole text)."""
-        self.store.change(source, version, edit, text)
+        self.store.change(_source(source), version, edit, text)
 
     def close(self, source: str) -> None:
-        self.store.close(source)
+        self.store.close(_source(source))
 
     def file_changed(self, path: str) -> None:
         """A file changed on disk: read again when next needed."""
-        self.store.forget_disk(path)
+        self.store.forget_disk(_source(path))
 
     def snapshot(self, source: str) -> Document | None:
         """The open document of `source` as it is now (None: not open)."""
-        opened = self.store.opened(source)
+        opened = self.store.opened(_source(source))
         return opened.document if opened is not None else None
 
     def document(self, source: str) -> Document | None:
         """The open document, else the file read from disk."""
-        return self.store.document(source)
+        return self.store.document(_source(source))
 
     def is_open(self, source: str) -> bool:
         return self.store.is_open(source)
@@ -114,7 +116,7 @@ class Session:
         """The problems of the module of `source` (built here when new: seconds at 40 MB), or of its two sides
         when its HLO file and its buffer assignment come from two compilations. `report` gets the share done
         and may raise `CheckCancelled`."""
-        modules = self.store.checked_modules(source)
+        modules = self.store.checked_modules(_source(source))
         if not modules:
             return None
         problems: list[Problem] = []
@@ -128,7 +130,7 @@ class Session:
 
     def is_current(self, checked: Checked, source: str) -> bool:
         """Whether `checked` is still the check of the module of `source` (no edit made it stale)."""
-        return self.store.checked_modules(source) == checked.modules
+        return self.store.checked_modules(_source(source)) == checked.modules
 
     # ---- questions about a place --------------------------------------------------------
 
@@ -286,7 +288,7 @@ class Session:
     def _asked(self, name: str, source: str, snapshot: Document | None) -> Document | None:
         """The document a question is about: the open one as it was asked, or the file read from disk;
         None (logged) when there is neither."""
-        document = snapshot or self.store.document(source)
+        document = snapshot or self.store.document(_source(source))
         if document is None:
             log.info("%s: unknown document %s", name, source)
         return document
@@ -301,6 +303,17 @@ class Session:
         except Exception:
             log.exception("%s: answering early at %s failed", name, document.source)
             return None
+
+
+def _source(source: str) -> str:
+    """The engine's name for a file: its absolute path (a script may name it relative to where it runs; a
+    module's companions are found beside an absolute path). A URI other than a file's stays as it is."""
+    if os.path.isabs(source) or _URI.match(source):
+        return source
+    return os.path.abspath(source)
+
+
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+:")  # (a scheme of two letters or more: not a drive letter)
 
 
 def _from_glance(session: Session, document: Document, cursor: Cursor, answer):  # noqa: ANN001, ANN202
