@@ -1,5 +1,5 @@
 """The engine's facade, and its Python API: open or read dump files, ask what an editor asks, get the
-engine's records back. The language server and the CLI use nothing else of the engine.
+engine's records back. The language server uses nothing else of the engine.
 
     from hlo_lsp.session import Cursor, Session
     from hlo_lsp.text import Position
