@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 
-from lark import Lark, Token
+from lark import Lark, Token, Transformer
 from lark.lark import PostLex
 
 _OPENING = frozenset(("LPAR", "LSQB", "LBRACE"))
@@ -57,13 +57,15 @@ HLO_STARTS = ("module", "instruction", "computation_header", "module_header", "t
 
 
 @functools.cache
-def hlo_parser() -> Lark:
-    """LALR parser for HLO module text (grammar/hlo.lark)."""
+def hlo_parser(transformer: Transformer | None = None) -> Lark:
+    """LALR parser for HLO module text (grammar/hlo.lark): parse trees, or, with a `transformer`, what it
+    builds of them as it parses (hlo_syntax's records)."""
     return Lark.open(
         str(grammar_dir() / "hlo.lark"),
         parser="lalr",
         start=list(HLO_STARTS),
         postlex=BracketNewlines(),
+        transformer=transformer,
         maybe_placeholders=False,
     )
 

@@ -14,7 +14,7 @@ from typing import Any
 from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from hlo_lsp.parsing.grammars import HLO_STARTS, BracketNewlines, grammar_dir
+from hlo_lsp.parsing.grammars import hlo_parser
 from hlo_lsp.parsing.hlo_scanner import matching_paren
 from hlo_lsp.parsing.syntax import (
     ArrayShape,
@@ -239,6 +239,7 @@ def _pairs(tokens: list[Token]) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+_TRANSFORMER = HloTransformer()  # one instance: the parser built with it is built once
 _parser_lock = threading.Lock()
 
 
@@ -253,16 +254,8 @@ def _parser() -> Lark:
         return _built_parser()
 
 
-@functools.cache
 def _built_parser() -> Lark:
-    return Lark.open(
-        str(grammar_dir() / "hlo.lark"),
-        parser="lalr",
-        start=list(HLO_STARTS),
-        postlex=BracketNewlines(),
-        transformer=HloTransformer(),
-        maybe_placeholders=False,
-    )
+    return hlo_parser(_TRANSFORMER)
 
 
 class _Rejected(Exception):
