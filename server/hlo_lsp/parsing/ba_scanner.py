@@ -27,8 +27,9 @@ from hlo_lsp.parsing.line_scan import (
     new_tuple,
     plain_scan,
 )
+from hlo_lsp.parsing.names import NAME
 
-_NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+_NAME = NAME
 # A count or id XLA prints as an int64 (19 digits at most): longer digit runs are not read as one.
 _N = r"[0-9]{1,19}(?![0-9])"
 _INDEX = r"\{[0-9,]*\}"

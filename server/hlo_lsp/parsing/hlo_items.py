@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import re
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|%?[A-Za-z_][A-Za-z0-9_.\-]*:?|->|[()\[\]{},=]|\S')
+from hlo_lsp.parsing.names import NAME
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|%?' + NAME + r':?|->|[()\[\]{},=]|\S')
 _OPEN, _CLOSE = "([{", ")]}"
 
 

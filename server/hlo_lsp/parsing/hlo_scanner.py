@@ -35,11 +35,12 @@ from hlo_lsp.parsing.line_scan import (
     open_string_end,
     plain_scan,
 )
+from hlo_lsp.parsing.names import NAME
 
 TOP: State = "top"
 COMP: State = "comp"
 
-_NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+_NAME = NAME
 _INSTRUCTION_HEAD = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME}):?[ \t]*=[ \t]*")
 # The common case in one match: `[ROOT] name = shape opcode(`.
 # (A name with `=` glued, `q=`, takes the slow path: XLA's lexer reads it as an attribute's key.)
@@ -54,7 +55,7 @@ _LONE_NAME = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME}):?[ \t]*$")
 # `[ENTRY] name` alone on a line outside computations: a computation header whose signature or `{` is below.
 _LONE_HEADER = re.compile(rf"[ \t]*(ENTRY[ \t]+)?(?!ROOT[ \t]*$)%?({_NAME}):?[ \t]*$")
 # A continued item's attribute: `key=value` (XLA reads a glued `key=` as an attribute, never as a definition).
-_ATTRIBUTE_START = re.compile(r"[ \t]*[A-Za-z_][A-Za-z0-9_.\-]*=")
+_ATTRIBUTE_START = re.compile(r"[ \t]*" + NAME + r"=")
 _OPCODE = re.compile(r"[ \t=]([a-z][a-z0-9_\-]*)\(")  # `=` too: `%v=abs(p)`
 _SIGIL_NAME = re.compile(rf"%({_NAME})")
 _TRAILING_NAME = re.compile(rf"%?({_NAME})[ \t]*$")

@@ -12,13 +12,14 @@ import re
 from typing import Any
 
 from hlo_lsp.parsing import hlo_syntax
+from hlo_lsp.parsing.names import NAME
 from hlo_lsp.parsing.syntax import Attribute, ModuleHeader, ParseError
 
 _STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 _KEYWORD_AHEAD = r"(?!(?:HloModule|ROOT|ENTRY|SC|[TLESPMD])(?![A-Za-z0-9_.\-]))"  # the grammar's keywords
 # Two passes with constant replacements: re.sub runs those without calling back into Python.
-_SIGIL_NAMES = re.compile(rf"(?<![A-Za-z0-9_.\-])%{_KEYWORD_AHEAD}[A-Za-z_][A-Za-z0-9_.\-]*")
-_BARE_NAMES = re.compile(rf"(?<![A-Za-z0-9_.\-%]){_KEYWORD_AHEAD}[A-Za-z_][A-Za-z0-9_.\-]*")
+_SIGIL_NAMES = re.compile(rf"(?<![A-Za-z0-9_.\-])%{_KEYWORD_AHEAD}{NAME}")
+_BARE_NAMES = re.compile(rf"(?<![A-Za-z0-9_.\-%]){_KEYWORD_AHEAD}{NAME}")
 _DIGITS = re.compile(r"[0-9]+")
 _VALID_TEMPLATES: set[tuple[str, str]] = set()
 _VALID_NUMBERED: set[tuple[str, bytes]] = set()  # lines with their digits replaced: a template's template

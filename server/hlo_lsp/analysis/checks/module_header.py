@@ -18,10 +18,11 @@ from hlo_lsp.analysis.context import CheckContext, StructureMemo
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.hlo_scanner import without_comments
 from hlo_lsp.parsing.line_scan import as_one_line
+from hlo_lsp.parsing.names import NAME
 from hlo_lsp.problems import Problem
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', re.S)
-_ITEM_START = re.compile(r",\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*=\s*")
+_ITEM_START = re.compile(r",\s*(" + NAME + r")\s*=\s*")
 
 
 def _bools(value: str) -> ValueProblem | None:

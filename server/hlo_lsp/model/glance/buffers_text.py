@@ -11,13 +11,14 @@ from hlo_lsp.model.glance.text_index import BLANKS, Declined, Picks, Text
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES
 from hlo_lsp.parsing.line_scan import LineScan, State
+from hlo_lsp.parsing.names import NAME
 
 _HEADER_KINDS = frozenset((
     "allocations_header", "stats_header", "used_values_header", "sequence_header", "ranges_header",
     "report_section", "report_table_header", "live_range_header", "live_range_unavailable", "totals",
     "peak_header", "peak_unknown", "breakdown_header", "memory_space",
 ))
-_SCHEDULED_NAME = re.compile(r"\n[ \t]*[0-9]+:([A-Za-z_][A-Za-z0-9_.\-]*)")
+_SCHEDULED_NAME = re.compile(r"\n[ \t]*[0-9]+:(" + NAME + r")")
 
 
 

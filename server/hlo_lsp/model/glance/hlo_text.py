@@ -11,6 +11,7 @@ from hlo_lsp.model.glance.text_index import BLANKS, Declined, Picks, Text
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.hlo_scanner import TABLE_NAMES, in_string, leaves_a_string_open
 from hlo_lsp.parsing.line_scan import LineScan, State
+from hlo_lsp.parsing.names import NAME
 
 _HEAD_LINES = 100_000  # lines before the first computation worth scanning (stack-frame tables)
 # A line the scanner reads as a table's header (its text stripped, as `str.strip` and `\s` agree).
@@ -22,13 +23,13 @@ _HEADER_PREFIX = re.compile(r"(?:ENTRY(?:[ \t]*%)?|%)?")  # before a computation
 _NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _BODY_LINES = 20_000  # a longer computation (a large ENTRY) is left to the whole module
 _CALLERS = 5_000  # a computation named on more lines is left to the whole module
-_DEFINED_NAME = re.compile(r"\n[ \t]+(?:ROOT[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=")
+_DEFINED_NAME = re.compile(r"\n[ \t]+(?:ROOT[ \t]+)?%?(" + NAME + r")[ \t]*=")
 _UNINDENTED_LINE = re.compile(r"\n(?=[^ \t\r\n/])")
 # An indented line after a `}` line (and blank lines): an instruction outside any computation.
 # An indented line below a line that opens no computation (a `}`, a header the scanner cannot read,
 # anything else), blank and `//` lines between: the module reads it outside any computation.
 _INDENTED_AFTER_NON_HEADER = re.compile(
-    r"\n(?![ \t\r\n]|//)(?!(?:ENTRY[ \t]+)?%?[A-Za-z_][A-Za-z0-9_.\-]*[ \t]*[({,])[^\n]*\n"
+    r"\n(?![ \t\r\n]|//)(?!(?:ENTRY[ \t]+)?%?" + NAME + r"[ \t]*[({,])[^\n]*\n"
     r"(?:[ \t\r]*(?://[^\n]*)?\n)*[ \t]+[^\s/]")
 # What dumps never print and a line read alone misreads: a block comment left open at its line's end, a lone
 # `ROOT` marking the instruction below it, a `}` with more after it on its line (`}%v = ...`, `} ENTRY e {`:

@@ -35,6 +35,7 @@ from hlo_lsp.analysis.checks.opcodes.text_keys import CACHE_LIMIT
 from hlo_lsp.analysis.checks.opcodes.values import int64_value, split_top_level
 from hlo_lsp.model.hlo_module import Computation, HloModule
 from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, without_comments
+from hlo_lsp.parsing.names import NAME
 from hlo_lsp.parsing.syntax import ArrayShape, Shape, TupleShape
 
 CrossRule = Callable[[HloModule, int, InstructionParts, Judgement], None]
@@ -295,7 +296,7 @@ def _control_predecessors(hlo: HloModule, line: int, read: InstructionParts, jud
     start, end = read.value_span("control-predecessors")
     here = hlo.computation_at(line)
     column = len(read.text) - len(read.text.lstrip())  # where the instruction starts (an item may start mid-line)
-    for match in re.finditer(r"%?([A-Za-z_][A-Za-z0-9_.\-]*)", read.text[start:end]):
+    for match in re.finditer(r"%?(" + NAME + r")", read.text[start:end]):
         name = match.group(1)
         site = hlo.site(name) if hlo.names_are_unique else None
         defined = site.line if site is not None else None

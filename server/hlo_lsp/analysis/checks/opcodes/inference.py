@@ -13,9 +13,10 @@ from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, parsed_shap
 from hlo_lsp.analysis.checks.opcodes.values import int64_value
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, without_comments
+from hlo_lsp.parsing.names import NAME
 from hlo_lsp.parsing.syntax import ArrayShape, Shape, TupleShape
 
-_HEAD = re.compile(r"\s*(?:ROOT\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*=\s*(.*?)\s[a-z][a-z0-9_\-]*\(", re.S)
+_HEAD = re.compile(r"\s*(?:ROOT\s+)?%?" + NAME + r"\s*=\s*(.*?)\s[a-z][a-z0-9_\-]*\(", re.S)
 _DEPTH = 16  # operands followed back through instructions without a shape
 _COMPLEX_PART = {"c64": "f32", "c128": "f64"}
 _FLOATING = frozenset(t for t in ELEMENT_TYPES if t.startswith(("f", "bf")))

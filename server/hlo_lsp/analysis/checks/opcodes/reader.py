@@ -11,14 +11,15 @@ from dataclasses import dataclass
 from hlo_lsp.parsing.hlo_scanner import RAW_KEY, raw_braces_blanked, without_comments
 from hlo_lsp.parsing.hlo_syntax import parse_shape
 from hlo_lsp.parsing.line_scan import as_spaces
+from hlo_lsp.parsing.names import NAME
 from hlo_lsp.parsing.syntax import ParseError, Shape
 
 Span = tuple[int, int]
 
 # (a block comment left open runs to the text's end: its `*/` is on a line below the instruction's)
 _STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|/\*(?:.*?\*/|.*)|//[^\n]*|[()\[\]{},]', re.S)
-_KEY = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)=")
-_INSTRUCTION_HEAD = re.compile(r"\s(?:ROOT\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*=")
+_KEY = re.compile(r"\s*(" + NAME + r")=")
+_INSTRUCTION_HEAD = re.compile(r"\s(?:ROOT\s+)?%?" + NAME + r"\s*=")
 ARRAY_SHAPE = re.compile(r"\s*([a-z][a-z0-9]*)\[([^\]]*)\]")
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 
 from hlo_lsp.analysis.checks.opcodes.values import ValueProblem, split_top_level, whole
+from hlo_lsp.parsing.names import NAME
 
-_TOKEN = re.compile(r'\s*(?:(?P<attr>[A-Za-z_][A-Za-z0-9_.\-]*)=|(?P<word>[A-Za-z_][A-Za-z0-9_.\-]*)'
+_TOKEN = re.compile(r'\s*(?:(?P<attr>' + NAME + r')=|(?P<word>' + NAME + r')'
                     r'|(?P<int>-?[0-9]+)|(?P<other>"(?:[^"\\]|\\.)*"|\S))', re.S)
 _DEVICES = re.compile(r"\s*\[[^\]]*\]\s*(?:<=\s*\[[^\]]*\]\s*(?:T\([^)]*\))?|-?[0-9]+(?:\s*,\s*-?[0-9]+)*)")
 _KINDS = ("replicated", "maximal", "manual", "unknown", "unreduced")

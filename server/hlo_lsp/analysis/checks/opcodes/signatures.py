@@ -22,12 +22,13 @@ from hlo_lsp.analysis.context import StructureMemo
 from hlo_lsp.model.hlo_module import Computation, HloModule
 from hlo_lsp.parsing.hlo_scanner import blank_comments
 from hlo_lsp.parsing.line_scan import as_one_line
+from hlo_lsp.parsing.names import NAME
 from hlo_lsp.problems import Problem
 
 _LAYOUT = re.compile(r"\{[^{}]*\}|\s+")
 # A header's name, then its signature's `(`: where the scanner, which reads a line, found none (`ENTRY e // c`
 # above `(p: f32[4]) -> f32[4] {`), in the header read as one line.
-_SIGNATURE_OPEN = re.compile(r"[ \t]*(?:ENTRY[ \t]+)?%?[A-Za-z_][A-Za-z0-9_.\-]*:?[ \t]*\(")
+_SIGNATURE_OPEN = re.compile(r"[ \t]*(?:ENTRY[ \t]+)?%?" + NAME + r":?[ \t]*\(")
 _AGREE: dict[tuple[str, str], bool] = {}  # (signature result, root shape) -> compatible
 
 

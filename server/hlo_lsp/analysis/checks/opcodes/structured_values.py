@@ -19,6 +19,7 @@ from hlo_lsp.analysis.checks.opcodes.values import (
     split_top_level,
     whole,
 )
+from hlo_lsp.parsing.names import NAME
 
 _DXD = re.compile(r"-?[0-9]+|[0-9]+(?:x[0-9]+)+")
 _WINDOW_FIELD = re.compile(r"[^\s=]+=\s*\S*|\S+")  # `size=2`, `size= 2` (a comment read as a space)
@@ -161,7 +162,7 @@ def frontend_attributes(value: str) -> ValueProblem | None:
     if body is None:
         return whole(value, "expected '{' to start frontend attributes")
     for item in split_top_level(body.group(1)):
-        key = re.match(r"\s*[A-Za-z_][A-Za-z0-9_.\-]*=", item)
+        key = re.match(r"\s*" + NAME + r"=", item)
         rest = item[key.end():].strip() if key else ""
         if key is None or not (STRING.fullmatch(rest) or (rest.startswith("{") and rest.endswith("}"))):
             return whole(value, "frontend attributes are `key=\"string\"` or `key={json}`, separated by commas")
@@ -172,7 +173,7 @@ _METADATA_STRINGS = frozenset(("op_type", "op_name", "source_file", "deduplicate
                                "metadata_payload"))
 _METADATA_INTS = frozenset(("source_line", "source_end_line", "source_column", "source_end_column",
                             "stack_frame_id"))
-_METADATA_ITEM = re.compile(r"\s*,?\s*([A-Za-z_][A-Za-z0-9_.\-]*)=\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\{[^{}]*\}"
+_METADATA_ITEM = re.compile(r"\s*,?\s*(" + NAME + r")=\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\{[^{}]*\}"
                             r"|[^\s,}]+)", re.S)
 
 

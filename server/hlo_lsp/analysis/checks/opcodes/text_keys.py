@@ -12,6 +12,7 @@ import re
 
 from hlo_lsp.analysis.checks.opcodes import tables, values
 from hlo_lsp.analysis.checks.opcodes.literals import ELEMENT_TYPES, LiteralShape, element_problem
+from hlo_lsp.parsing.names import NAME
 
 CACHE_LIMIT = 200_000  # entries a cache of the check holds before it is cleared
 
@@ -20,7 +21,7 @@ _ZERO_DIGITS = str.maketrans("123456789", "000000000")
 _STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 # Instruction and computation names, which no rule of a line reads: with a `%`, or with a dot (no
 # keyword, opcode, type or enumeration has one).
-_NAMES = re.compile(r"%[A-Za-z_][A-Za-z0-9_.\-]*|(?<![A-Za-z0-9_.\-])[A-Za-z_][A-Za-z0-9_\-]*\.[A-Za-z0-9_.\-]*")
+_NAMES = re.compile(r"%" + NAME + r"|(?<![A-Za-z0-9_.\-])[A-Za-z_][A-Za-z0-9_\-]*\.[A-Za-z0-9_.\-]*")
 _LONG_DIGITS = re.compile(r"[0-9]{10}")
 _DIGIT_SENSITIVE_KEYS = frozenset(("dim_labels", "epsilon", "cross_program_prefetch_index"))
 _INT_KEYS = frozenset(key for key, check in tables.VALIDATORS.items() if check in (values.int64, values.int32))

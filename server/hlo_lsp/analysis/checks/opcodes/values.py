@@ -13,13 +13,14 @@ from collections.abc import Callable, Iterable
 
 from hlo_lsp.parsing.hlo_syntax import parse_shape
 from hlo_lsp.parsing.line_scan import as_one_line
+from hlo_lsp.parsing.names import NAME as BARE_NAME
 from hlo_lsp.parsing.syntax import ParseError
 
 ValueProblem = tuple[int, int, str]
 Validator = Callable[[str], ValueProblem | None]
 
 INT = r"-?[0-9]+"
-NAME = r"%?[A-Za-z_][A-Za-z0-9_.\-]*"
+NAME = r"%?" + BARE_NAME
 INT_LIST = re.compile(rf"\{{\s*(?:{INT}(?:\s*,\s*{INT})*)?\s*\}}")
 STRING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'", re.S)
 DECIMAL = re.compile(r"-?(?:[0-9]+\.[0-9]*|[0-9]*\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?")
