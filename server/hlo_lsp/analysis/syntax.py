@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Callable, Iterator
 
 from hlo_lsp.analysis.edits import spliced
@@ -39,15 +37,13 @@ def syntax_problems(document: Document, on_lines: Callable[[int], None] | None =
     """The document's syntax problems; `on_lines` is told, now and then, how many lines are done."""
     if document.kind is FileKind.SIDE_FILE:
         return [side_file_problem(document.source)]
-    with _kept_lock:
-        known = _by_document.get(document)
+    known = _kept(document)
     if known is not None:  # a companion is checked again after each edit of its module's HLO file
         return _read_as_xla_reads(document, known)
     problems = _after_edit(document)
     if problems is None:
         problems = _chunks_problems(document, 0, len(document.chunks), on_lines or _ignore)
-    with _kept_lock:
-        _by_document[document] = problems
+    document.derived[_DOCUMENT_KEY] = problems
     return _read_as_xla_reads(document, problems)
 
 
@@ -80,8 +76,7 @@ def _after_edit(document: Document) -> list[Problem] | None:
     edit = document.edited_from
     if edit is None:
         return None
-    with _kept_lock:
-        before = _by_document.get(edit.previous)
+    before = _kept(edit.previous)
     if before is None:
         return None
     chunks = document.chunks
@@ -143,8 +138,13 @@ def _grammar_problems(document: Document, flagged: set[int], on_lines: Callable[
 
 
 _REPORT_EVERY_CHUNKS = 16
-_by_document: weakref.WeakKeyDictionary[Document, list[Problem]] = weakref.WeakKeyDictionary()
-_kept_lock = threading.Lock()
+_DOCUMENT_KEY = "syntax problems"  # a document's problems, kept with it (a plain dict: reads are atomic)
+
+
+def _kept(document: Document) -> list[Problem] | None:
+    kept = document.derived.get(_DOCUMENT_KEY)
+    return kept if isinstance(kept, list) else None
+
 _DERIVED_KEY = "syntax"  # a chunk's grammar problems: (source, first line, problems)
 
 
