@@ -31,8 +31,9 @@ from conftest import (
     lines_of,
     module_of,
 )
-from hlo_lsp.features import symbols
-from hlo_lsp.features.symbols import bounded_outline, document_symbols, short_shape
+from hlo_lsp.features import hlo_outline
+from hlo_lsp.features.outline_lines import short_shape
+from hlo_lsp.features.symbols import bounded_outline, document_symbols
 from hlo_lsp.features.types import Symbol
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
@@ -446,7 +447,7 @@ def test_the_outline_after_an_edit_is_that_of_the_edited_text_and_read_again_onl
             assert bounded_outline(edited, limit) == bounded_outline(fresh, limit), (EDITS[index], limit)
             assert limit is not None or bounded_outline(edited, limit) != before, EDITS[index]
         # what the walk over every line found is kept unless a line it reads by more than its kind changed
-        kept = symbols._read_outline(edited).entries is symbols._read_outline(document).entries
+        kept = hlo_outline._read_outline(edited).entries is hlo_outline._read_outline(document).entries
         assert kept == (index in (0, 1, 5)), EDITS[index]
 
 

@@ -12,7 +12,8 @@ has 46,000 computations): the outermost are kept, in file order, as VS Code itse
 
 from __future__ import annotations
 
-from hlo_lsp.features.symbols import OutlineNode, content_kind, numbered_lines, read_sections
+from hlo_lsp.features.buffers_outline import OutlineNode, read_sections
+from hlo_lsp.features.outline_lines import content_kind, numbered_lines
 from hlo_lsp.features.types import Fold
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Document, EditedFrom

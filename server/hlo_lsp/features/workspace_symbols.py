@@ -11,7 +11,7 @@ import heapq
 import itertools
 from collections.abc import Iterable, Iterator
 
-from hlo_lsp.features.symbols import numbered_lines
+from hlo_lsp.features.outline_lines import numbered_lines
 from hlo_lsp.features.types import Location, WorkspaceSymbol
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Document
