@@ -1,0 +1,226 @@
+"""hlo-structure's names that resolve nowhere: every use of an instruction within its computation (XLA's parser
+scope), of the rest module-wide; kept per chunk, and derived from the previous version's after an edit."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+from hlo_lsp.analysis.checks.opcodes.dropped_operands import spelt_like_opcode
+from hlo_lsp.analysis.context import PROBLEM_LIMIT
+from hlo_lsp.analysis.edits import LastRuns, spliced
+from hlo_lsp.model.document import Chunk
+from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.parsing.hlo_scanner import without_comments
+from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
+from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.text import Range, python_index, utf16_column
+
+_DEFINES = {
+    Role.INSTRUCTION_USE: (Role.INSTRUCTION_DEF, "instruction"),
+    Role.COMPUTATION_USE: (Role.COMPUTATION_DEF, "computation"),
+    Role.FRAME_USE: (Role.FRAME_DEF, "stack frame"),
+    Role.LOCATION_USE: (Role.LOCATION_DEF, "file location"),
+    Role.FILE_NAME_USE: (Role.FILE_NAME_DEF, "file name"),
+    Role.FUNCTION_NAME_USE: (Role.FUNCTION_NAME_DEF, "function name"),
+}
+
+_DERIVED_KEY = "hlo-structure"  # a chunk's undefined names: (structure_id, first line, problems)
+
+
+def undefined_name_problems(hlo: HloModule) -> Iterator[Problem]:
+    """Every use resolves: instructions within their computation (XLA's parser scope), the rest module-wide.
+    After an edit that kept the structure, from the previous version's problems and the edited chunks'."""
+    document = hlo.document
+    last = _undefined_names.after_edit(document, hlo.structure_id)
+    if last is not None:
+        edit, before = last
+        spans = document.chunks_with_starts()[edit.first : edit.new_end]
+        found = spliced(document, edit, before, edit.first, list(_chunks_undefined_names(hlo, spans)))
+    else:
+        found = []
+        for problem in _chunks_undefined_names(hlo, document.chunks_with_starts()):
+            found.append(problem)
+            if len(found) > PROBLEM_LIMIT:  # a garbled module: the run stops here, nothing is remembered
+                yield from found
+                return
+    _undefined_names.remember(document, hlo.structure_id, found)
+    yield from found
+
+
+_undefined_names: LastRuns[list[Problem]] = LastRuns()
+
+
+def _chunks_undefined_names(hlo: HloModule, spans: list[tuple[int, Chunk]]) -> Iterator[Problem]:
+    defined = hlo.defined_names()
+    for start, chunk in spans:
+        kept = _kept_undefined_names(hlo, start, chunk)
+        if kept is not None:
+            yield from kept
+            continue
+        # a garbled chunk (a 10 MB line of operands) may have millions: the check stops at the limit
+        problems = list(itertools.islice(_chunk_undefined_names(hlo, defined, start, chunk), PROBLEM_LIMIT + 1))
+        chunk.derived[_DERIVED_KEY] = (hlo.structure_id, start, problems)
+        yield from problems
+
+
+def _kept_undefined_names(hlo: HloModule, start: int, chunk: Chunk) -> list[Problem] | None:
+    """The chunk's problems found before for this structure: its own, or, for a chunk edited line for
+    line, those of the chunk it was edited from on its unchanged lines and its changed lines' own."""
+    kept: tuple[object, int, list[Problem]] | None = chunk.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
+    if kept is not None and kept[0] is hlo.structure_id and kept[1] == start:
+        return kept[2]
+    before = chunk.before()
+    kept = before.derived.get(_DERIVED_KEY) if before is not None else None  # type: ignore[assignment]
+    if (before is None or kept is None or kept[0] is not hlo.structure_id or kept[1] != start
+            or len(kept[2]) > PROBLEM_LIMIT):  # the chunk's problems were cut short: all read again
+        return None
+    changed = chunk.changed_lines(before)
+    unchanged = set(range(len(chunk.lines))).difference(changed)
+    found = [problem for problem in kept[2] if problem.range.start.line - start in unchanged]
+    found += _chunk_undefined_names(hlo, hlo.defined_names(), start, chunk, changed)
+    problems = sorted(found, key=Problem.sort_key)[: PROBLEM_LIMIT + 1]
+    chunk.derived[_DERIVED_KEY] = (hlo.structure_id, start, problems)
+    return problems
+
+
+def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, frozenset[str]], start: int,
+                           chunk: Chunk, lines: list[int] | None = None) -> Iterator[Problem]:
+    """The chunk's uses that resolve nowhere, on its `lines` (local numbers; all by default)."""
+    instructions = defined.get(Role.INSTRUCTION_DEF, frozenset())
+    scopes = _Scopes(hlo, instructions)
+    uses = chunk.uses()
+    for local in range(len(uses)) if lines is None else lines:
+        refs = uses[local]
+        kind = chunk.scans[local].kind if refs else None
+        if kind == "computation":
+            continue  # a signature's names: XLA's parser reads the signature and throws it away
+        for ref in refs:
+            if ref.role is _INSTRUCTION_USE:
+                if kind == "items" and scopes.has_among_items(ref.name, start + local, ref.start, chunk.scans[local]):
+                    continue
+                if kind != "items" and scopes.has(ref.name, start + local):
+                    continue
+            elif ref.role is _COMPUTATION_USE:
+                if _computation_before(hlo, ref, start + local, defined):
+                    continue
+            else:
+                definition = _DEFINES.get(ref.role)
+                if definition is None or ref.name in defined.get(definition[0], ()):
+                    continue
+            yield _undefined(hlo, start + local, ref, instructions)
+
+
+# (a member of an enum is slower to reach than a name of the module: these are read per use, and a 40 MB
+# module has 600,000 uses)
+_INSTRUCTION_USE, _COMPUTATION_USE = Role.INSTRUCTION_USE, Role.COMPUTATION_USE
+
+
+class _Scopes:
+    """Whether an instruction name is in scope on a line: the computation of the line is kept while
+    lines stay inside it."""
+
+    __slots__ = ("_hlo", "_outside", "_first", "_last", "_computation")
+
+    def __init__(self, hlo: HloModule, outside: frozenset[str]) -> None:
+        self._hlo, self._outside = hlo, outside
+        self._first, self._last, self._computation = 0, -1, None
+
+    def has_among_items(self, name: str, line: int, character: int, scan: LineScan) -> bool:
+        """On a line of several items, perhaps of two computations: defined above, or before on the line."""
+        computation = self._hlo.computation_at(line, character)
+        if computation is None:
+            return name in self._outside
+        before = any(ref.name == name and ref.role is Role.INSTRUCTION_DEF and ref.start < character
+                     for ref in scan.refs)
+        return before or self._hlo.defines(computation, name, line)
+
+    def has(self, name: str, line: int) -> bool:
+        if not self._first <= line <= self._last:
+            computation = self._hlo.computation_at(line)
+            if computation is None:
+                self._first, self._last = line, line
+            else:  # an unclosed computation ends where the next one starts: not kept
+                closed = computation.end_line is not None
+                self._first, self._last = (computation.line, computation.end_line) if closed else (line, line)
+            self._computation = computation
+        if self._computation is None:
+            return name in self._outside
+        return self._hlo.defines(self._computation, name, before=line)
+
+
+def _computation_before(hlo: HloModule, ref: Ref, line: int, defined: dict[Role, frozenset[str]]) -> bool:
+    """Whether the computation `ref` names on `line` is defined before it: XLA's parser takes a computation
+    once it has read it to its `}` (not inside itself)."""
+    if ref.name not in defined.get(Role.COMPUTATION_DEF, ()):
+        return False
+    computation = hlo.computations.get(ref.name)
+    if computation is None or computation.line > line:
+        return False
+    if computation.end_line is None:  # an unclosed one: its own error
+        return True
+    if computation.end_line == line:  # after its `}`, on a line of several items (`} ENTRY e { ... to_apply=c`)?
+        return ref.start > _closing_column(hlo, line)
+    return computation.end_line < line
+
+
+def _closing_column(hlo: HloModule, line: int) -> int:
+    """Where the `}` that ends a computation on `line` is (its column, as a ref's; past the line where a line
+    of several items holds none)."""
+    scan = hlo.document.scan(line)
+    if scan.kind != "items":
+        return 1 << 30
+    start = next((start for start, item in scan.data if item.kind == "computation_end"), None)
+    return (1 << 30) if start is None else utf16_column(hlo.document.line(line), start)
+
+
+def _undefined(hlo: HloModule, line: int, ref: Ref, instructions: frozenset[str]) -> Problem:
+    if ref.role is Role.INSTRUCTION_USE and spelt_like_opcode(ref.name) and _bare_operand(hlo, line, ref):
+        return Problem(hlo.document.source, Range.on_line(line, ref.start, ref.end), Severity.WARNING,
+                       "dropped-operand", f"{ref.name} names no instruction defined above in this computation: XLA's "
+                       "parser reads it as an opcode and drops the operand")
+    role, what = _DEFINES[ref.role]
+    elsewhere = ref.role is Role.INSTRUCTION_USE and ref.name in instructions
+    later = _defined_later(hlo, ref, line)
+    computation = hlo.computations.get(ref.name) if ref.role is Role.COMPUTATION_USE else None
+    inside = computation is not None and computation.line <= line <= (computation.end_line or -1)
+    message = (f"computation {ref.name} is used inside itself: XLA's parser takes a computation once it has read "
+               "it to its `}`" if inside else
+               f"{what} {ref.name} is used before it is defined (on line {later + 1})" if later is not None
+               else f"instruction {ref.name} is defined in another computation, not in this one" if elsewhere
+               else f"{what} {ref.name} is not defined in this module")
+    severity = Severity.ERROR if role in (Role.INSTRUCTION_DEF, Role.COMPUTATION_DEF) else Severity.WARNING
+    return Problem(hlo.document.source, Range.on_line(line, ref.start, ref.end), severity,
+                   f"undefined-{what.replace(' ', '-')}", message)
+
+
+def _bare_operand(hlo: HloModule, line: int, ref: Ref) -> bool:
+    """Whether `ref` is an operand written without `%` (not a control predecessor): the innermost bracket
+    open before it on its line is a `(`, or none is (an operand list going on from the line above)."""
+    text = without_comments(hlo.document.line(line))
+    start = python_index(text, ref.start)
+    if text[:start].rstrip().endswith("%"):
+        return False
+    depth = 0
+    for character in reversed(text[:start]):
+        if character in ")}]":
+            depth += 1
+        elif character in "({[":
+            if depth == 0:
+                return character == "("
+            depth -= 1
+    return True
+
+
+def _defined_later(hlo: HloModule, ref: Ref, line: int) -> int | None:
+    """The line, `line` or below, that defines what `ref` names in its scope, if it is defined only there."""
+    if ref.role is Role.COMPUTATION_USE:
+        computation = hlo.computations.get(ref.name)
+        return computation.line if computation is not None and computation.line > line else None
+    if ref.role is not Role.INSTRUCTION_USE:
+        return None
+    computation = hlo.computation_at(line)
+    if computation is None or not hlo.defines(computation, ref.name):
+        return None
+    return next((found for found in hlo.definition_lines(ref.name)
+                 if found >= line and hlo.computation_at(found) is computation), None)
