@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hlo_lsp.parsing.ba_scanner import ba_line_mentions, scan_ba_line
+from hlo_lsp.parsing.ba_mentions import ba_line_mentions
+from hlo_lsp.parsing.ba_scanner import scan_ba_line
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import comment_end_blanked, hlo_line_uses, scan_hlo_line
 from hlo_lsp.parsing.line_scan import LineScan, Ref, State, plain_scan

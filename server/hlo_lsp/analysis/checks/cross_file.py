@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.hlo_module import HloModule
-from hlo_lsp.parsing.ba_scanner import mentioned_instruction
+from hlo_lsp.parsing.ba_mentions import mentioned_instruction
 from hlo_lsp.parsing.line_scan import LineScan, Role
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Range

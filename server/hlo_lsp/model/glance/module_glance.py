@@ -28,7 +28,7 @@ from hlo_lsp.model.glance.hlo_text import HloText
 from hlo_lsp.model.glance.text_index import Declined, Picks, Text
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.model.pairing import paired_module, pairing_sample
-from hlo_lsp.parsing.ba_scanner import mentioned_instruction
+from hlo_lsp.parsing.ba_mentions import mentioned_instruction
 from hlo_lsp.parsing.file_kinds import FileKind
 
 _TABLE_KINDS = frozenset(("frame", "location", "file_name", "function_name"))  # what the tables define
