@@ -14,7 +14,7 @@ from harness import _watchdog
 
 from conftest import SPLIT_MLP, copy_module, problems_of
 from hlo_lsp import cli
-from hlo_lsp.analysis.checks import hlo_structure
+from hlo_lsp.analysis.checks import hlo_structure, undefined_names
 from hlo_lsp.analysis.run import PROBLEM_LIMIT, check_module
 from hlo_lsp.features import targets
 from hlo_lsp.features.hover import hover
@@ -172,13 +172,13 @@ def test_checks_of_a_long_line_with_letters_outside_the_bmp_are_fast(tmp_path: P
     assert undefined[-1].range.start.character == LONG_ASTRAL_LINE.split("\n")[4].index("%p1000,") + 1
 
 
-def _problems_made_by_hlo_structure(text: str, tmp_path: Path, maker: str, monkeypatch: pytest.MonkeyPatch
-                                   ) -> tuple[list[Problem], int]:
-    """The module's problems, and how many times hlo-structure's `maker` built one."""
+def _problems_made_by_hlo_structure(text: str, tmp_path: Path, maker: str, monkeypatch: pytest.MonkeyPatch,
+                                    module: object = hlo_structure) -> tuple[list[Problem], int]:
+    """The module's problems, and how many times hlo-structure's `maker` (of `module`) built one."""
     (tmp_path / "m.before_optimizations.txt").write_text(text)
     made: list[object] = []
-    real = getattr(hlo_structure, maker)
-    monkeypatch.setattr(hlo_structure, maker, lambda *args: made.append(args) or real(*args))
+    real = getattr(module, maker)
+    monkeypatch.setattr(module, maker, lambda *args: made.append(args) or real(*args))
     return check_module(load([str(tmp_path)]).modules[0]), len(made)
 
 
@@ -188,7 +188,8 @@ def test_a_line_of_a_million_undefined_operands_stops_at_the_problem_limit(tmp_p
     check's limit applied, 1.3 million problems made for the 1,000 shown (7.0 s instead of 1.0 s)."""
     operands = ", ".join(f"%q{n}" for n in range(20 * PROBLEM_LIMIT))
     text = f"HloModule m\n\nENTRY %e () -> f32[] {{\n  ROOT %t = f32[] add({operands})\n}}\n"
-    problems, made = _problems_made_by_hlo_structure(text, tmp_path, "_undefined", monkeypatch)
+    problems, made = _problems_made_by_hlo_structure(text, tmp_path, "_undefined", monkeypatch,
+                                                     undefined_names)
     assert len([p for p in problems if p.code == "undefined-instruction"]) == PROBLEM_LIMIT
     assert made == PROBLEM_LIMIT + 1
 
