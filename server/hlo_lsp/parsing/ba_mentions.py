@@ -22,6 +22,8 @@ def ba_line_mentions(text: str, scan: LineScan) -> tuple[Ref, ...]:
         _from_instruction_mentions(text, scan, refs)
         return tuple(refs.refs)
     name = mentioned_instruction(scan)
+    if name is None:  # not for the kinds left here: each names its instruction
+        return ()
     if kind in _VALUE_KINDS:
         digits = _VALUE_ID.search(text)
         if digits is None:
@@ -41,9 +43,9 @@ def mentioned_instruction(scan: LineScan) -> str | None:
     name its mentions hold); None for other lines, `from instruction:` text included."""
     kind = scan.kind
     if kind in _VALUE_KINDS or kind == "sequence_entry":
-        return scan.data[1]  # type: ignore[no-any-return]
+        return scan.data[1]
     if kind in _NAMED_FIRST:
-        return scan.data[0]  # type: ignore[no-any-return]
+        return scan.data[0]
     return None
 
 

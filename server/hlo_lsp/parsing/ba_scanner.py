@@ -140,12 +140,12 @@ def _read_allocations(state: State, text: str, stripped: str) -> LineScan:
     if stripped.startswith("allocation "):
         match = _ALLOCATION.match(stripped)
         if match:
-            data = _allocation_data(match)
-            if data[-1]:  # properties this version does not know: newer XLA may add some (as `page`)
-                return LineScan("allocation", "alloc", data=data, problem=_problem(
-                    text, "allocation-properties", f"unknown allocation property: {data[-1].strip()!r}",
+            allocation = _allocation_data(match)
+            if allocation[-1]:  # properties this version does not know: newer XLA may add some (as `page`)
+                return LineScan("allocation", "alloc", data=allocation, problem=_problem(
+                    text, "allocation-properties", f"unknown allocation property: {allocation[-1].strip()!r}",
                     severity=2))
-            return LineScan("allocation", "alloc", data=data)
+            return LineScan("allocation", "alloc", data=allocation)
     elif stripped.startswith("value:"):
         match = _VALUE_LINE.match(text)
         if match:
@@ -239,9 +239,9 @@ def _read_live_range(state: State, text: str, stripped: str) -> LineScan:
         match = _BREAKDOWN_FRAME.match(text)
         if match:
             depth = (len(match.group(1)) + len(match.group(2))) // 4
-            data = (depth, match.group(3), match.start(3), float(match.group(4)),
-                    _spaced_int(match.group(5)), _spaced_int(match.group(6)), _spaced_int(match.group(7)))
-            return LineScan("breakdown_frame", "tree", data=data)
+            frame = (depth, match.group(3), match.start(3), float(match.group(4)),
+                     _spaced_int(match.group(5)), _spaced_int(match.group(6)), _spaced_int(match.group(7)))
+            return LineScan("breakdown_frame", "tree", data=frame)
     return _unrecognized(state, text, _EXPECTED[state])
 
 
@@ -323,8 +323,12 @@ def _value_ref_data(match: re.Match[str]) -> tuple[object, ...]:
             int(color) if color is not None else None)
 
 
-def _allocation_data(match: re.Match[str]) -> tuple[object, ...]:
-    """(index, size, color, page, parameter, output shape, flags) of an allocation header."""
+# index, size, color, page, (number, shape, shape index) of a parameter, output shape, flags, what is left unread
+_AllocationData = tuple[int, int, int, int | None, tuple[int, str, str] | None, str | None, tuple[str, ...], str]
+
+
+def _allocation_data(match: re.Match[str]) -> _AllocationData:
+    """(index, size, color, page, parameter, output shape, flags, unread) of an allocation header."""
     color = 0
     page = None
     parameter = None

@@ -44,7 +44,7 @@ def line_error(text: str, state: State) -> ParseError | None:
     """The furthest point the grammar gets on `text` as any line kind allowed in `state`."""
     best: ParseError | None = None
     for rule in _LINE_RULES.get(state, ()):
-        error = _check(lambda rule=rule: buffer_assignment_parser().parse(text.strip(), start=rule), text.strip())
+        error = _check(_parse_as(text.strip(), rule), text.strip())
         if error is None:
             return None
         if best is None or error.start > best.start:
@@ -53,6 +53,11 @@ def line_error(text: str, state: State) -> ParseError | None:
         return None
     indent = len(text) - len(text.lstrip())
     return ParseError(best.start + indent, best.end + indent, best.message)
+
+
+def _parse_as(text: str, rule: str) -> Callable[[], object]:
+    """Parses `text` as the buffer-assignment grammar's `rule` when called."""
+    return lambda: buffer_assignment_parser().parse(text, start=rule)
 
 
 def _check(parse: Callable[[], object], text: str) -> ParseError | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 
 from hlo_lsp.parsing.hlo_items import item_starts
 from hlo_lsp.parsing.line_scan import (
@@ -1172,8 +1173,9 @@ def _marked(scan: LineScan, kind: str) -> LineScan:
     return LineScan(scan.kind, scan.end_state, scan.refs, data, scan.problem)
 
 
-_ITEM_STATES = {"cont": _scan_continuation, "string": _scan_in_string, "comment": _scan_in_comment,
-                "root": _scan_after_mark, "entry": _scan_after_mark}
+_ITEM_STATES: dict[str, Callable[[State, str], LineScan]] = {
+    "cont": _scan_continuation, "string": _scan_in_string, "comment": _scan_in_comment,
+    "root": _scan_after_mark, "entry": _scan_after_mark}
 
 
 def matching_paren(text: str, open_index: int) -> int:

@@ -40,9 +40,16 @@ def _name(token: Token) -> str:
     return token[token.startswith("%") : len(token) - token.endswith(":")]
 
 
+def _span(token: Token) -> tuple[int, int]:
+    """Where a token the parser read stands (lark types positions Optional: a token made by hand has none)."""
+    start, end = token.start_pos, token.end_pos
+    assert start is not None and end is not None
+    return (start, end)
+
+
 def _name_span(token: Token) -> tuple[int, int]:
-    start = token.start_pos + (1 if token.startswith("%") else 0)
-    return (start, token.end_pos - token.endswith(":"))
+    start, end = _span(token)
+    return (start + (1 if token.startswith("%") else 0), end - token.endswith(":"))
 
 
 def _tokens(items: list[Any]) -> list[Token]:
@@ -144,8 +151,7 @@ class HloTransformer(Transformer[Token, Any]):
         opcode = children[1 if shape is not None else 0]
         if str(opcode).startswith("%"):  # XLA reads `%negate(p)` as the name `%negate`, then `(`
             raise _Rejected(ParseError(opcode.end_pos, opcode.end_pos + 1, "unexpected `(`; expected `)`, `,`"))
-        spans = [(c.start_pos, c.end_pos) if isinstance(c, Token) else c.span for c in children
-                 if isinstance(c, (Token, Operand))]
+        spans = [_span(c) if isinstance(c, Token) else c.span for c in children if isinstance(c, (Token, Operand))]
         return Operand(None, (min(s for s, _ in spans), max(e for _, e in spans)), shape)
 
     def literal_operand(self, children: list[tuple[int, int]]) -> Operand:
@@ -153,7 +159,7 @@ class HloTransformer(Transformer[Token, Any]):
         return Operand(None, (start, end), literal="")
 
     def literal(self, children: list[Any]) -> tuple[int, int]:
-        spans = [(c.start_pos, c.end_pos) if isinstance(c, Token) else c for c in children]
+        spans = [_span(c) if isinstance(c, Token) else c for c in children]
         if not spans:
             return (0, 0)
         return (min(s for s, _ in spans), max(e for _, e in spans))
@@ -314,17 +320,17 @@ def _literal_text(text: str, instruction: Instruction, operand: Operand) -> str:
 
 @functools.lru_cache(maxsize=65536)
 def parse_shape(text: str) -> Shape | ParseError:
-    return parse_rule(text, "shape")  # type: ignore[no-any-return]
+    return parse_rule(text, "shape")
 
 
 @functools.lru_cache(maxsize=4096)
 def parse_computation_header(text: str) -> ComputationHeader | ParseError:
-    return parse_rule(text, "computation_header")  # type: ignore[no-any-return]
+    return parse_rule(text, "computation_header")
 
 
 @functools.lru_cache(maxsize=64)
 def parse_module_header(text: str) -> ModuleHeader | ParseError:
-    return parse_rule(text, "module_header")  # type: ignore[no-any-return]
+    return parse_rule(text, "module_header")
 
 
 def parse_table_row(text: str) -> object:
