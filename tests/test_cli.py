@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,7 @@ from conftest import (
 )
 from hlo_lsp.cli import main
 from hlo_lsp.parsing.file_kinds import dump_name
+from test_packaging import pyproject_version
 
 BA, LR = "-buffer-assignment.txt", "-live-range.txt"
 NAME = SPLIT_MLP.name
@@ -287,6 +289,15 @@ def test_check_as_a_command(split: Path) -> None:
     assert [line.split(": ")[1] for line in result.stdout.splitlines()] == ["error", "note", "note"] * 2
     assert result.stdout.splitlines()[0].startswith(f"{NAME}{BA}:36:9: error: add_reduce_fusion overlaps")
     assert result.stderr == "checked 5 file(s) in 1 module(s): 2 error(s), 0 warning(s), 0 note(s)\n"
+
+
+def test_version_as_a_command() -> None:
+    """`hlo-lsp --version` (the installed script) and `python -m hlo_lsp --version` print pyproject.toml's version."""
+    script = shutil.which("hlo-lsp", path=str(Path(sys.executable).parent))
+    assert script, f"no hlo-lsp script beside {sys.executable}: install the project (scripts/setup)"
+    for command in ([script], [sys.executable, "-m", "hlo_lsp"]):
+        result = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=60, check=False)
+        assert (result.returncode, result.stdout, result.stderr) == (0, f"hlo-lsp {pyproject_version()}\n", "")
 
 
 # ---- other producers: TPU, TensorFlow, PyTorch/XLA, flax ------------------------------------------

@@ -1,7 +1,10 @@
-"""`pip install .` (not editable) gives a working hlo-lsp that finds its grammars in the wheel."""
+"""`pip install .` (not editable) gives a working hlo-lsp that finds its grammars in the wheel, and one version,
+pyproject.toml's, is the package's and the VS Code extension's."""
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -12,13 +15,26 @@ from conftest import SPLIT_MLP
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def pyproject_version() -> str:
+    """The [project] table's version in pyproject.toml, where the version is written (read without tomllib,
+    which Python 3.10 lacks)."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    table = re.search(r"^\[project\]\n((?:(?!\[).*\n)*)", text, re.MULTILINE)
+    assert table, "pyproject.toml has no [project] table"
+    version = re.search(r'^version = "([^"]+)"$', table.group(1), re.MULTILINE)
+    assert version, "pyproject.toml's [project] table has no version"
+    return version.group(1)
+
+
 def test_wheel_ships_the_grammars_and_checks_a_dump(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path), str(ROOT)],
                    check=True, capture_output=True)
+    version = pyproject_version()
     wheel = next(tmp_path.glob("hlo_lsp-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert {"hlo_lsp/grammar/hlo.lark", "hlo_lsp/grammar/buffer_assignment.lark",
-            "hlo_lsp/grammar/memory_report.lark", "hlo_lsp/grammar/common.lark"} <= set(names)
+            "hlo_lsp/grammar/memory_report.lark", "hlo_lsp/grammar/common.lark",
+            f"hlo_lsp-{version}.dist-info/licenses/LICENSE"} <= set(names)
     target = tmp_path / "installed"
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target),
                     str(wheel)], check=True, capture_output=True)
@@ -32,3 +48,19 @@ def test_wheel_ships_the_grammars_and_checks_a_dump(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "0 error(s), 0 warning(s)" in result.stderr
+    # Its version is read from the installed package's metadata.
+    result = subprocess.run(
+        [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); from hlo_lsp.cli import main; "
+         "sys.exit(main(['--version']))", str(target)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert (result.returncode, result.stdout) == (0, f"hlo-lsp {version}\n"), result.stderr
+
+
+def test_the_vscode_extension_has_the_python_packages_version() -> None:
+    extension = ROOT / "editors" / "vscode"
+    package = json.loads((extension / "package.json").read_text(encoding="utf-8"))
+    lock = json.loads((extension / "package-lock.json").read_text(encoding="utf-8"))
+    version = pyproject_version()
+    assert package["version"] == version
+    assert (lock["version"], lock["packages"][""]["version"]) == (version, version)
