@@ -21,6 +21,7 @@ from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.model.priority import let_questions_first
+from hlo_lsp.parsing.ba_scanner import AllocationData
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.line_scan import LineScan
 from hlo_lsp.text import Position as TextPosition
@@ -33,6 +34,12 @@ class Place:
     ever shown: the underlined columns and the Range are worked out when first asked for. Immutable."""
 
     __slots__ = ("source", "line", "_text", "_start", "_end", "_range")
+    source: str
+    line: int
+    _text: str | None
+    _start: int | None
+    _end: int | None
+    _range: Range | None
 
     def __init__(self, source: str, line: int, range: Range) -> None:  # noqa: A002 - the field's name
         self.source, self.line, self._text, self._range = source, line, None, range
@@ -56,8 +63,9 @@ class Place:
 
     def _columns(self) -> tuple[int, int]:
         text = self._text
-        if text is None:
-            return self._start, self._end  # type: ignore[return-value]
+        if text is None:  # made from a Range, which gave the columns
+            assert self._start is not None and self._end is not None
+            return self._start, self._end
         start, end = self._indices(text)
         return (start, end) if text.isascii() else (utf16_column(text, start), utf16_column(text, end))
 
@@ -99,10 +107,12 @@ def format_index(index: tuple[int, ...] | None) -> str:
     return "" if index is None else "{" + ",".join(str(i) for i in index) + "}"
 
 
+# The records' `index` fields shadow tuple.index, as collections.namedtuple lets them: mypy takes a NamedTuple
+# field for an incompatible override of the method (python/mypy#4507), hence their `type: ignore[assignment]`.
 class BufferValue(NamedTuple):
     value_id: int
     name: str
-    index: tuple[int, ...] | None  # printed only for tuple-shaped instructions
+    index: tuple[int, ...] | None  # type: ignore[assignment]  # printed only for tuple-shaped instructions
     is_phi: bool
     color: int | None
     size: int
@@ -128,7 +138,7 @@ class BufferValue(NamedTuple):
 
 
 class Allocation(NamedTuple):
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index (python/mypy#4507)
     size: int
     color: int
     page: int | None
@@ -172,21 +182,21 @@ class Allocation(NamedTuple):
 
 class Position(NamedTuple):
     name: str
-    index: tuple[int, ...] | None
+    index: tuple[int, ...] | None  # type: ignore[assignment]  # shadows tuple.index (python/mypy#4507)
     place: Place
 
 
 class Use(NamedTuple):
     name: str
     operand: int
-    index: tuple[int, ...] | None
+    index: tuple[int, ...] | None  # type: ignore[assignment]  # shadows tuple.index (python/mypy#4507)
     place: Place
 
 
 class UsedValue(NamedTuple):
     value_id: int
     name: str
-    index: tuple[int, ...] | None
+    index: tuple[int, ...] | None  # type: ignore[assignment]  # shadows tuple.index (python/mypy#4507)
     is_phi: bool
     color: int | None
     header: str
@@ -215,7 +225,7 @@ class ScheduleEntry(NamedTuple):
 
 class LiveRange(NamedTuple):
     name: str
-    index: tuple[int, ...]
+    index: tuple[int, ...]  # type: ignore[assignment]  # shadows tuple.index (python/mypy#4507)
     start: int
     end: int
     place: Place
@@ -227,7 +237,7 @@ class LiveRange(NamedTuple):
 
 class PeakEntry(NamedTuple):
     name: str
-    index: tuple[int, ...] | None  # None in the old format (`name: N bytes`)
+    index: tuple[int, ...] | None  # type: ignore[assignment]  # None in the old format (`name: N bytes`)
     size: int
     cumulative: int | None
     place: Place
@@ -248,7 +258,9 @@ class BreakdownFrame:
     place: Place
 
 
-@dataclass(frozen=True, slots=True, weakref_slot=True)
+# Not slotted: hover_memory keeps weak references to sections, and a slotted dataclass has a __weakref__
+# slot only from Python 3.11 (weakref_slot=True raises TypeError on 3.10, which requires-python admits).
+@dataclass(frozen=True)
 class LiveRangeSection:
     max_time: int
     place: Place
@@ -449,7 +461,7 @@ class _Reader:
     def __init__(self, document: Document, model: BufferAssignment) -> None:
         self.document = document
         self.model = model
-        self.allocation: tuple[tuple[object, ...], Place] | None = None
+        self.allocation: tuple[AllocationData, Place] | None = None
         self.values: list[BufferValue] = []
         self.used: _OpenValue | None = None
         self.live: _OpenLiveRange | None = None
@@ -487,7 +499,7 @@ class _Reader:
         value_id, name, index, phi, color, size, offset, shape, ref_start, ref_end = scan.data
         allocation = self.allocation[0][0] if self.allocation else -1
         self.values.append(BufferValue(
-            value_id, name, parse_index(index), phi, color, size, offset, shape, allocation,  # type: ignore[arg-type]
+            value_id, name, parse_index(index), phi, color, size, offset, shape, allocation,
             self.place(line, ref_start, ref_end)))
 
     def _finish_allocation(self) -> None:
@@ -496,10 +508,10 @@ class _Reader:
             return
         data, place = self.allocation
         index, size, color, page, parameter, output_shape, flags, unread = data
-        number, shape, parameter_index = parameter if parameter else (None, None, None)  # type: ignore[misc]
+        number, shape, parameter_index = parameter if parameter else (None, None, None)
         self.model.allocations.append(Allocation(
-            index, size, color, page, number, shape, parse_index(parameter_index), output_shape,  # type: ignore[arg-type]
-            frozenset(flags), tuple(self.values), place, unread))  # type: ignore[arg-type]
+            index, size, color, page, number, shape, parse_index(parameter_index), output_shape,
+            frozenset(flags), tuple(self.values), place, unread))
         self.allocation, self.values = None, []
 
     # ---- totals and used values ------------------------------------------------------

@@ -324,10 +324,10 @@ def _value_ref_data(match: re.Match[str]) -> tuple[object, ...]:
 
 
 # index, size, color, page, (number, shape, shape index) of a parameter, output shape, flags, what is left unread
-_AllocationData = tuple[int, int, int, int | None, tuple[int, str, str] | None, str | None, tuple[str, ...], str]
+AllocationData = tuple[int, int, int, int | None, tuple[int, str, str] | None, str | None, tuple[str, ...], str]
 
 
-def _allocation_data(match: re.Match[str]) -> _AllocationData:
+def _allocation_data(match: re.Match[str]) -> AllocationData:
     """(index, size, color, page, parameter, output shape, flags, unread) of an allocation header."""
     color = 0
     page = None
