@@ -19,6 +19,7 @@ from hlo_lsp.model.buffer_assignment import (
     LiveRange,
     LiveRangeSection,
     Place,
+    UsedValue,
 )
 from hlo_lsp.model.hlo_module import HloModule, SourceLocation
 from hlo_lsp.model.memory_spaces import DEFAULT_COLOR, MemorySpace, MemorySpaces
@@ -293,11 +294,11 @@ def instruction_origins(hlo: HloModule | None, buffers: BufferAssignment | None,
     """Each instruction's origin: from the paired HLO module when it defines it, else from the
     `from instruction:` text of one of its Used values."""
     hlo = paired_module(hlo, buffers)
-    used_values = {}
-    for used in buffers.used_values if buffers is not None else ():
-        if used.instruction_text:
-            used_values.setdefault(used.name, used)
-    origins = {}
+    used_values: dict[str, UsedValue] = {}
+    for value in buffers.used_values if buffers is not None else ():
+        if value.instruction_text:
+            used_values.setdefault(value.name, value)
+    origins: dict[str, Origin] = {}
     for name in names:
         site = hlo.site(name) if hlo is not None else None
         used = used_values.get(name)
@@ -322,7 +323,7 @@ def framework_op(op_type: str | None, op_name: str | None) -> str | None:
 
 def _origin(place: Place | None, text: str, hlo: HloModule | None) -> Origin:
     start = text.rfind("metadata={")
-    fields = dict(match.groups() for match in _METADATA_FIELD.finditer(text, start)) if start >= 0 else {}
+    fields = {match[1]: match[2] for match in _METADATA_FIELD.finditer(text, start)} if start >= 0 else {}
     op_name, op_type = _unquoted(fields.get("op_name")), _unquoted(fields.get("op_type"))
     source_file = _unquoted(fields.get("source_file"))
     source_line, frame_id = _number(fields.get("source_line")), _number(fields.get("stack_frame_id"))

@@ -10,7 +10,7 @@ from hlo_lsp.analysis.checks.opcodes.dropped_operands import spelt_like_opcode
 from hlo_lsp.analysis.context import PROBLEM_LIMIT
 from hlo_lsp.analysis.edits import LastRuns, spliced
 from hlo_lsp.model.document import Chunk
-from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.model.hlo_module import Computation, HloModule
 from hlo_lsp.parsing.hlo_scanner import without_comments
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
 from hlo_lsp.problems import Problem, Severity
@@ -124,7 +124,8 @@ class _Scopes:
 
     def __init__(self, hlo: HloModule, outside: frozenset[str]) -> None:
         self._hlo, self._outside = hlo, outside
-        self._first, self._last, self._computation = 0, -1, None
+        self._first, self._last = 0, -1
+        self._computation: Computation | None = None
 
     def has_among_items(self, name: str, line: int, character: int, scan: LineScan) -> bool:
         """On a line of several items, perhaps of two computations: defined above, or before on the line."""
@@ -141,8 +142,8 @@ class _Scopes:
             if computation is None:
                 self._first, self._last = line, line
             else:  # an unclosed computation ends where the next one starts: not kept
-                closed = computation.end_line is not None
-                self._first, self._last = (computation.line, computation.end_line) if closed else (line, line)
+                end = computation.end_line
+                self._first, self._last = (computation.line, end) if end is not None else (line, line)
             self._computation = computation
         if self._computation is None:
             return name in self._outside

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from hlo_lsp.analysis.checks.opcodes import tables
 from hlo_lsp.analysis.checks.opcodes.findings import Finding, Judgement
@@ -175,7 +176,7 @@ def _called_name(read: InstructionParts, key: str) -> str:
     return (read.attribute(key) or "").strip().lstrip("%")
 
 
-def _computation_instructions(hlo: HloModule, computation: Computation) -> list[tuple[int, str, tuple[object, ...]]]:
+def _computation_instructions(hlo: HloModule, computation: Computation) -> list[tuple[int, str, tuple[Any, ...]]]:
     """(line, text, scan data read to its opcode) of each instruction of `computation`, in order."""
     lines = dict.fromkeys(computation.instruction_lines)  # (a line of several instructions is listed for each)
     return [(line, text, continued_instruction_data(text, data))
@@ -299,9 +300,8 @@ def _control_predecessors(hlo: HloModule, line: int, read: InstructionParts, jud
     for match in re.finditer(r"%?(" + NAME + r")", read.text[start:end]):
         name = match.group(1)
         site = hlo.site(name) if hlo.names_are_unique else None
-        defined = site.line if site is not None else None
-        if here is not None and defined is not None and hlo.computation_at(defined) is here and (
-                defined > line or defined == line and site.name_range.start.character >= column):
+        if here is not None and site is not None and hlo.computation_at(site.line) is here and (
+                site.line > line or site.line == line and site.name_range.start.character >= column):
             judgement.add((start + match.start(1), start + match.end(1)), "attribute-value",
                           f"control-predecessors: instruction '{name}' is not defined before this one "
                           "(XLA's parser reads names in order)")

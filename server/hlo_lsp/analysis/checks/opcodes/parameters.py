@@ -67,7 +67,8 @@ def numbering_problems(hlo: HloModule, header: int) -> list[Problem]:
     """The parameters of the computation whose header is on `header`, read again: each number once,
     and none beyond their count (XLA's parser crashes on a gap)."""
     parameters = _numbered_parameters(hlo, header)
-    found, first = [], {}
+    found: list[Problem] = []
+    first: dict[int, int] = {}  # parameter number -> its first line
     for line, text, start, end, number in parameters:
         if number is None or number < 0:
             continue

@@ -67,7 +67,7 @@ def _single(value: str, start: int, end: int) -> ValueProblem | None:
                 return found
             position, tiled = found, tiled or text == "devices"
         else:
-            return (token.start(kind), token.end(), f"unexpected {text!r} in a sharding: expected {_EXPECTED}")
+            return (token.start(kind or 0), token.end(), f"unexpected {text!r} in a sharding: expected {_EXPECTED}")
     return _device_count_problem(value, start, end, flags, devices, tiled)
 
 
