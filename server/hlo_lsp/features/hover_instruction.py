@@ -232,7 +232,8 @@ def _breakdown_frame(buffers: BufferAssignment | None, target: Target) -> Breakd
     frames = [frame for frame in buffers.live_range.breakdown if frame.label == target.name]
     here = [frame for frame in frames
             if frame.place.source == target.source and frame.place.line == target.range.start.line]
-    return (here or frames or [None])[0]
+    found = here or frames
+    return found[0] if found else None
 
 
 def _op_name_instructions(views: Views, op_name: str) -> str | None:

@@ -15,7 +15,7 @@ disk; this module does not); a path it cannot find gets no link. A document gets
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from hlo_lsp.model.document import Chunk, Document
@@ -109,8 +109,8 @@ def _located_stack(hlo: HloModule, frame_id: int) -> list[StackFrame]:
     return stack
 
 
-def _lines_with_sources(document: Document, with_frames: bool,  # type: ignore[no-untyped-def]
-                        resolve: Callable[[str], str | None]):
+def _lines_with_sources(document: Document, with_frames: bool,
+                        resolve: Callable[[str], str | None]) -> Iterator[tuple[int, str]]:
     """The lines that may link: those naming a source file, and a stack frame `with_frames`. A chunk
     none of whose source files is found is passed over after one search of its text (older XLA
     prints `source_file=` on every instruction)."""

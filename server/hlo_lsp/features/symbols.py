@@ -52,7 +52,7 @@ def _level_by_level(symbols: list[Symbol], limit: int) -> list[Symbol]:
     kept: dict[int, int] = {}  # id(symbol) -> how many of its children stay
     level, budget = symbols[:limit], limit - min(len(symbols), limit)
     while level and budget:
-        below = []
+        below: list[Symbol] = []
         for symbol in level:
             taken = min(len(symbol.children), budget)
             kept[id(symbol)], budget = taken, budget - taken
