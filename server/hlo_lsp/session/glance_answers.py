@@ -5,7 +5,8 @@ module answers then), NOTHING where there is surely nothing to say, or the answe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from enum import Enum
+from typing import Final, Generic, TypeVar
 
 from hlo_lsp.features.definition import DEFINED_KINDS, definition
 from hlo_lsp.features.hover import HOVERED_KINDS, hover, module_free_hover
@@ -28,11 +29,14 @@ class Answer(Generic[T]):
     documents: dict[str, Document] = field(default_factory=dict)
 
 
-class _Nothing:
-    """An early answer that there is nothing to say (None says the glance cannot tell)."""
+class _Nothing(Enum):
+    """An early answer that there is nothing to say (None says the glance cannot tell). An enum's one
+    member: `answer is NOTHING` then tells the type checker that the answer is not NOTHING past it."""
+
+    NOTHING = "nothing"
 
 
-NOTHING = _Nothing()
+NOTHING: Final = _Nothing.NOTHING
 
 
 def _glanced_line(glance: ModuleGlance, document: Document, cursor: Cursor) -> tuple[Document, Target | None] | None:

@@ -35,6 +35,7 @@ from hlo_lsp.features.types import Fold, Highlight, HoverInfo, Location, Symbol,
 from hlo_lsp.features.workspace_symbols import workspace_symbols
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
+from hlo_lsp.model.glance import ModuleGlance
 from hlo_lsp.model.priority import answering
 from hlo_lsp.parsing.hlo_syntax import prepare_parser
 from hlo_lsp.problems import Problem
@@ -140,7 +141,7 @@ class Session:
             return None
         early = self._sooner("hover", document, lambda: _from_glance(self, document, cursor, glance_hover))
         if early is not None:
-            return None if early is NOTHING else early  # type: ignore[return-value]
+            return None if early is NOTHING else early
         module, target = self._module_and_target(document, cursor)
         info = hover(module, target) if target is not None else None
         return Answer(info, document) if info is not None else None
@@ -154,7 +155,7 @@ class Session:
             early = self._sooner("definition", document,
                                  lambda: _from_glance(self, document, cursor, glance_definition))
             if early is not None:
-                return None if early is NOTHING else early  # type: ignore[return-value]
+                return None if early is NOTHING else early
         return self._places(document, cursor, definition)
 
     def references(self, source: str, snapshot: Document | None, cursor: Cursor,
@@ -294,7 +295,7 @@ class Session:
         return document
 
     @staticmethod
-    def _sooner(name: str, document: Document, attempt: Callable[[], T | None]) -> T | None:
+    def _sooner(name: str, document: Document, attempt: Callable[[], T]) -> T | None:
         """`attempt()` while indexing steps aside; None when it cannot answer or fails (the scanned
         document or the built module still answers: this only answers sooner)."""
         try:
@@ -316,7 +317,8 @@ def _source(source: str) -> str:
 _URI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+:")  # (a scheme of two letters or more: not a drive letter)
 
 
-def _from_glance(session: Session, document: Document, cursor: Cursor, answer):  # noqa: ANN001, ANN202
+def _from_glance(session: Session, document: Document, cursor: Cursor,
+                 answer: Callable[[ModuleGlance, Document, Cursor], T]) -> T | None:
     glance = session.store.glance(document)
     return answer(glance, document, cursor) if glance is not None else None
 

@@ -238,7 +238,8 @@ def _sides(module: ModuleDump) -> tuple[ModuleDump, ModuleDump]:
     log.info("%s does not match its buffer assignment: not paired", hlo.document.source)
     documents = module.documents
     hlo_side = {kind: doc for kind, doc in documents.items() if not kind.is_buffer_assignment_family}
-    buffers_side = {kind: doc for kind, doc in documents.items() if kind is not FileKind.HLO_MODULE}
+    buffers_side: dict[FileKind, Document] = {kind: doc for kind, doc in documents.items()
+                                              if kind is not FileKind.HLO_MODULE}
     return (ModuleDump(module.stem, hlo_side, module.borrowed & frozenset(hlo_side)),
             ModuleDump(module.stem, buffers_side, module.borrowed & frozenset(buffers_side)))
 
