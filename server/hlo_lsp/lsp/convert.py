@@ -62,14 +62,15 @@ class DocumentLines(Sequence[str]):
     def __len__(self) -> int:
         return self._document.line_count
 
-    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+    # Untyped: pygls reads single lines, and `(int) -> str` alone would not match Sequence's slice overload.
+    def __getitem__(self, index):
         return self._document.line(index)
 
 
 class Positions:
     """Position conversion for one negotiated encoding."""
 
-    def __init__(self, encoding: str, codec: PositionCodec) -> None:
+    def __init__(self, encoding: str | None, codec: PositionCodec) -> None:  # None: pygls' default, UTF-16
         self._utf16 = encoding == types.PositionEncodingKind.Utf16
         self._codec = codec
 
@@ -128,7 +129,7 @@ def locations(found: Iterable[Location], resolve: Resolver, positions: Positions
 
 def location_json(found: Location, resolve: Resolver, positions: Positions) -> dict[str, object]:
     """A Location as JSON, for answers of commands (whose results are plain JSON)."""
-    return _JSON.unstructure(location(found, resolve, positions))  # type: ignore[no-any-return]
+    return _JSON.unstructure(location(found, resolve, positions))
 
 
 def diagnostic(problem: Problem, resolve: Resolver, positions: Positions,

@@ -28,6 +28,8 @@ WORKER_THREADS = 32
 
 
 class HloLanguageServer(LanguageServer):
+    protocol: HloProtocol  # made by protocol_cls=HloProtocol below (pygls declares its base class)
+
     def __init__(self) -> None:
         super().__init__("hlo-lsp", __version__, protocol_cls=HloProtocol,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
