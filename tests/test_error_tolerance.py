@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_MLP, DATA, SPLIT_MLP, copy_module, module_of, problems_of
+from helpers import COMBINED_MLP, DATA, SPLIT_MLP, copy_module, module_of, problems_of
 from hlo_lsp.analysis.run import check_module
 from hlo_lsp.analysis.syntax import syntax_problems
 from hlo_lsp.cli import main

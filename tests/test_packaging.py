@@ -10,7 +10,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from conftest import SPLIT_MLP
+from helpers import SPLIT_MLP
 
 ROOT = Path(__file__).resolve().parents[1]
 

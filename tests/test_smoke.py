@@ -1,4 +1,4 @@
-from conftest import SPLIT_MLP, problems_of
+from helpers import SPLIT_MLP, problems_of
 
 
 def test_bundled_split_dump_has_no_problems() -> None:

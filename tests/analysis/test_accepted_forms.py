@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import module_of, problems_of
+from helpers import module_of, problems_of
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.line_scan import Role
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (
+from helpers import (
     COMBINED_MLP,
     GPU_SEED,
     SPLIT_MLP,

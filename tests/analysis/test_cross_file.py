@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from conftest import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, copy_module, plant, plant_in_copy, problems_of, where
+from helpers import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, copy_module, plant, plant_in_copy, problems_of, where
 from hlo_lsp.problems import Problem, Severity
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING

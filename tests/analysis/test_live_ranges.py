@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_MLP, FLAX_SCAN, SPLIT_MLP, copy_module, plant, plant_in_copy, problems_of, where
+from helpers import COMBINED_MLP, FLAX_SCAN, SPLIT_MLP, copy_module, plant, plant_in_copy, problems_of, where
 from hlo_lsp.problems import Severity
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA, SPLIT_MLP, TPU_MATMUL, TPU_PALLAS, TPU_SEED, TPU_STEP, module_of
+from helpers import DATA, SPLIT_MLP, TPU_MATMUL, TPU_PALLAS, TPU_SEED, TPU_STEP, module_of
 from hlo_lsp.analysis.memory import memory_by_space, memory_summary
 from hlo_lsp.analysis.timeline import memory_timeline
 from hlo_lsp.model.dump_module import ModuleDump

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SPLIT_MLP, module_of, problems_of
+from helpers import SPLIT_MLP, module_of, problems_of
 from hlo_lsp.analysis.run import check_module
 from hlo_lsp.parsing.line_scan import Role
 from hlo_lsp.problems import Severity

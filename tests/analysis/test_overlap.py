@@ -10,7 +10,7 @@ from unittest import mock
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, copy_module, module_of, plant, problems_of, where
+from helpers import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, copy_module, module_of, plant, problems_of, where
 from hlo_lsp.analysis.checks import overlap
 from hlo_lsp.problems import Severity
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (
+from helpers import (
     COMBINED_CONTROL_FLOW,
     COMBINED_MLP,
     DATA,

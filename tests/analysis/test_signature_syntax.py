@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import problems_of
+from helpers import problems_of
 from hlo_lsp.problems import Severity
 
 

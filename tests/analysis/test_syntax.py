@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, HANDWRITTEN, SPLIT_MLP, copy_module, plant, problems_of
+from helpers import DATA, HANDWRITTEN, SPLIT_MLP, copy_module, plant, problems_of
 from hlo_lsp.analysis import syntax as syntax_module
 from hlo_lsp.analysis.syntax import MAX_PARSED_CHARS, syntax_problems
 from hlo_lsp.model import document as document_module

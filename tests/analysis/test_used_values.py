@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, plant_in_copy, problems_of, where
+from helpers import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, plant_in_copy, problems_of, where
 from hlo_lsp.problems import Severity
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS
+from helpers import CORPUS
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.analysis.memory import live_at, memory_by_space, new_format_peak, peak_moment
 from hlo_lsp.analysis.run import check_module

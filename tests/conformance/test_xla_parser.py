@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from conftest import DUMP_FILES
+from helpers import DUMP_FILES
 from hlo_forms import MEDIUM, SMALL, bases, form
 from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
 from xla_oracle import Disagreement, OurReader, XlaParser, distinct, judge, known

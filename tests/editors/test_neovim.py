@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import hlo_lsp
-from conftest import DATA, PRODUCERS, SPLIT_MLP, copy_module, plant_in_copy
+from helpers import DATA, PRODUCERS, SPLIT_MLP, copy_module, plant_in_copy
 from hlo_lsp.parsing.file_kinds import detect_kind
 
 ROOT = Path(__file__).resolve().parents[2]

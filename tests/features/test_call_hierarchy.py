@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from conftest import (
+from helpers import (
     COMBINED_CONTROL_FLOW,
     GPU_HLO_SEED,
     HANDWRITTEN,

@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from conftest import COMBINED_MLP, GPU_SEED, SPLIT_CONTROL_FLOW, SPLIT_MLP, line_with, lines_of, module_of
+from helpers import COMBINED_MLP, GPU_SEED, SPLIT_CONTROL_FLOW, SPLIT_MLP, line_with, lines_of, module_of
 from hlo_lsp.features.code_lens import Lens, code_lenses
 from hlo_lsp.features.memory_index import size_text
 from hlo_lsp.model.dump_module import ModuleDump

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import (
+from helpers import (
     COMBINED_MLP,
     DUMP_FILES,
     EDITS,

@@ -6,7 +6,7 @@ import re
 import shutil
 from pathlib import Path
 
-from conftest import (
+from helpers import (
     COMBINED_MLP,
     DATA,
     GPU_HLO_SEED,

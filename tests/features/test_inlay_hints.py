@@ -8,7 +8,7 @@ import shutil
 import time
 from pathlib import Path
 
-from conftest import COMBINED_MLP, GPU_HLO_SEED, SPLIT_CONTROL_FLOW, SPLIT_MLP, module_of
+from helpers import COMBINED_MLP, GPU_HLO_SEED, SPLIT_CONTROL_FLOW, SPLIT_MLP, module_of
 from hlo_lsp.features.inlay_hints import InlayHint, inlay_hints
 from hlo_lsp.features.memory_index import size_text
 from hlo_lsp.model.document import Document

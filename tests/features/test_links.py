@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_MLP, SPLIT_MLP, copy_module, module_of
+from helpers import COMBINED_MLP, SPLIT_MLP, copy_module, module_of
 from hlo_lsp.features.hover import hover
 from hlo_lsp.features.links import Link, document_links
 from hlo_lsp.features.targets import target_at

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_CONTROL_FLOW, SPLIT_CONTROL_FLOW, SPLIT_MLP, module_of
+from helpers import COMBINED_CONTROL_FLOW, SPLIT_CONTROL_FLOW, SPLIT_MLP, module_of
 from hlo_lsp.features.memory_svg import byte_step, tick_bytes, time_step, timeline_svg
 from hlo_lsp.features.memory_timeline import MemoryReport, file_location, memory_report, report_json
 from hlo_lsp.features.types import Location

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import COMBINED_MLP, SPLIT_MLP
+from helpers import COMBINED_MLP, SPLIT_MLP
 from hlo_lsp.features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, semantic_tokens
 from hlo_lsp.model.document import Document
 from hlo_lsp.parsing.file_kinds import FileKind

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from conftest import COMBINED_MLP, HANDWRITTEN, SPLIT_CONTROL_FLOW, SPLIT_MLP, module_of
+from helpers import COMBINED_MLP, HANDWRITTEN, SPLIT_CONTROL_FLOW, SPLIT_MLP, module_of
 from hlo_lsp.features.types import Location, WorkspaceSymbol
 from hlo_lsp.features.workspace_symbols import workspace_symbols
 from hlo_lsp.text import Range

@@ -16,7 +16,7 @@ from pathlib import Path
 from harness import Limits, Result, distinct, known_bug, run_mutant
 from mutations import module_groups, mutate
 
-from conftest import CORPUS, DATA
+from helpers import CORPUS, DATA
 
 SEED = 20240611
 DEFAULT_MUTANTS = 600

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from harness import _watchdog
 
-from conftest import SPLIT_MLP, copy_module, problems_of
+from helpers import SPLIT_MLP, TPU_MATMUL, copy_module, problems_of
 from hlo_lsp import cli
 from hlo_lsp.analysis.checks import hlo_structure, undefined_names
 from hlo_lsp.analysis.run import PROBLEM_LIMIT, check_module
@@ -303,8 +303,6 @@ def test_a_glance_leaves_a_copy_start_to_the_whole_module(tmp_path: Path) -> Non
     """Fuzzer mutant #34813 (a TPU buffer assignment cut before its allocations of other colors): a glance
     said a copy-start copies `to color 1`, the whole module, which reads the memory-usage report, `to vmem`.
     What a copy moves between spaces needs the report: a glance declines a copy-start, as a *-done."""
-    from conftest import TPU_MATMUL
-
     stem = copy_module(TPU_MATMUL, tmp_path)
     allocations = Path(f"{stem}-buffer-assignment.txt")
     lines = allocations.read_text().split("\n")

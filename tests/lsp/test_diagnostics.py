@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from conftest import SPLIT_MLP, copy_module
+from helpers import SPLIT_MLP, copy_module
 from hlo_lsp.lsp.diagnostics import DiagnosticsPublisher
 from hlo_lsp.lsp.uris import Uris
 from hlo_lsp.session import Document, Session

@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 
 import pytest
-from lsp_helpers import column_of, negotiated_encoding, open_file, position_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from conftest import GPU_HLO_SEED, SPLIT_MLP
+from helpers import GPU_HLO_SEED, SPLIT_MLP
+from helpers.lsp import column_of, negotiated_encoding, open_file, position_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

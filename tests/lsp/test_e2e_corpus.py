@@ -9,9 +9,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from lsp_helpers import all_diagnostics, close_file, forget_diagnostics, open_file
 from pytest_lsp import LanguageClient
 
+from helpers.lsp import all_diagnostics, close_file, forget_diagnostics, open_file
 from hlo_lsp.model.dump_module import module_stem
 from hlo_lsp.parsing.file_kinds import FileKind, detect_kind, kind_from_name
 from hlo_lsp.workspace.loader import load

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lsp_helpers import line_number, open_file, position_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from conftest import DATA, SPLIT_MLP
+from helpers import DATA, SPLIT_MLP
+from helpers.lsp import line_number, open_file, position_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -6,11 +6,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from lsp_helpers import all_diagnostics, close_file, edit_and_check, open_and_check, open_file, position_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from conftest import DATA, SPLIT_CONTROL_FLOW, SPLIT_MLP, copy_module
+from helpers import DATA, SPLIT_CONTROL_FLOW, SPLIT_MLP, copy_module
+from helpers.lsp import all_diagnostics, close_file, edit_and_check, open_and_check, open_file, position_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

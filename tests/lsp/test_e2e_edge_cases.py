@@ -14,12 +14,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from lsp_helpers import (
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+from pygls.exceptions import JsonRpcRequestCancelled
+from pytest_lsp import LanguageClient, client_capabilities
+
+from helpers import DATA, SPLIT_MLP, copy_module
+from helpers.lsp import (
+    CLIENTS,
     all_diagnostics,
-    answer_to,
     close_file,
     forget_diagnostics,
-    framed,
     module_paths,
     next_diagnostics,
     open_file,
@@ -27,12 +32,7 @@ from lsp_helpers import (
     still_serving,
     write_large_module,
 )
-from lsprotocol import types
-from lsprotocol.converters import get_converter
-from pygls.exceptions import JsonRpcRequestCancelled
-from pytest_lsp import LanguageClient, client_capabilities
-
-from conftest import CLIENTS, DATA, SPLIT_MLP, copy_module
+from helpers.raw import answer_to, framed
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

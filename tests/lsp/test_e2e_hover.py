@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_helpers import column_of, negotiated_encoding, open_file, position_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from conftest import DATA, SERVER, SPLIT_MLP, start_session
+from helpers import DATA, SPLIT_MLP
+from helpers.lsp import SERVER, column_of, negotiated_encoding, open_file, position_of, start_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 
 import pytest
-from lsp_helpers import close_file, column_of, negotiated_encoding, open_file, position_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from conftest import CORPUS, SPLIT_MLP, copy_module
+from helpers import CORPUS, SPLIT_MLP, copy_module
+from helpers.lsp import close_file, column_of, negotiated_encoding, open_file, position_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from lsp_helpers import column_of, negotiated_encoding, open_file
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from conftest import CLIENTS, SERVER, SPLIT_MLP, TPU_MATMUL, TPU_SEED, copy_module
+from helpers import SPLIT_MLP, TPU_MATMUL, TPU_SEED, copy_module
+from helpers.lsp import CLIENTS, SERVER, column_of, negotiated_encoding, open_file
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -7,11 +7,11 @@ import re
 from pathlib import Path
 
 import pytest
-from lsp_helpers import all_diagnostics, close_file, forget_diagnostics, open_and_check, open_file, position_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from conftest import TF_EVAL, TPU_MATMUL
+from helpers import TF_EVAL, TPU_MATMUL
+from helpers.lsp import all_diagnostics, close_file, forget_diagnostics, open_and_check, open_file, position_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -6,11 +6,11 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from lsp_helpers import next_diagnostics, open_file, still_serving, write_large_module
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from conftest import SPLIT_MLP, copy_module
+from helpers import SPLIT_MLP, copy_module
+from helpers.lsp import next_diagnostics, open_file, still_serving, write_large_module
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 # About 15 MB: its check lasts about a second, well past the 0.2 s before a bar is shown, so that

@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_helpers import (
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+from pytest_lsp import LanguageClient, client_capabilities
+
+from helpers import DATA, SPLIT_MLP, copy_module
+from helpers.lsp import (
+    CLIENTS,
     all_diagnostics,
     close_file,
     column_of,
@@ -27,11 +33,6 @@ from lsp_helpers import (
     position_of,
     write_large_module,
 )
-from lsprotocol import types
-from lsprotocol.converters import get_converter
-from pytest_lsp import LanguageClient, client_capabilities
-
-from conftest import CLIENTS, DATA, SPLIT_MLP, copy_module
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

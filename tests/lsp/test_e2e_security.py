@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from lsp_helpers import module_paths, next_diagnostics, open_file, position_of, still_serving
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import make_test_lsp_client
 
-from conftest import CLIENTS, SERVER, SPLIT_MLP, copy_module
+from helpers import SPLIT_MLP, copy_module
+from helpers.lsp import CLIENTS, SERVER, module_paths, next_diagnostics, open_file, position_of, still_serving
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_helpers import column_of, negotiated_encoding, open_file, position_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from conftest import CLIENTS, DATA, SERVER, SPLIT_MLP
+from helpers import DATA, SPLIT_MLP
+from helpers.lsp import CLIENTS, SERVER, column_of, negotiated_encoding, open_file, position_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

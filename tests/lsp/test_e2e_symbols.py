@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_helpers import close_file, column_of, negotiated_encoding, open_file
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from conftest import CLIENTS, DATA, SERVER, SPLIT_MLP, copy_module, start_session
+from helpers import DATA, SPLIT_MLP, copy_module
+from helpers.lsp import CLIENTS, SERVER, close_file, column_of, negotiated_encoding, open_file, start_session
 from hlo_lsp.features.folding import folding_ranges
 from hlo_lsp.model.document import Document
 from hlo_lsp.parsing.file_kinds import FileKind

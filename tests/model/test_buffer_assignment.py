@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, TPU_SEED
+from helpers import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, TPU_SEED
 from hlo_lsp.model.buffer_assignment import BufferAssignment, Place, read_buffer_assignment
 from hlo_lsp.model.document import Document
 from hlo_lsp.parsing.file_kinds import FileKind

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_MLP, DUMP_FILES, HANDWRITTEN, SPLIT_MLP
+from helpers import COMBINED_MLP, DUMP_FILES, HANDWRITTEN, SPLIT_MLP
 from hlo_lsp.model import document as document_module
 from hlo_lsp.model.document import Document, document_state_signature
 from hlo_lsp.parsing.file_kinds import FileKind, detect_kind

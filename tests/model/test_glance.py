@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, DATA, HANDWRITTEN, SPLIT_MLP, copy_module, plant
+from helpers import CORPUS, DATA, HANDWRITTEN, SPLIT_MLP, copy_module, plant
 from hlo_lsp.features.definition import definition
 from hlo_lsp.features.hover import hover
 from hlo_lsp.features.targets import target_at

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_MLP, CORPUS, GPU_HLO_SEED, HANDWRITTEN, SPLIT_MLP
+from helpers import COMBINED_MLP, CORPUS, GPU_HLO_SEED, HANDWRITTEN, SPLIT_MLP
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.hlo_module import HloModule, StackFrame
 from hlo_lsp.parsing.file_kinds import FileKind

@@ -13,7 +13,7 @@ from unittest import mock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import COMBINED_MLP, HANDWRITTEN, SPLIT_MLP
+from helpers import COMBINED_MLP, HANDWRITTEN, SPLIT_MLP
 from hlo_lsp.model import document as document_module
 from hlo_lsp.model.document import Document, document_state_signature
 from hlo_lsp.parsing.file_kinds import FileKind

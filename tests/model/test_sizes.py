@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import DATA
+from helpers import DATA
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.sizes import dense_size, has_tiles, human_bytes, tiled_size
 from hlo_lsp.parsing.hlo_syntax import parse_shape

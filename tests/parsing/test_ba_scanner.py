@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_MLP, DATA, GPU_SEED, SPLIT_CONTROL_FLOW, SPLIT_MLP, TPU_JAX_SEED, TPU_SEED
+from helpers import COMBINED_MLP, DATA, GPU_SEED, SPLIT_CONTROL_FLOW, SPLIT_MLP, TPU_JAX_SEED, TPU_SEED
 from hlo_lsp.parsing.ba_mentions import ba_line_mentions
 from hlo_lsp.parsing.ba_scanner import scan_ba_line
 from hlo_lsp.parsing.line_scan import LineScan, Role

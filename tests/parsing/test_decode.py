@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import COMBINED_MLP, GPU_HLO_SEED
+from helpers import COMBINED_MLP, GPU_HLO_SEED
 from hlo_lsp.parsing.decode import decode_dump
 from hlo_lsp.problems import Severity
 from hlo_lsp.text import Position

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, DATA, HANDWRITTEN, SPLIT_MLP
+from helpers import CORPUS, DATA, HANDWRITTEN, SPLIT_MLP
 from hlo_lsp.parsing.file_kinds import FileKind, detect_kind, dump_name, kind_from_name
 
 SHARED_PRODUCERS = CORPUS.parent / "producers"

@@ -12,7 +12,7 @@ import pytest
 from lark import Lark, Tree
 from lark import logger as lark_logger
 
-from conftest import COMBINED_MLP, DUMP_FILES, HANDWRITTEN, SPLIT_MLP
+from helpers import COMBINED_MLP, DUMP_FILES, HANDWRITTEN, SPLIT_MLP
 from hlo_lsp.parsing.ba_syntax import buffer_assignment_error, memory_report_error
 from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
 from hlo_lsp.parsing.grammars import (

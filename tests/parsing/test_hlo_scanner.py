@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_CONTROL_FLOW, COMBINED_MLP, GPU_HLO_SEED, HANDWRITTEN, SPLIT_CONTROL_FLOW, SPLIT_MLP
+from helpers import COMBINED_CONTROL_FLOW, COMBINED_MLP, GPU_HLO_SEED, HANDWRITTEN, SPLIT_CONTROL_FLOW, SPLIT_MLP
 from hlo_lsp.parsing.hlo_scanner import continued_end, goes_on_from_above, hlo_line_uses, scan_hlo_line
 from hlo_lsp.parsing.line_scan import LineScan, Role
 

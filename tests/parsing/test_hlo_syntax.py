@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_MLP, GPU_HLO_SEED, HANDWRITTEN, SPLIT_MLP
+from helpers import COMBINED_MLP, GPU_HLO_SEED, HANDWRITTEN, SPLIT_MLP
 from hlo_lsp.parsing.hlo_syntax import (
     parse_computation_header,
     parse_instruction,

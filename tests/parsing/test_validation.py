@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import COMBINED_MLP
+from helpers import COMBINED_MLP
 from hlo_lsp.parsing import hlo_syntax
 from hlo_lsp.parsing.hlo_syntax import parse_computation_header, parse_module_header
 from hlo_lsp.parsing.syntax import ModuleHeader, ParseError

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA
+from helpers import DATA
 from hlo_lsp.session import Cursor, Session, Span
 from hlo_lsp.text import Position, Range
 

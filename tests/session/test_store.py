@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA, SPLIT_MLP, copy_module
+from helpers import DATA, SPLIT_MLP, copy_module
 from hlo_lsp.features.folding import folding_ranges
 from hlo_lsp.features.hover_memory import peak_of
 from hlo_lsp.features.semantic_tokens import semantic_tokens

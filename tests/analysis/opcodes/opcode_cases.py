@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import problems_of
+from helpers import problems_of
 from hlo_lsp.problems import Problem, Severity
 
 ERROR = Severity.ERROR

@@ -9,7 +9,7 @@ from unittest import mock
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import RANDOM_EDITS, after_random_module_edits_like_a_fresh_check, problems_of
+from helpers import RANDOM_EDITS, after_random_module_edits_like_a_fresh_check, problems_of
 from hlo_lsp.analysis.checks import opcodes
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.model import document as document_module

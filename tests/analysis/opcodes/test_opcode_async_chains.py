@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from opcode_cases import NEGATE, module, one, opcode_problems
 
-from conftest import problems_of
+from helpers import problems_of
 
 # ---- async chains ----------------------------------------------------------------------------------------------
 START = "s = ((f32[4]), f32[4], s32[]) async-start(p), calls=w"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from opcode_cases import module
 
-from conftest import problems_of
+from helpers import problems_of
 
 REDUCE = "ROOT r = f32[] reduce(s, z), dimensions={{}}, to_apply={{ {body} }}"
 PARAMS = ("s = f32[] parameter(0)", "z = f32[] constant(0)")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from opcode_cases import CODES, ERROR, underlined_in
 
-from conftest import (
+from helpers import (
     CORPUS,
     DATA,
     HANDWRITTEN,

@@ -1,14 +1,33 @@
-"""Helpers of the end-to-end tests: open a real dump in the server, find positions in it."""
+"""The end-to-end tests' side of a session with the real server over stdio (pytest-lsp): the client
+profiles, starting a session, opening a real dump, waiting for what the server publishes, finding
+positions in a file. Raw JSON-RPC sessions are in helpers.raw."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import re
+import sys
 from pathlib import Path
 
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from helpers.paths import DATA, SPLIT_HLO, SPLIT_MLP
+
+# Each end-to-end test runs once per client profile: their capabilities differ.
+CLIENTS = ["visual-studio-code", "neovim"]
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "hlo_lsp"])
+
+
+async def start_session(lsp_client: LanguageClient, capabilities: types.ClientCapabilities,
+                        initialization_options: object = None) -> None:
+    """Initializes a session as a client with `capabilities` (and options), rooted at tests/data."""
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        """Real editors accept the server's file watchers; the test client just says yes."""
+
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=capabilities, root_uri=DATA.as_uri(), initialization_options=initialization_options))
 
 
 def open_file(client: LanguageClient, path: Path, language: str = "hlo") -> str:
@@ -123,9 +142,6 @@ async def log_message_containing(client: LanguageClient, text: str, since: int =
 
 # ---- added for the edge-case and security tests ------------------------------------------------------
 
-_SPLIT_MLP = Path(__file__).resolve().parents[1] / "data" / "jax-0.10.2" / "mlp3" / \
-    "module_0000.jit_mlp.cpu_after_optimizations"
-
 
 def server_is_running(client: LanguageClient) -> bool:
     """The server process the client started has not exited."""
@@ -136,43 +152,16 @@ def server_is_running(client: LanguageClient) -> bool:
 async def still_serving(client: LanguageClient) -> None:
     """The server process is alive and answers a hover on a bundled dump with the size XLA printed."""
     assert server_is_running(client)
-    hlo = Path(f"{_SPLIT_MLP}.txt")
-    printed = Path(f"{_SPLIT_MLP}-buffer-assignment.txt").read_text()
+    printed = Path(f"{SPLIT_MLP}-buffer-assignment.txt").read_text()
     assert " value: <64 add_maximum_fusion @0> (size=32768,offset=0): f32[32,256]{1,0}" in printed
-    uri = open_file(client, hlo)
-    position = position_of(hlo, "  %add_maximum_fusion = ", "add_maximum_fusion")
+    uri = open_file(client, SPLIT_HLO)
+    position = position_of(SPLIT_HLO, "  %add_maximum_fusion = ", "add_maximum_fusion")
     answer = await asyncio.wait_for(
         client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), position)), 30)
     assert answer is not None and isinstance(answer.contents, types.MarkupContent)
     assert "- 32,768 bytes (32.0KiB) in allocation 14 (preallocated-temp), offset 0" in \
         answer.contents.value.split("\n")
     assert server_is_running(client)
-
-
-def framed(message: dict) -> bytes:  # type: ignore[type-arg]
-    """One JSON-RPC message with its Content-Length header, as it goes over stdio."""
-    body = json.dumps(message).encode()
-    return f"Content-Length: {len(body)}\r\n\r\n".encode() + body
-
-
-async def read_message(reader: asyncio.StreamReader) -> dict:  # type: ignore[type-arg]
-    headers = {}
-    while (line := await reader.readline()) not in (b"\r\n", b""):
-        name, value = line.decode().split(":", 1)
-        headers[name.strip().lower()] = value.strip()
-    if "content-length" not in headers:
-        raise EOFError("the server closed its output")
-    return json.loads(await reader.readexactly(int(headers["content-length"])))
-
-
-async def answer_to(reader: asyncio.StreamReader, request_id: int, timeout: float = 30) -> dict:  # type: ignore[type-arg]
-    """The response to request `request_id`, skipping the notifications (logs, diagnostics) before it."""
-    async def answered() -> dict:  # type: ignore[type-arg]
-        while True:
-            message = await read_message(reader)
-            if message.get("id") == request_id and "method" not in message:
-                return message
-    return await asyncio.wait_for(answered(), timeout)
 
 
 def write_large_module(folder: Path, hlo: Path, copies: int = 760) -> Path:
