@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
-from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcRequestCancelled
-from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
 from helpers import DATA, SPLIT_MLP, copy_module
 from helpers.lsp import (
@@ -32,7 +30,7 @@ from helpers.lsp import (
     still_serving,
     write_large_module,
 )
-from helpers.raw import answer_to, framed
+from helpers.raw import RawSession, raw_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -145,60 +143,44 @@ INVALID_POSITIONS = [{"line": -1, "character": -1}, {"line": 125, "character": -
                      {"line": 125, "character": 2**32 - 1}, {"line": 2**53, "character": 2**53}]
 
 
-async def start_raw_session(profile: str = "visual-studio-code") -> asyncio.subprocess.Process:
-    """A server spoken to in raw JSON-RPC, initialized, with the split mlp3 module open."""
-    process = await raw_server()
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(framed(initialize_message(1, profile)))
-    await answer_to(process.stdout, 1)
-    process.stdin.write(framed({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
-    process.stdin.write(framed({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
-        "uri": SPLIT_HLO.as_uri(), "languageId": "hlo", "version": 1, "text": SPLIT_HLO.read_text()}}}))
-    return process
+async def with_split_hlo_open(server: RawSession) -> None:
+    """Initializes the raw session as VS Code and opens the split mlp3 module's HLO file."""
+    await server.initialize()
+    await server.notify("initialized", {})
+    await server.did_open(SPLIT_HLO)
 
 
-def position_request(request_id: int, method: str, position: dict) -> dict:  # type: ignore[type-arg]
-    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {
-        "textDocument": {"uri": SPLIT_HLO.as_uri()}, "position": position, "context": {"includeDeclaration": True}}}
+async def request_at(server: RawSession, request_id: int, method: str, position: dict) -> None:  # type: ignore[type-arg]
+    await server.request(request_id, method, {"textDocument": {"uri": SPLIT_HLO.as_uri()}, "position": position,
+                                              "context": {"includeDeclaration": True}})
 
 
 async def test_positions_beyond_uinteger_and_negative_leave_the_server_serving() -> None:
     """-1 and 2**32-1 (what a client with an int32 bug sends) are not LSP positions: after a burst of
     them the same process still hovers the instruction, and shutdown and exit end it with code 0."""
-    process = await start_raw_session()
-    assert process.stdin is not None and process.stdout is not None
-    try:
+    async with raw_session() as server:
+        await with_split_hlo_open(server)
         assert ADD_MAXIMUM in SPLIT_HLO.read_text().split("\n")[125]
         request_id = 10
         for position in INVALID_POSITIONS:
             for method in ("textDocument/hover", "textDocument/definition", "textDocument/references"):
-                process.stdin.write(framed(position_request(request_id, method, position)))
+                await request_at(server, request_id, method, position)
                 request_id += 1
         name = position_of(SPLIT_HLO, ADD_MAXIMUM, "add_maximum_fusion")
-        process.stdin.write(framed(position_request(99, "textDocument/hover",
-                                                    {"line": name.line, "character": name.character})))
-        answer = await answer_to(process.stdout, 99)
+        await request_at(server, 99, "textDocument/hover", {"line": name.line, "character": name.character})
+        answer = await server.answer(99)
         assert ALLOCATION_LINE in answer["result"]["contents"]["value"].split("\n")
-        assert process.returncode is None
-        await shut_down(process, 100)
-    finally:
-        code = await exit_code(process)
-    assert code == 0
+        assert server.process.returncode is None
+        await server.shut_down(100)
+    assert server.returncode == 0
 
 
 async def test_an_invalid_position_gets_an_invalid_params_error() -> None:
-    process = await start_raw_session()
-    assert process.stdin is not None and process.stdout is not None
-    try:
-        process.stdin.write(framed(position_request(7, "textDocument/hover", INVALID_POSITIONS[0])))
-        try:
-            answer = await answer_to(process.stdout, 7, timeout=3)
-        except asyncio.TimeoutError:
-            answer = {}
+    async with raw_session() as server:
+        await with_split_hlo_open(server)
+        await request_at(server, 7, "textDocument/hover", INVALID_POSITIONS[0])
+        answer = await server.answer_if_any(7)
         assert answer.get("error", {}).get("code") == -32602, answer
-    finally:
-        process.kill()
-        await process.wait()
 
 
 # ---- didChange ---------------------------------------------------------------------------------------
@@ -336,101 +318,47 @@ async def test_a_document_closed_while_a_request_runs(client: LanguageClient, la
 # ---- shutdown and exit -----------------------------------------------------------------------------------
 
 
-def initialize_message(request_id: int, profile: str) -> dict:  # type: ignore[type-arg]
-    params = types.InitializeParams(capabilities=client_capabilities(profile), process_id=None,
-                                    root_uri=DATA.as_uri())
-    return {"jsonrpc": "2.0", "id": request_id, "method": "initialize",
-            "params": get_converter().unstructure(params)}
-
-
-async def raw_server(*args: str) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "hlo_lsp", *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL)
-
-
 @pytest.mark.parametrize("args", [(), ("--stdio",), ("serve", "--stdio")])
 async def test_the_stdio_flag_clients_add_is_accepted(args: tuple[str, ...]) -> None:
     """vscode-languageclient and others start a stdio server with `--stdio`; it is the default."""
-    process = await raw_server(*args)
-    assert process.stdin is not None and process.stdout is not None
-    try:
-        process.stdin.write(framed(initialize_message(1, "visual-studio-code")))
-        answer = await answer_to(process.stdout, 1)
+    async with raw_session(*args) as server:
+        answer = await server.initialize()
         assert answer["result"]["serverInfo"]["name"] == "hlo-lsp"
-        await shut_down(process, 2)
-    finally:
-        code = await exit_code(process)
-    assert code == 0
-
-
-async def shut_down(process: asyncio.subprocess.Process, request_id: int) -> None:
-    """The polite end of a session: shutdown, its answer, then exit."""
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(framed({"jsonrpc": "2.0", "id": request_id, "method": "shutdown"}))
-    await answer_to(process.stdout, request_id)
-    process.stdin.write(framed({"jsonrpc": "2.0", "method": "exit"}))
-
-
-async def exit_code(process: asyncio.subprocess.Process) -> int | None:
-    try:
-        return await asyncio.wait_for(process.wait(), 10)
-    except asyncio.TimeoutError:
-        process.kill()
-        await process.wait()
-        return None
+        await server.shut_down(2)
+    assert server.returncode == 0
 
 
 @pytest.mark.parametrize("profile", CLIENTS)
 async def test_shutdown_then_exit_ends_with_code_0(profile: str) -> None:
-    process = await raw_server()
-    assert process.stdin is not None and process.stdout is not None
-    try:
-        process.stdin.write(framed(initialize_message(1, profile)))
-        assert "capabilities" in (await answer_to(process.stdout, 1))["result"]
-        process.stdin.write(framed({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
-        process.stdin.write(framed({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
-        answer = await answer_to(process.stdout, 2)
+    async with raw_session() as server:
+        assert "capabilities" in (await server.initialize(profile))["result"]
+        await server.notify("initialized", {})
+        await server.request(2, "shutdown")
+        answer = await server.answer(2)
         assert "result" in answer and answer["result"] is None and "error" not in answer
-        assert process.returncode is None  # shutdown alone does not end the process
-        process.stdin.write(framed({"jsonrpc": "2.0", "method": "exit"}))
-    finally:
-        code = await exit_code(process)
-    assert code == 0
+        assert server.process.returncode is None  # shutdown alone does not end the process
+        await server.notify("exit")
+    assert server.returncode == 0
 
 
 @pytest.mark.parametrize("profile", CLIENTS)
 async def test_exit_without_shutdown_ends_with_code_1(profile: str) -> None:
-    process = await raw_server()
-    assert process.stdin is not None and process.stdout is not None
-    try:
-        process.stdin.write(framed(initialize_message(1, profile)))
-        await answer_to(process.stdout, 1)
-        process.stdin.write(framed({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
-        process.stdin.write(framed({"jsonrpc": "2.0", "method": "exit"}))
-    finally:
-        code = await exit_code(process)
-    assert code == 1
+    async with raw_session() as server:
+        await server.initialize(profile)
+        await server.notify("initialized", {})
+        await server.notify("exit")
+    assert server.returncode == 1
 
 
 async def test_a_request_after_shutdown_is_an_invalid_request_error() -> None:
-    process = await raw_server()
-    assert process.stdin is not None and process.stdout is not None
-    try:
-        process.stdin.write(framed(initialize_message(1, "visual-studio-code")))
-        await answer_to(process.stdout, 1)
-        process.stdin.write(framed({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
-        await answer_to(process.stdout, 2)
-        process.stdin.write(framed({"jsonrpc": "2.0", "id": 3, "method": "textDocument/hover", "params": {
-            "textDocument": {"uri": SPLIT_HLO.as_uri()}, "position": {"line": 0, "character": 0}}}))
-        try:
-            answer = await answer_to(process.stdout, 3, timeout=3)
-        except asyncio.TimeoutError:
-            answer = {}
+    async with raw_session() as server:
+        await server.initialize()
+        await server.request(2, "shutdown")
+        await server.answer(2)
+        await server.request(3, "textDocument/hover", {
+            "textDocument": {"uri": SPLIT_HLO.as_uri()}, "position": {"line": 0, "character": 0}})
+        answer = await server.answer_if_any(3)
         assert answer.get("error", {}).get("code") == -32600, answer
-    finally:
-        process.kill()
-        await process.wait()
 
 
 # ---- URIs that are not files ------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ Every test that edits works on a copy of a real dump in tmp_path; tests/data is 
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 import sys
 from pathlib import Path
@@ -16,10 +15,9 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
-from lsprotocol.converters import get_converter
 from pytest_lsp import LanguageClient, client_capabilities
 
-from helpers import DATA, SPLIT_MLP, copy_module
+from helpers import SPLIT_MLP, copy_module
 from helpers.lsp import (
     CLIENTS,
     all_diagnostics,
@@ -33,6 +31,7 @@ from helpers.lsp import (
     position_of,
     write_large_module,
 )
+from helpers.raw import RawSession, raw_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -575,43 +574,10 @@ async def test_closing_the_last_open_file_of_a_module_clears_its_diagnostics(
 # ---- other ways to start the server ----------------------------------------------------------------------
 
 
-def framed(message: dict[str, Any]) -> bytes:
-    body = json.dumps(message).encode()
-    return f"Content-Length: {len(body)}\r\n\r\n".encode() + body
-
-
-async def read_message(reader: asyncio.StreamReader) -> dict[str, Any]:
-    headers = {}
-    while (line := await reader.readline()) not in (b"\r\n", b""):
-        name, value = line.decode().split(":", 1)
-        headers[name.strip().lower()] = value.strip()
-    return json.loads(await reader.readexactly(int(headers["content-length"])))
-
-
-async def answer_to(reader: asyncio.StreamReader, request_id: int) -> dict[str, Any]:
-    """The response to request `request_id`, skipping notifications (logs) sent before it."""
-    while True:
-        message = await asyncio.wait_for(read_message(reader), 30)
-        if message.get("id") == request_id and "method" not in message:
-            return message
-
-
-def initialize(profile: str) -> dict[str, Any]:
-    params = types.InitializeParams(capabilities=client_capabilities(profile), process_id=None,
-                                    root_uri=DATA.as_uri())
-    return {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": get_converter().unstructure(params)}
-
-
-async def session(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, profile: str) -> dict[str, Any]:
+async def session(server: RawSession, profile: str) -> dict[str, Any]:
     """initialize, shutdown, exit; returns the initialize result."""
-    writer.write(framed(initialize(profile)))
-    await writer.drain()
-    result = (await answer_to(reader, 1))["result"]
-    writer.write(framed({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
-    await writer.drain()
-    assert (await answer_to(reader, 2)).get("result", "missing") is None
-    writer.write(framed({"jsonrpc": "2.0", "method": "exit"}))
-    await writer.drain()
+    result = (await server.initialize(profile))["result"]
+    assert (await server.shut_down(2)).get("result", "missing") is None
     return result
 
 
@@ -631,49 +597,18 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-async def stop(process: asyncio.subprocess.Process) -> int | None:
-    """Waits for the process to exit; ends it (this test started it) if it does not."""
-    try:
-        return await asyncio.wait_for(process.wait(), 10)
-    except asyncio.TimeoutError:
-        process.kill()
-        await process.wait()
-        return None
-
-
 @pytest.mark.parametrize("profile", CLIENTS)
 async def test_the_server_answers_initialize_over_tcp(profile: str) -> None:
     port = free_port()
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "hlo_lsp", "--tcp", f"127.0.0.1:{port}",
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
-    try:
-        for _ in range(100):  # the server needs a moment to listen
-            try:
-                reader, writer = await asyncio.open_connection("127.0.0.1", port)
-                break
-            except OSError:
-                await asyncio.sleep(0.1)
-        else:
-            pytest.fail("the server never listened on its port")
-        check_initialize_result(await session(reader, writer, profile), profile)
-        writer.close()
-    finally:
-        returncode = await stop(process)
-    assert returncode == 0  # exit after shutdown ends the TCP server too
+    async with raw_session("--tcp", f"127.0.0.1:{port}", port=port) as server:
+        check_initialize_result(await session(server, profile), profile)
+    assert server.returncode == 0  # exit after shutdown ends the TCP server too
 
 
 @pytest.mark.parametrize("profile", CLIENTS)
 async def test_the_hlo_lsp_script_without_arguments_serves_stdio(profile: str) -> None:
     script = Path(sys.executable).with_name("hlo-lsp")
     assert script.is_file(), script
-    process = await asyncio.create_subprocess_exec(
-        str(script), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL)
-    try:
-        assert process.stdout is not None and process.stdin is not None
-        result = await session(process.stdout, process.stdin, profile)  # type: ignore[arg-type]
-        check_initialize_result(result, profile)
-    finally:
-        returncode = await stop(process)
-    assert returncode == 0  # exit after shutdown
+    async with raw_session(command=[str(script)]) as server:
+        check_initialize_result(await session(server, profile), profile)
+    assert server.returncode == 0  # exit after shutdown
