@@ -7,12 +7,11 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from helpers import COMBINED_MLP, GPU_SEED, SPLIT_CONTROL_FLOW, SPLIT_MLP, line_with, lines_of, module_of
+from helpers import COMBINED_MLP, GPU_SEED, SPLIT_CONTROL_FLOW, SPLIT_HLO, SPLIT_MLP, line_with, lines_of, module_of
 from hlo_lsp.features.code_lens import Lens, code_lenses
 from hlo_lsp.features.memory_index import size_text
 from hlo_lsp.model.dump_module import ModuleDump
 
-SPLIT_HLO = Path(f"{SPLIT_MLP}.txt")
 SPLIT_ALLOCATIONS = Path(f"{SPLIT_MLP}-buffer-assignment.txt")
 SPLIT_LIVE_RANGE = Path(f"{SPLIT_MLP}-live-range.txt")
 

@@ -13,6 +13,7 @@ from helpers import (
     GPU_SEED,
     HANDWRITTEN,
     PRODUCERS,
+    SPLIT_HLO,
     SPLIT_MLP,
     TPU_MATMUL,
     TPU_SEED,
@@ -25,7 +26,6 @@ from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.sizes import human_bytes
 from hlo_lsp.text import Position, Range
 
-SPLIT_HLO = Path(f"{SPLIT_MLP}.txt")
 SPLIT_ALLOCATIONS = Path(f"{SPLIT_MLP}-buffer-assignment.txt")
 SPLIT_LIVE_RANGE = Path(f"{SPLIT_MLP}-live-range.txt")
 COMBINED_HLO = Path(f"{COMBINED_MLP}.txt")

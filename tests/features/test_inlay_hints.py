@@ -8,7 +8,7 @@ import shutil
 import time
 from pathlib import Path
 
-from helpers import COMBINED_MLP, GPU_HLO_SEED, SPLIT_CONTROL_FLOW, SPLIT_MLP, module_of
+from helpers import COMBINED_MLP, GPU_HLO_SEED, SPLIT_CONTROL_FLOW, SPLIT_HLO, SPLIT_MLP, module_of
 from hlo_lsp.features.inlay_hints import InlayHint, inlay_hints
 from hlo_lsp.features.memory_index import size_text
 from hlo_lsp.model.document import Document
@@ -16,7 +16,6 @@ from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.sizes import human_bytes
 from hlo_lsp.text import Position, Range
 
-SPLIT_HLO = Path(f"{SPLIT_MLP}.txt")
 SPLIT_ALLOCATIONS = Path(f"{SPLIT_MLP}-buffer-assignment.txt")
 SPLIT_LIVE_RANGE = Path(f"{SPLIT_MLP}-live-range.txt")
 EVERYTHING = Range(Position(0, 0), Position(1 << 30, 0))

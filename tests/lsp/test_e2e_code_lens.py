@@ -12,12 +12,11 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from helpers import GPU_HLO_SEED, SPLIT_MLP
+from helpers import GPU_HLO_SEED, SPLIT_HLO, SPLIT_MLP
 from helpers.lsp import column_of, negotiated_encoding, open_file, position_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-SPLIT_HLO = Path(f"{SPLIT_MLP}.txt")
 SPLIT_ALLOCATIONS = Path(f"{SPLIT_MLP}-buffer-assignment.txt")
 SPLIT_LIVE_RANGE = Path(f"{SPLIT_MLP}-live-range.txt")
 

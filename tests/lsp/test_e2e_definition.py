@@ -8,13 +8,12 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from helpers import DATA, SPLIT_MLP
+from helpers import DATA, SPLIT_HLO, SPLIT_MLP
 from helpers.lsp import line_number, open_file, position_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 SPLIT = SPLIT_MLP
-SPLIT_HLO = Path(f"{SPLIT}.txt")
 SPLIT_BA = Path(f"{SPLIT}-buffer-assignment.txt")
 SPLIT_VALUES = Path(f"{SPLIT}-buffer-assignment-values.txt")
 SPLIT_LIVE = Path(f"{SPLIT}-live-range.txt")

@@ -17,7 +17,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 from pytest_lsp import LanguageClient
 
-from helpers import DATA, SPLIT_MLP, copy_module
+from helpers import DATA, SPLIT_HLO, SPLIT_MLP, copy_module
 from helpers.lsp import (
     CLIENTS,
     all_diagnostics,
@@ -35,7 +35,6 @@ from helpers.raw import RawSession, raw_session
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 SPLIT = SPLIT_MLP
-SPLIT_HLO = Path(f"{SPLIT}.txt")
 OTHER = DATA / "jax-0.10.2" / "control_flow" / "module_0000.jit_f.cpu_after_optimizations"
 ADD_MAXIMUM = "  %add_maximum_fusion = f32[32,256]{1,0} fusion(%ynn_fusion.1, %bs_1_.1)"
 ALLOCATION_LINE = "- 32,768 bytes (32.0KiB) in allocation 14 (preallocated-temp), offset 0"

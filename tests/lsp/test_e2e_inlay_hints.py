@@ -13,12 +13,11 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from helpers import DATA, SPLIT_MLP
+from helpers import DATA, SPLIT_HLO, SPLIT_MLP
 from helpers.lsp import CLIENTS, SERVER, column_of, negotiated_encoding, open_file, position_of, start_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-SPLIT_HLO = Path(f"{SPLIT_MLP}.txt")
 SPLIT_ALLOCATIONS = Path(f"{SPLIT_MLP}-buffer-assignment.txt")
 SPLIT_LIVE_RANGE = Path(f"{SPLIT_MLP}-live-range.txt")
 

@@ -16,13 +16,12 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from helpers import SPLIT_MLP, TPU_MATMUL, TPU_SEED, copy_module
+from helpers import SPLIT_HLO, SPLIT_MLP, TPU_MATMUL, TPU_SEED, copy_module
 from helpers.lsp import CLIENTS, SERVER, column_of, negotiated_encoding, open_file
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 COMMAND = "hlo.memoryTimeline"
-SPLIT_HLO = Path(f"{SPLIT_MLP}.txt")
 SPLIT_LIVE = Path(f"{SPLIT_MLP}-live-range.txt")
 SVG = "{http://www.w3.org/2000/svg}"
 

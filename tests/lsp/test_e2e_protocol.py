@@ -17,7 +17,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from helpers import SPLIT_MLP, copy_module
+from helpers import SPLIT_HLO, SPLIT_MLP, copy_module
 from helpers.lsp import (
     CLIENTS,
     all_diagnostics,
@@ -36,7 +36,6 @@ from helpers.raw import RawSession, raw_session
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 SPLIT = SPLIT_MLP
-SPLIT_HLO = Path(f"{SPLIT}.txt")
 ADD_MAXIMUM = "  %add_maximum_fusion = f32[32,256]{1,0} fusion(%ynn_fusion.1, %bs_1_.1)"
 NON_ASCII = "é😀"  # 1 + 2 UTF-16 code units, 2 + 4 UTF-8 bytes, 2 code points
 

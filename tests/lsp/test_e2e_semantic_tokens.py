@@ -10,12 +10,11 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from helpers import DATA, SPLIT_MLP
+from helpers import DATA, SPLIT_HLO, SPLIT_MLP
 from helpers.lsp import CLIENTS, SERVER, column_of, negotiated_encoding, open_file, position_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-SPLIT_HLO = Path(f"{SPLIT_MLP}.txt")
 SPLIT_VALUES = Path(f"{SPLIT_MLP}-buffer-assignment-values.txt")
 # The legend the server announces (checked against its InitializeResult below).
 TYPES = ["namespace", "function", "parameter", "variable", "keyword", "method", "type", "property", "string",

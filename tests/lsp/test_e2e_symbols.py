@@ -13,7 +13,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from helpers import DATA, SPLIT_MLP, copy_module
+from helpers import DATA, SPLIT_HLO, SPLIT_MLP, copy_module
 from helpers.lsp import CLIENTS, SERVER, close_file, column_of, negotiated_encoding, open_file, start_session
 from hlo_lsp.features.folding import folding_ranges
 from hlo_lsp.model.document import Document
@@ -22,7 +22,6 @@ from hlo_lsp.parsing.file_kinds import FileKind
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 SPLIT = SPLIT_MLP
-SPLIT_HLO = Path(f"{SPLIT}.txt")
 SPLIT_BA = Path(f"{SPLIT}-buffer-assignment.txt")
 COMBINED = DATA / "jax-0.4.38" / "mlp3" / "module_0001.jit_mlp.cpu_after_optimizations"
 COMBINED_HLO = Path(f"{COMBINED}.txt")

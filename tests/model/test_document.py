@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import COMBINED_MLP, DUMP_FILES, HANDWRITTEN, SPLIT_MLP
+from helpers import COMBINED_MLP, DUMP_FILES, HANDWRITTEN, SPLIT_HLO, SPLIT_MLP
 from hlo_lsp.model import document as document_module
 from hlo_lsp.model.document import Document, document_state_signature
 from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
@@ -15,7 +15,6 @@ from hlo_lsp.parsing.line_scan import Ref, Role
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range
 
-SPLIT_HLO = Path(str(SPLIT_MLP) + ".txt")
 SPLIT_TEXT = SPLIT_HLO.read_text()
 YNN_FUSION_LINE = 126  # `  %ynn_fusion = f32[32,10]{1,0} fusion(%add_maximum_fusion, %ws_2_.1), ...`
 

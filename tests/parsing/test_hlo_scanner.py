@@ -7,11 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from helpers import COMBINED_CONTROL_FLOW, COMBINED_MLP, GPU_HLO_SEED, HANDWRITTEN, SPLIT_CONTROL_FLOW, SPLIT_MLP
+from helpers import (
+    COMBINED_CONTROL_FLOW,
+    COMBINED_MLP,
+    GPU_HLO_SEED,
+    HANDWRITTEN,
+    SPLIT_CONTROL_FLOW,
+    SPLIT_HLO,
+)
 from hlo_lsp.parsing.hlo_scanner import continued_end, goes_on_from_above, hlo_line_uses, scan_hlo_line
 from hlo_lsp.parsing.line_scan import LineScan, Role
 
-SPLIT_MLP_HLO = Path(str(SPLIT_MLP) + ".txt")  # JAX 0.10.2: `%`, tables, stack_frame_id=
 COMBINED_MLP_HLO = Path(str(COMBINED_MLP) + ".txt")  # JAX 0.4.38: no `%`, `} // name`
 SPLIT_CF_HLO = Path(str(SPLIT_CONTROL_FLOW) + ".txt")
 COMBINED_CF_HLO = Path(str(COMBINED_CONTROL_FLOW) + ".txt")
@@ -47,7 +53,7 @@ def at(text: str, role: Role, name: str, needle: str, offset: int = 0) -> Use:
     return (role, name, start, start + len(name))
 
 
-@pytest.mark.parametrize("path", [GPU_HLO_SEED, SPLIT_MLP_HLO, COMBINED_MLP_HLO, SPLIT_CF_HLO, COMBINED_CF_HLO,
+@pytest.mark.parametrize("path", [GPU_HLO_SEED, SPLIT_HLO, COMBINED_MLP_HLO, SPLIT_CF_HLO, COMBINED_CF_HLO,
                                   HANDWRITTEN], ids=lambda p: p.name)
 def test_real_modules_scan_without_problems_and_end_at_top(path: Path) -> None:
     scans = scanned(path)
@@ -175,29 +181,29 @@ def test_bare_while_and_conditional_name_their_computations() -> None:
 
 
 def test_table_header_and_rows_define_and_use_ids() -> None:
-    scans = scanned(SPLIT_MLP_HLO)
+    scans = scanned(SPLIT_HLO)
     header = next(s for t, s in scans if t == "StackFrames")
     assert (header.kind, header.end_state) == ("table_header", ("table", "StackFrames"))
-    text, row = line(SPLIT_MLP_HLO, "5 {file_location_id=5 parent_frame_id=4}")
+    text, row = line(SPLIT_HLO, "5 {file_location_id=5 parent_frame_id=4}")
     assert row.kind == "table_row" and row.end_state == ("table", "StackFrames")
     assert [(r.role, r.name, r.start, r.end) for r in row.refs] == [(Role.FRAME_DEF, "5", 0, 1)]
     # parent_frame_id is printed as the parent's id + 1: `4` names frame 3.
     assert uses(text, row) == [(Role.LOCATION_USE, "5", 20, 21), (Role.FRAME_USE, "3", 38, 39)]
-    text, row = line(SPLIT_MLP_HLO, "3 {file_name_id=1 function_name_id=3 line=174")
+    text, row = line(SPLIT_HLO, "3 {file_name_id=1 function_name_id=3 line=174")
     assert row.refs[0].role is Role.LOCATION_DEF
     assert uses(text, row) == [(Role.FILE_NAME_USE, "1", 16, 17), (Role.FUNCTION_NAME_USE, "3", 35, 36)]
-    _, row = line(SPLIT_MLP_HLO, '1 "/home/dev/xla-examples/gen_dumps.py"')
+    _, row = line(SPLIT_HLO, '1 "/home/dev/xla-examples/gen_dumps.py"')
     assert [(r.role, r.name) for r in row.refs] == [(Role.FILE_NAME_DEF, "1")]
 
 
 def test_first_computation_after_the_tables_is_a_computation() -> None:
-    text, scan = line(SPLIT_MLP_HLO, "%fused_computation (param_0: f32[32,256]")
+    text, scan = line(SPLIT_HLO, "%fused_computation (param_0: f32[32,256]")
     assert scan.kind == "computation" and scan.problem is None
     assert uses(text, scan) == [(Role.INSTRUCTION_USE, "param_0", 20, 27), (Role.INSTRUCTION_USE, "param_1", 42, 49)]
 
 
 def test_stack_frame_id_in_metadata_is_a_frame_use() -> None:
-    text, scan = line(SPLIT_MLP_HLO, "%ynn_fusion.2 = ")
+    text, scan = line(SPLIT_HLO, "%ynn_fusion.2 = ")
     assert uses(text, scan) == [
         at(text, Role.INSTRUCTION_USE, "x.1", "%x.1", 1),
         at(text, Role.INSTRUCTION_USE, "ws_0_.1", "%ws_0_.1", 1),
@@ -246,8 +252,8 @@ def test_comment_lines_are_blank() -> None:
 
 
 def test_next_instruction_after_unbalanced_brackets_is_still_an_instruction() -> None:
-    broken, _ = line(SPLIT_MLP_HLO, "%add.1 = f32[32,10]{1,0} broadcast(%param_3.1)")
-    after, _ = line(SPLIT_MLP_HLO, "%add.0 = f32[32,10]{1,0} add(")
+    broken, _ = line(SPLIT_HLO, "%add.1 = f32[32,10]{1,0} broadcast(%param_3.1)")
+    after, _ = line(SPLIT_HLO, "%add.0 = f32[32,10]{1,0} add(")
     first = scan_hlo_line("comp", broken.replace("dimensions={1}", "dimensions={1"))
     assert first.kind == "instruction" and first.end_state == ("cont", 1, "comp", "instruction")
     second = scan_hlo_line(first.end_state, after)
@@ -285,7 +291,7 @@ def test_unrecognized_line_in_a_computation_is_a_syntax_problem() -> None:
 
 
 def test_crlf_line_scans_like_lf() -> None:
-    text, scan = line(SPLIT_MLP_HLO, "%ynn_fusion.2 = ")
+    text, scan = line(SPLIT_HLO, "%ynn_fusion.2 = ")
     crlf = scan_hlo_line("comp", text + "\r")
     assert crlf == scan
     assert uses(text + "\r", crlf) == uses(text, scan)
@@ -297,7 +303,7 @@ def test_crlf_line_scans_like_lf() -> None:
 @pytest.mark.parametrize("op_name,extra_units", [("jit(mlp)/général×", 0),  # BMP: one unit per character
                                                   ("jit(mlp)/😀_général", 1)])  # 😀: two UTF-16 units
 def test_columns_after_non_ascii_characters_are_utf16_units(op_name: str, extra_units: int) -> None:
-    text, _ = line(SPLIT_MLP_HLO, "%ynn_fusion.2 = ")
+    text, _ = line(SPLIT_HLO, "%ynn_fusion.2 = ")
     changed = text.replace('op_name="jit(mlp)/dot_general"', f'op_name="{op_name}"')
     scan = scan_hlo_line("comp", changed)
     assert scan.refs[0].start == 3  # the definition comes before any non-ASCII character
@@ -324,14 +330,14 @@ def test_operand_after_an_astral_comment_on_a_line_the_operands_go_on_on() -> No
 
 def test_lines_without_names_share_one_scan_per_kind_and_state() -> None:
     # A large module has hundreds of thousands of blank lines and `}`: one record each, not one per line.
-    ends = [scan for _, scan in scanned(SPLIT_MLP_HLO) if scan.kind == "computation_end"]
+    ends = [scan for _, scan in scanned(SPLIT_HLO) if scan.kind == "computation_end"]
     assert len(ends) > 1 and all(scan is ends[0] for scan in ends)
     assert scan_hlo_line("comp", "") is scan_hlo_line("comp", "  ")
     assert scan_hlo_line("comp", "") == LineScan("blank", "comp")
 
 
 def test_opcodes_are_one_string_per_opcode() -> None:
-    opcodes = [scan.data[3] for _, scan in scanned(SPLIT_MLP_HLO) if scan.kind == "instruction"]
+    opcodes = [scan.data[3] for _, scan in scanned(SPLIT_HLO) if scan.kind == "instruction"]
     parameters = [opcode for opcode in opcodes if opcode == "parameter"]
     assert len(parameters) > 1 and all(opcode is parameters[0] for opcode in parameters)
 
@@ -358,8 +364,8 @@ def test_a_line_that_ends_the_instruction_above_and_starts_others(lines: tuple[s
 def test_a_string_left_open_ends_where_a_quote_cannot_close_it_and_that_instruction_reads_anew() -> None:
     """A quote typed in an instruction's metadata: XLA reads on in the string to the next line's first
     quote, which `jit(mlp)/add"` cannot follow; that line reads as its own instruction, with the problem."""
-    opened, _ = line(SPLIT_MLP_HLO, "%add.1 = f32[32,10]{1,0} broadcast(%param_3.1)")
-    after, _ = line(SPLIT_MLP_HLO, "%add.0 = f32[32,10]{1,0} add(")
+    opened, _ = line(SPLIT_HLO, "%add.1 = f32[32,10]{1,0} broadcast(%param_3.1)")
+    after, _ = line(SPLIT_HLO, "%add.0 = f32[32,10]{1,0} add(")
     first = scan_hlo_line("comp", opened.replace("stack_frame_id=4}", 'stack_frame_id="4}'))
     assert first.end_state == ("string", 1, "comp", "instruction")
     second = scan_hlo_line(first.end_state, after)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import COMBINED_MLP, GPU_HLO_SEED, HANDWRITTEN, SPLIT_MLP
+from helpers import COMBINED_MLP, GPU_HLO_SEED, HANDWRITTEN, SPLIT_HLO
 from hlo_lsp.parsing.hlo_syntax import (
     parse_computation_header,
     parse_instruction,
@@ -15,7 +15,6 @@ from hlo_lsp.parsing.hlo_syntax import (
 )
 from hlo_lsp.parsing.syntax import ArrayShape, Instruction, Layout, ParseError, TupleShape
 
-SPLIT_MLP_HLO = Path(str(SPLIT_MLP) + ".txt")
 COMBINED_MLP_HLO = Path(str(COMBINED_MLP) + ".txt")
 
 
@@ -62,7 +61,7 @@ def test_instruction_with_typed_operands_attributes_and_metadata() -> None:
 
 
 def test_instruction_without_operand_shapes_with_stack_frame_id_and_backend_config() -> None:
-    text, inst = instruction(SPLIT_MLP_HLO, "%ynn_fusion.2 = ")
+    text, inst = instruction(SPLIT_HLO, "%ynn_fusion.2 = ")
     assert [(o.name, o.shape) for o in inst.operands] == [("x.1", None), ("ws_0_.1", None)]
     assert [a.key for a in inst.attributes] == ["kind", "calls", "metadata", "backend_config"]
     assert inst.attribute("calls").names[0][0] == "fused_computation.2"
@@ -196,7 +195,7 @@ def test_broken_shapes_say_what_is_missing(text: str, start: int, expected: str)
 
 
 def test_computation_header_with_signature() -> None:
-    text = line(SPLIT_MLP_HLO, "ENTRY %main.5 (")
+    text = line(SPLIT_HLO, "ENTRY %main.5 (")
     header = parse_computation_header(text)
     assert (header.name, header.is_entry, span_text(text, header.name_span)) == ("main.5", True, "main.5")
     assert [p.name for p in header.parameters] == ["ws_0_.1", "ws_1_.1", "ws_2_.1", "bs_0_.1", "bs_1_.1", "bs_2_.1",
@@ -227,7 +226,7 @@ def test_broken_computation_header_points_at_the_arrow() -> None:
 
 
 def test_module_header_attributes() -> None:
-    text = line(SPLIT_MLP_HLO, "HloModule jit_mlp")
+    text = line(SPLIT_HLO, "HloModule jit_mlp")
     header = parse_module_header(text)
     assert (header.name, span_text(text, header.name_span)) == ("jit_mlp", "jit_mlp")
     assert [a.key for a in header.attributes] == ["is_scheduled", "entry_computation_layout",
