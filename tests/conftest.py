@@ -1,5 +1,9 @@
-"""Fixtures. What tests share besides fixtures is in tests/helpers (`from helpers import ...`);
-tests/README.md says how the suite is laid out."""
+"""Fixtures, and the `slow` marker. What tests share besides fixtures is in tests/helpers (`from helpers
+import ...`); tests/README.md says how the suite is laid out.
+
+`scripts/test` runs every test; `.venv/bin/python -m pytest -m "not slow"` is the quick run, without the
+sweeps marked slow (the editor benchmark, fuzzing, random editor sessions, the shared corpus).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,11 @@ pytest.register_assert_rewrite("helpers")
 
 from helpers.lsp import CLIENTS, SERVER, start_session  # noqa: E402
 from helpers.paths import CORPUS  # noqa: E402
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: a sweep that takes many seconds (the editor benchmark, fuzzing, random "
+                                       "editor sessions, the shared corpus); -m \"not slow\" leaves them out")
 
 
 @pytest.fixture

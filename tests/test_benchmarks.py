@@ -22,6 +22,7 @@ def test_the_editor_benchmark_asks_for_at_least_one_edit() -> None:
 @pytest.mark.skipif(not (ROOT.parent / "shared" / "corpus").is_dir(),
                     reason=f"the benchmark's dumps are made from ../shared/corpus, not beside the project "
                            f"({ROOT.parent})")
+@pytest.mark.slow
 @pytest.mark.parametrize("style", ["0.10.2", "0.4.38"])
 def test_the_editor_benchmark_runs_at_1_mb(tmp_path: Path, style: str) -> None:
     out = tmp_path / "run.json"

@@ -28,8 +28,11 @@ from hlo_lsp.parsing.syntax import ParseError, TupleShape
 from hlo_lsp.workspace.loader import load
 
 PRODUCERS = CORPUS.parent / "producers"
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir() or not PRODUCERS.is_dir(),
-                                reason=f"the shared corpus and producers are not beside the project ({CORPUS.parent})")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CORPUS.is_dir() or not PRODUCERS.is_dir(),
+                       reason=f"the shared corpus and producers are not beside the project ({CORPUS.parent})"),
+]
 ROOTS = (CORPUS, PRODUCERS)
 
 

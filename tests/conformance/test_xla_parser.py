@@ -66,6 +66,7 @@ def test_catalogue_form_reads_as_xla_reads_it(xla: XlaParser, reader: OurReader,
     assert not found, _report(found, 1)
 
 
+@pytest.mark.slow
 def test_seeded_texts_read_as_xla_reads_them(xla: XlaParser, reader: OurReader) -> None:
     count, max_bytes = (LONG_TEXTS, MEDIUM) if LONG_TEXTS else (SAMPLE_TEXTS, SMALL)
     found: list[Disagreement] = []

@@ -13,6 +13,7 @@ import random
 import time
 from pathlib import Path
 
+import pytest
 from harness import Limits, Result, distinct, known_bug, run_mutant
 from mutations import module_groups, mutate
 
@@ -65,6 +66,7 @@ def report(result: Result) -> str:
     return "\n\n".join(lines)
 
 
+@pytest.mark.slow
 def test_fuzz(tmp_path: Path) -> None:
     long_count = int(os.environ.get("HLO_LSP_FUZZ_LONG", "0") or 0)
     long_mode = long_count > 0

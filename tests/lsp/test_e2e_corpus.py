@@ -16,7 +16,7 @@ from hlo_lsp.model.dump_module import module_stem
 from hlo_lsp.parsing.file_kinds import FileKind, detect_kind, kind_from_name
 from hlo_lsp.workspace.loader import load
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
 PER_MODULE_SECONDS = 60  # the largest module (6 MB in three files) takes a few seconds
 WHOLE_CORPUS_SECONDS = 100  # per client profile: the sweep must stay cheap enough to run every time

@@ -22,6 +22,7 @@ async def fails(session: Session) -> bool:
     return bool(differences(*await session.run()))
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 @pytest.mark.parametrize("seed", range(FIRST_SEED, FIRST_SEED + SESSIONS))
 async def test_an_edited_session_ends_as_a_fresh_server_opens_its_texts(seed: int) -> None:
