@@ -84,8 +84,8 @@ def _print_problem(problem: Problem) -> None:
     where = f"{_shown(problem.source)}:{start.line + 1}:{start.character + 1}"
     print(f"{where}: {label}: {problem.message} [{problem.code}]")
     for related in problem.related:
-        where = related.range.start
-        print(f"{_shown(related.source)}:{where.line + 1}:{where.character + 1}: note: {related.message}")
+        at = related.range.start
+        print(f"{_shown(related.source)}:{at.line + 1}:{at.character + 1}: note: {related.message}")
 
 
 def _shown(path: str) -> str:

@@ -7,7 +7,7 @@ import bisect
 import re
 from collections import Counter
 
-from hlo_lsp.model.glance.text_index import BLANKS, Declined, Picks, Text
+from hlo_lsp.model.glance.text_index import Declined, Picks, Text, end_of_blanks
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES
 from hlo_lsp.parsing.line_scan import LineScan, State
@@ -71,7 +71,7 @@ class BuffersText(Text):
         found = self.text.rfind("allocation ", start, offset)
         while found >= 0:
             line_start = self.text.rfind("\n", 0, found) + 1
-            if BLANKS.match(self.text, line_start).end() >= found:
+            if end_of_blanks(self.text, line_start) >= found:
                 return found
             found = self.text.rfind("allocation ", start, line_start)  # only a line's first word may be one
         return -1
@@ -141,7 +141,7 @@ class LiveRangeSection:
 
     @property
     def max_time(self) -> int:
-        return self.header[3].data[0]  # type: ignore[no-any-return]
+        return self.header[3].data[0]
 
     @lazy
     def base(self) -> dict[int, tuple[str, State, LineScan]]:
@@ -179,7 +179,7 @@ class LiveRangeSection:
         scan = picks.pick(self.file.line_at(match.start() + 1), "seq", _SEQUENCE_ENTRY)
         if scan.data[0] != time:
             raise Declined
-        return scan.data[1]  # type: ignore[no-any-return]
+        return scan.data[1]
 
 
 def only(headers: list[HeaderLine]) -> HeaderLine:

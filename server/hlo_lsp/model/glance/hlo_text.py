@@ -7,7 +7,7 @@ import bisect
 import re
 from collections.abc import Iterator
 
-from hlo_lsp.model.glance.text_index import BLANKS, Declined, Picks, Text
+from hlo_lsp.model.glance.text_index import Declined, Picks, Text, end_of_blanks
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.hlo_scanner import TABLE_NAMES, in_string, leaves_a_string_open
 from hlo_lsp.parsing.line_scan import LineScan, State
@@ -112,13 +112,14 @@ class HloText(Text):
         wherever the scanner may read a definition, `name` then `=` with any spaces or tabs between
         (`state =0(...` too), or `name` alone, its `=` below (fuzzer mutant #596970), after nothing, `%`,
         `ROOT` or `ROOT %` on its line."""
-        text, blanks_end = self.text, {}  # a 200 KB line may name it thousands of times: its blanks are read once
+        text = self.text
+        blanks_end: dict[int, int] = {}  # a 200 KB line may name it thousands of times: its blanks are read once
         found = []
         for match in re.finditer(re.escape(name) + r":?[ \t]*(?:=|//|\r?\n|\Z)", text):
             line_start = text.rfind("\n", 0, match.start()) + 1
             first = blanks_end.get(line_start)
             if first is None:
-                first = blanks_end[line_start] = BLANKS.match(text, line_start).end()
+                first = blanks_end[line_start] = end_of_blanks(text, line_start)
             if _DEFINITION_PREFIX.fullmatch(text, min(first, match.start()), match.start()):
                 found.append(match.start())
         if len(found) != 1:

@@ -264,8 +264,8 @@ class ModuleGlance:
             allocation = file.allocation_above(section[0], offset)
             if allocation < 0:
                 raise Declined  # a value before any allocation of its section
-            header = picks.pick(file.line_at(allocation), "alloc", ALLOCATION)
-            if not file.numbers_one_allocation(header.data[0]):
+            allocation_scan = picks.pick(file.line_at(allocation), "alloc", ALLOCATION)
+            if not file.numbers_one_allocation(allocation_scan.data[0]):
                 raise Declined
 
     @lazy

@@ -13,6 +13,12 @@ from hlo_lsp.parsing.line_scan import LineScan, State
 _BLOCK = 1 << 16  # characters per block of the line index
 BLANKS = re.compile(r"[^\S\n]*")
 
+
+def end_of_blanks(text: str, start: int) -> int:
+    """Where the spaces and tabs from `start` end."""
+    found = BLANKS.match(text, start)
+    return found.end() if found is not None else start
+
 class Declined(Exception):
     """The glance cannot answer for certain."""
 
