@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections import Counter
 from pathlib import Path
 
 from helpers import (
@@ -401,15 +402,40 @@ def test_unknown_names_have_no_hover() -> None:
         assert hover(module, Target(kind, name, source, anywhere)) is None, (kind, name)
 
 
-def test_every_name_in_the_bundled_dumps_hovers_without_error() -> None:
-    for path in (SPLIT_HLO, SPLIT_LIVE_RANGE, COMBINED_BUFFERS, GPU_SEED, TPU_SEED):
+# A hover's first line names what the cursor is on.
+HOVER_TITLES = {"instruction": ["**{}** = "], "value": ["**value {}** "], "frame": ["**stack frame {}**:"],
+                "computation": ["**computation** `{}`", "**ENTRY computation** `{}`"]}
+# Indices in the stack frame tables' file, function and location columns have no hover of their own.
+NO_HOVER = {"file_name", "function_name", "location"}
+
+
+def test_every_name_in_the_bundled_dumps_hovers_with_its_own_title() -> None:
+    """Every name in these files hovers without error; a hover that shows underlines the name under the
+    cursor and its first line names it. With the module's HLO file there, every instruction, value,
+    computation and stack frame shows one; a buffer assignment alone (the seeds) shows one for every value,
+    but not for the instructions and computations it only mentions."""
+    for path, silent_kinds in ((SPLIT_HLO, NO_HOVER), (SPLIT_LIVE_RANGE, NO_HOVER), (COMBINED_BUFFERS, NO_HOVER),
+                               (GPU_SEED, {"instruction", "computation"}), (TPU_SEED, {"instruction", "computation"})):
         module = module_of(path)
         document = next(d for d in module.all_documents() if Path(d.source).name == path.name)
+        shown, silent = Counter[str](), Counter[str]()
         for line in range(document.line_count):
             for ref in document.refs_on_line(line):
                 target = target_at(document, Position(line, ref.start))
-                if target is not None:
-                    hover(module, target)
+                if target is None:
+                    continue
+                found = hover(module, target)
+                if found is None:
+                    silent[target.kind] += 1
+                    continue
+                shown[target.kind] += 1
+                where = (path.name, line + 1, target.kind, target.name)
+                assert found.range == target.range, where
+                title = found.markdown.split("\n")[0]
+                assert any(title.startswith(form.format(target.name)) for form in HOVER_TITLES[target.kind]), \
+                    (*where, title)
+        assert shown["instruction"] > 0, (path.name, shown)
+        assert set(silent) <= silent_kinds, (path.name, silent)
 
 
 # ---- other producers: element types, host offload, framework ops ------------------------------------
