@@ -28,16 +28,12 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
 
+from helpers import COMBINED_MLP, DATA, SPLIT_MLP, TPU_MATMUL
 from hlo_lsp.model.dump_module import companion_paths, module_stem
 
-DATA = Path(__file__).resolve().parents[1] / "data"
 # The modules sessions edit: small ones of each print style and producer (a session is drawn from its seed).
-STEMS = [
-    DATA / "jax-0.10.2" / "mlp3" / "module_0000.jit_mlp.cpu_after_optimizations",
-    DATA / "jax-0.4.38" / "mlp3" / "module_0001.jit_mlp.cpu_after_optimizations",
-    DATA / "producers/jax-0.10.2-tpu/sharded_matmul_2x2/module_0000.jit_mm.cl_933746096.after_optimizations",
-    DATA / "jax-0.10.2" / "tiny_add" / "module_0000.jit__lambda.cpu_after_optimizations",
-]
+STEMS = [SPLIT_MLP, COMBINED_MLP, TPU_MATMUL,
+         DATA / "jax-0.10.2" / "tiny_add" / "module_0000.jit__lambda.cpu_after_optimizations"]
 DEBOUNCE_SECONDS = 0.3  # the server's (lsp/diagnostics.py)
 _NAME = re.compile(r"[%\w][\w.\-]*")
 SILENCE_SECONDS = 0.5  # no diagnostics for this long after the last change: the checks are done
