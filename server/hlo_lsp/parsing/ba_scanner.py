@@ -27,32 +27,30 @@ from hlo_lsp.parsing.line_scan import (
 )
 from hlo_lsp.parsing.names import NAME
 
-_NAME = NAME
 # A count or id XLA prints as an int64 (19 digits at most): longer digit runs are not read as one.
 NUMBER = r"[0-9]{1,19}(?![0-9])"
-_N = NUMBER
 _INDEX = r"\{[0-9,]*\}"
-_VALUE_REF = rf"(<({_N}) ({_NAME})({_INDEX})?( \(phi\))?(?: @({_N}))?>)"
+_VALUE_REF = rf"(<({NUMBER}) ({NAME})({_INDEX})?( \(phi\))?(?: @({NUMBER}))?>)"
 _HUMAN = r"[0-9]+(?:\.[0-9]+)?(?:B|KiB|MiB|GiB|TiB|PiB|EiB)"
 
-_ALLOCATION = re.compile(rf"allocation ({_N}): size ({_N})(.*):[ \t]*$")
+_ALLOCATION = re.compile(rf"allocation ({NUMBER}): size ({NUMBER})(.*):[ \t]*$")
 _ALLOCATION_PROPERTY = re.compile(
-    rf", (?:color ({_N})|page ({_N})|parameter ({_N}), shape \|([^|]*)\| at ShapeIndex ({_INDEX})"
+    rf", (?:color ({NUMBER})|page ({NUMBER})|parameter ({NUMBER}), shape \|([^|]*)\| at ShapeIndex ({_INDEX})"
     r"|output shape is \|([^|]*)\||(constant)|(thread-local)|(maybe-live-out)|(preallocated-temp))"
 )
-_VALUE_LINE = re.compile(rf"[ \t]*value: {_VALUE_REF} \(size=({_N}),offset=({_N})\): (.+?)[ \t]*$")
-_REUSED_VALUE = re.compile(rf"[ \t]*value: {_VALUE_REF} \(color=({_N})\)[ \t]*$")
-_TOTALS = re.compile(rf"Total bytes used: ({_N}) \(({_HUMAN})\)[ \t]*$")
+_VALUE_LINE = re.compile(rf"[ \t]*value: {_VALUE_REF} \(size=({NUMBER}),offset=({NUMBER})\): (.+?)[ \t]*$")
+_REUSED_VALUE = re.compile(rf"[ \t]*value: {_VALUE_REF} \(color=({NUMBER})\)[ \t]*$")
+_TOTALS = re.compile(rf"Total bytes used: ({NUMBER}) \(({_HUMAN})\)[ \t]*$")
 _USED_VALUE = re.compile(rf"{_VALUE_REF}[ \t]*$")
-_POSITION = re.compile(rf"[ \t]+({_NAME})(?: ({_INDEX}))?[ \t]*$")
-_USE = re.compile(rf"[ \t]+({_NAME}), operand ({_N})(?: ({_INDEX}))?[ \t]*$")
+_POSITION = re.compile(rf"[ \t]+({NAME})(?: ({_INDEX}))?[ \t]*$")
+_USE = re.compile(rf"[ \t]+({NAME}), operand ({NUMBER})(?: ({_INDEX}))?[ \t]*$")
 _FROM_INSTRUCTION = re.compile(r"from instruction:[ \t]*")
-_LIVE_RANGE_HEADER = re.compile(rf"HloLiveRange \(max ({_N})\):[ \t]*$")
-_SEQUENCE_ENTRY = re.compile(rf"[ \t]*({_N}):({_NAME})[ \t]*$")
-_LIVE_RANGE = re.compile(rf"[ \t]*({_NAME})({_INDEX}):({_N})-({_N})[ \t]*$")
-_PEAK_HEADER = re.compile(rf"[ \t]*Live ranges at ({_N}) \(peak\):[ \t]*$")
-_OLD_PEAK = re.compile(rf"[ \t]*({_NAME}): ({_N}) bytes[ \t]*$")
-_NEW_PEAK = re.compile(rf"[ \t]*({_NAME})({_INDEX}): ({_N}) bytes \(cumulative: ({_N}) bytes\)[ \t]*$")
+_LIVE_RANGE_HEADER = re.compile(rf"HloLiveRange \(max ({NUMBER})\):[ \t]*$")
+_SEQUENCE_ENTRY = re.compile(rf"[ \t]*({NUMBER}):({NAME})[ \t]*$")
+_LIVE_RANGE = re.compile(rf"[ \t]*({NAME})({_INDEX}):({NUMBER})-({NUMBER})[ \t]*$")
+_PEAK_HEADER = re.compile(rf"[ \t]*Live ranges at ({NUMBER}) \(peak\):[ \t]*$")
+_OLD_PEAK = re.compile(rf"[ \t]*({NAME}): ({NUMBER}) bytes[ \t]*$")
+_NEW_PEAK = re.compile(rf"[ \t]*({NAME})({_INDEX}): ({NUMBER}) bytes \(cumulative: ({NUMBER}) bytes\)[ \t]*$")
 _BREAKDOWN_HEADER = re.compile(r"[ \t]*Stack trace breakdown for peak usage: ([0-9][0-9 ]{0,30}) bytes[ \t]*$")
 _BREAKDOWN_FRAME = re.compile(
     r"([ \t]*)((?:[│ ]   )*(?:[├└]── )?)(.+) \(([0-9]{1,3}(?:\.[0-9]{1,9})?)%, total: ([0-9][0-9 ]{0,30}) bytes, "
@@ -60,10 +58,10 @@ _BREAKDOWN_FRAME = re.compile(
 )
 _STATS_LINE = re.compile(rf"[ \t]*([a-z_ ]+ (?:allocation|fragmentation)):[ \t]+({_HUMAN})(?: \(([0-9.]+)%\))?[ \t]*$")
 _REPORT_ROW = re.compile(rf"[ \t]*({_HUMAN})\([ 0-9.]+%\); +({_HUMAN}); (.*)$")
-_REPORT_ALLOCATION = re.compile(rf"allocation ({_N}): size ({_HUMAN})(.*):[ \t]*$")
-_MEMORY_SPACE = re.compile(rf"Memory Space: ({_NAME}) \(color=({_N})\)[ \t]*$")
-_MEMORY_SPACE_TOTAL = re.compile(rf"Total bytes: ({_N}) \(({_HUMAN})\)[ \t]*$")
-_PROTO_LINE = re.compile(rf"[ \t]*(?:{_NAME}(?:: .+| \{{)|\}})[ \t]*$")
+_REPORT_ALLOCATION = re.compile(rf"allocation ({NUMBER}): size ({_HUMAN})(.*):[ \t]*$")
+_MEMORY_SPACE = re.compile(rf"Memory Space: ({NAME}) \(color=({NUMBER})\)[ \t]*$")
+_MEMORY_SPACE_TOTAL = re.compile(rf"Total bytes: ({NUMBER}) \(({_HUMAN})\)[ \t]*$")
+_PROTO_LINE = re.compile(rf"[ \t]*(?:{NAME}(?:: .+| \{{)|\}})[ \t]*$")
 
 # Section headers: (prefix of the stripped line, line kind, state after it)
 _SECTION_HEADERS: tuple[tuple[str, str, State], ...] = (

@@ -41,27 +41,26 @@ from hlo_lsp.parsing.names import NAME
 TOP: State = "top"
 COMP: State = "comp"
 
-_NAME = NAME
-_INSTRUCTION_HEAD = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME}):?[ \t]*=[ \t]*")
+_INSTRUCTION_HEAD = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({NAME}):?[ \t]*=[ \t]*")
 # The common case in one match: `[ROOT] name = shape opcode(`.
 # (A name with `=` glued, `q=`, takes the slow path: XLA's lexer reads it as an attribute's key.)
-_INSTRUCTION_START = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME})(?!=):?[ \t]*=[ \t]*(.*?)[ \t]([a-z][a-z0-9_\-]*)\(")
+_INSTRUCTION_START = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({NAME})(?!=):?[ \t]*=[ \t]*(.*?)[ \t]([a-z][a-z0-9_\-]*)\(")
 # XLA's lexer reads `name:` as a name: `ENTRY e: {` is the computation `e`.
-_COMPUTATION_HEAD = re.compile(rf"[ \t]*(ENTRY[ \t]+)?%?({_NAME}):?[ \t]*(\(|\{{|,)")
+_COMPUTATION_HEAD = re.compile(rf"[ \t]*(ENTRY[ \t]+)?%?({NAME}):?[ \t]*(\(|\{{|,)")
 # `}`, perhaps `// name`, perhaps the computation's attributes: `}, execution_thread="main_thread"` (they may go
 # on below: XLA reads `, key=value` tokens after the `}`, lines or comments between them).
-_COMPUTATION_END = re.compile(rf"[ \t]*\}}[ \t]*(//[ \t]*%?({_NAME})?.*|,[ \t]*(?:[A-Za-z_][A-Za-z0-9_]*=.*|//.*)?)?$")
+_COMPUTATION_END = re.compile(rf"[ \t]*\}}[ \t]*(//[ \t]*%?({NAME})?.*|,[ \t]*(?:[A-Za-z_][A-Za-z0-9_]*=.*|//.*)?)?$")
 # A name alone on a line in a computation: its `=`, shape and opcode are on the lines below.
-_LONE_NAME = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({_NAME}):?[ \t]*$")
+_LONE_NAME = re.compile(rf"[ \t]*(ROOT[ \t]+)?%?({NAME}):?[ \t]*$")
 # `[ENTRY] name` alone on a line outside computations: a computation header whose signature or `{` is below.
-_LONE_HEADER = re.compile(rf"[ \t]*(ENTRY[ \t]+)?(?!ROOT[ \t]*$)%?({_NAME}):?[ \t]*$")
+_LONE_HEADER = re.compile(rf"[ \t]*(ENTRY[ \t]+)?(?!ROOT[ \t]*$)%?({NAME}):?[ \t]*$")
 # A continued item's attribute: `key=value` (XLA reads a glued `key=` as an attribute, never as a definition).
 _ATTRIBUTE_START = re.compile(r"[ \t]*" + NAME + r"=")
 _OPCODE = re.compile(r"[ \t=]([a-z][a-z0-9_\-]*)\(")  # `=` too: `%v=abs(p)`
-_SIGIL_NAME = re.compile(rf"%({_NAME})")
-_TRAILING_NAME = re.compile(rf"%?({_NAME})[ \t]*$")
+_SIGIL_NAME = re.compile(rf"%({NAME})")
+_TRAILING_NAME = re.compile(rf"%?({NAME})[ \t]*$")
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/")
-_SIGNATURE_PARAM = re.compile(rf"[(,][ \t]*(?:/\*[^*]*\*/)?[ \t]*%?({_NAME})[ \t]*:")
+_SIGNATURE_PARAM = re.compile(rf"[(,][ \t]*(?:/\*[^*]*\*/)?[ \t]*%?({NAME})[ \t]*:")
 # The keys whose value is a computation (one, or written inline `{ ... }`), then those of lists of them,
 # then the other keys whose values are names.
 INLINE_KEYS = ("calls", "to_apply", "condition", "body", "select", "scatter", "true_computation",
@@ -73,7 +72,7 @@ _REF_KEYS = (*_CALLED_KEYS, "control-predecessors", "stack_frame_id")
 _ATTRIBUTE_REF = re.compile("=(?:" + "|".join(rf"(?<=[,{{ \t]({key})=)" for key in _REF_KEYS) + ")")
 # The same keys at the very start of a line an item goes on on (`to_apply=f` below `call(s), // c`).
 _LEADING_ATTRIBUTE_REF = re.compile("(?:" + "|".join(f"({key})" for key in _REF_KEYS) + ")=")
-_REF_VALUE = re.compile(rf"%?({_NAME})")
+_REF_VALUE = re.compile(rf"%?({NAME})")
 _FRAME_KEY_GROUP = _REF_KEYS.index("stack_frame_id") + 1
 _BRACED_LIST = re.compile(r"\{([^{}]*)\}")
 _INT = re.compile(r"[0-9]+")
@@ -296,7 +295,7 @@ def _unrecognized(text: str, state: State, expected: str) -> LineScan:
 
 
 def _module_name(text: str) -> tuple[str, ...]:
-    match = re.match(rf"[ \t]*HloModule[ \t]+%?({_NAME})", text)
+    match = re.match(rf"[ \t]*HloModule[ \t]+%?({NAME})", text)
     return (match.group(1),) if match else ()
 
 
@@ -666,11 +665,11 @@ def _instruction_line_scan(text: str, end: int, scan: LineScan) -> LineScan:
 _ENDS_OPEN = frozenset(("", ",", "=", " ", "\t", "{"))  # a line that ends so may go on, or open a body
 # After an instruction's opcode, what starts another item: a definition (`v =`; `%v=`, which XLA's lexer reads as
 # `%v` then `=`) or `ROOT`; and the same or a line comment.
-_ANOTHER_ITEM = re.compile(rf" =|ROOT|%{_NAME}=")
+_ANOTHER_ITEM = re.compile(rf" =|ROOT|%{NAME}=")
 _ANOTHER_ITEM_OR_COMMENT = re.compile(rf"{_ANOTHER_ITEM.pattern}|//")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-:")
 # A name last on the line, not an attribute's value: the next instruction, its `=` on the line below.
-_TRAILING_ITEM_NAME = re.compile(rf"[ \t)]%?{_NAME}:?[ \t]*$")
+_TRAILING_ITEM_NAME = re.compile(rf"[ \t)]%?{NAME}:?[ \t]*$")
 
 
 def _may_start_another(text: str, end: int) -> bool:
@@ -1112,7 +1111,7 @@ def leaves_a_string_open(text: str) -> bool:
     return any(in_string(scan_hlo_line(state, text).end_state) for state in (COMP, _IN_A_STRING))
 
 
-_AFTER_A_STRING = re.compile(rf"[\s,}})\]]|//|/\*|{_NAME}=|$")
+_AFTER_A_STRING = re.compile(rf"[\s,}})\]]|//|/\*|{NAME}=|$")
 
 
 def _ends_wrong(text: str, after: int) -> bool:
