@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import math
+import re
 
 from hlo_lsp.features.hover_memory import byte_text, count_text
-from hlo_lsp.features.hover_views import COMPUTATION_USE, LONGEST_SHAPE_READ, MAX_LISTED, PARAMETER_NUMBER, Views, clip
+from hlo_lsp.features.hover_views import MAX_LISTED, Views, clip
 from hlo_lsp.features.types import Target
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.hlo_module import Computation, HloModule, InstructionSite
 from hlo_lsp.model.sizes import dense_size, has_tiles, tiled_size
 from hlo_lsp.parsing.hlo_syntax import parse_computation_header, parse_shape
+from hlo_lsp.parsing.line_scan import Role
 from hlo_lsp.parsing.syntax import ComputationHeader, ParseError, TupleShape
+
+# Longer than any shape XLA prints (a tuple of a thousand elements is ~30 KB): the grammar would take seconds.
+_LONGEST_SHAPE_READ = 64 * 1024
+_COMPUTATION_USE = frozenset((Role.COMPUTATION_USE,))
+_PARAMETER_NUMBER = re.compile(r"\bparameter\(\s*([0-9]+)\s*\)")
 
 
 def hover_computation(views: Views, target: Target) -> str | None:
@@ -51,7 +58,7 @@ def _signature_from_body(hlo: HloModule, computation: Computation) -> tuple[list
     numbered = []
     for line in computation.instruction_lines:
         site = hlo.site_at_line(line)
-        number = PARAMETER_NUMBER.search(hlo.document.line(line)) if site and site.opcode == "parameter" else None
+        number = _PARAMETER_NUMBER.search(hlo.document.line(line)) if site and site.opcode == "parameter" else None
         if site is not None and number is not None:
             numbered.append((int(number.group(1)), site.name, line))
     numbered.sort()
@@ -64,7 +71,7 @@ def _signature_from_body(hlo: HloModule, computation: Computation) -> tuple[list
 def _callers(hlo: HloModule, name: str) -> list[InstructionSite]:
     """Instructions naming the computation in calls=, to_apply=, body=, branch_computations=..."""
     found: dict[int, InstructionSite] = {}
-    for line, _ in hlo.document.uses(name, COMPUTATION_USE):
+    for line, _ in hlo.document.uses(name, _COMPUTATION_USE):
         start = _instruction_start(hlo.document, line)
         site = hlo.site_at_line(start)
         if site is not None:
@@ -85,7 +92,7 @@ def hover_shape(views: Views, target: Target) -> str | None:
 
 
 def shape_markdown(target: Target) -> str | None:
-    if len(target.name) > LONGEST_SHAPE_READ:
+    if len(target.name) > _LONGEST_SHAPE_READ:
         length = count_text(len(target.name))
         return f"`{clip(target.name)}`: a shape of {length} characters, longer than a hover reads"
     shape = parse_shape(target.name)

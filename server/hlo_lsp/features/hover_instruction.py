@@ -7,7 +7,7 @@ from __future__ import annotations
 from hlo_lsp.analysis.memory import framework_op
 from hlo_lsp.features.definition import instructions_with_op_name
 from hlo_lsp.features.hover_memory import allocation_text, byte_text, peak_of, space_text, value_facts
-from hlo_lsp.features.hover_views import LARGEST_VALUES, MAX_LISTED, MAX_PARSED, MAX_VALUES, Defined, Views, clip
+from hlo_lsp.features.hover_views import MAX_LISTED, Defined, Views, clip
 from hlo_lsp.features.types import Target
 from hlo_lsp.model.buffer_assignment import BreakdownFrame, BufferAssignment, BufferValue, format_index
 from hlo_lsp.model.hlo_module import HloModule, InstructionSite, StackFrame
@@ -15,6 +15,10 @@ from hlo_lsp.model.memory_spaces import DEFAULT_COLOR, HOST_COLOR, MemorySpaces,
 from hlo_lsp.model.sizes import dense_size, has_tiles
 from hlo_lsp.parsing.hlo_syntax import parse_instruction
 from hlo_lsp.parsing.syntax import ArrayShape, Instruction, Metadata, TupleShape
+
+_MAX_VALUES = 16  # values listed for one (tuple-shaped) instruction
+_LARGEST_VALUES = 5
+_MAX_PARSED = 100_000  # characters of an instruction worth parsing for its metadata (huge constants are not)
 
 
 def hover_instruction(views: Views, target: Target) -> str | None:
@@ -53,11 +57,11 @@ def _memory_sections(views: Views, name: str, defined: Defined | None, values: l
         return ["no buffer of its own in the buffer assignment"]
     peak, spaces = peak_of(views.hlo, buffers), views.spaces
     sections = [_holds_text(held)] if held else []
-    for value in sorted(values, key=lambda value: value.value_id)[:MAX_VALUES]:
+    for value in sorted(values, key=lambda value: value.value_id)[:_MAX_VALUES]:
         heading = f"`{value.short_string}`" + (f" `{clip(value.shape_text)}`" if value.index else "")
         sections.append("\n".join([heading, *value_facts(buffers, value, peak, spaces)]))
-    if len(values) > MAX_VALUES:
-        sections.append(f"… and {len(values) - MAX_VALUES} more values")
+    if len(values) > _MAX_VALUES:
+        sections.append(f"… and {len(values) - _MAX_VALUES} more values")
     return sections
 
 
@@ -106,7 +110,7 @@ def _defined_in_hlo(hlo: HloModule, site: InstructionSite) -> Defined:
     scan = hlo.instruction_scan(site.line, site.name)
     text = hlo.document.line(site.line)
     shape = text[scan.data[1] : scan.data[2]].strip()
-    parsed = hlo.parse(site.line, site.name) if len(text) <= MAX_PARSED else None
+    parsed = hlo.parse(site.line, site.name) if len(text) <= _MAX_PARSED else None
     metadata = parsed.metadata if isinstance(parsed, Instruction) else None
     location = hlo.source_location(site.line, site.name) if metadata is not None else None
     source = _source_text(location.file_name, location.line, location.function_name) if location else None
@@ -121,7 +125,7 @@ def _defined_in_buffers(buffers: BufferAssignment, name: str) -> Defined | None:
     if used is None or used.instruction_text is None:
         return None
     text = used.instruction_text
-    parsed = parse_instruction(text) if len(text) <= MAX_PARSED else None
+    parsed = parse_instruction(text) if len(text) <= _MAX_PARSED else None
     if not isinstance(parsed, Instruction):
         return Defined(used.instruction_shape, "", None, None) if used.instruction_shape else None
     shape = text[parsed.shape_span[0] : parsed.shape_span[1]]
@@ -175,7 +179,7 @@ def hover_allocation(views: Views, target: Target) -> str | None:
                        f" at ShapeIndex {format_index(allocation.parameter_index or ())}")
     if allocation.output_shape is not None:
         details.append(f"- output shape `{clip(allocation.output_shape)}`")
-    largest = sorted(allocation.values, key=lambda value: (-value.size, value.value_id))[:LARGEST_VALUES]
+    largest = sorted(allocation.values, key=lambda value: (-value.size, value.value_id))[:_LARGEST_VALUES]
     heading = "value" if count == 1 else f"largest values ({len(largest)} of {count})"
     table = [f"| {heading} | size | offset |", "|---|--:|--:|"]
     table += [f"| `{v.short_string}` | {byte_text(v.size)} | {v.offset:,} |" for v in largest]

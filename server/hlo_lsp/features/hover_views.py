@@ -3,7 +3,6 @@ instruction's defining line says, and the limits that keep a hover short."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from hlo_lsp.features.hover_memory import Spaces, space_peaks
@@ -11,19 +10,9 @@ from hlo_lsp.model.buffer_assignment import BufferAssignment
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.model.memory_spaces import DEFAULT_COLOR
-from hlo_lsp.parsing.line_scan import Role
 
-MAX_SHAPE = 160  # characters of a shape in a title; huge tuples are cut
-# Longer than any shape XLA prints (a tuple of a thousand elements is ~30 KB): the grammar would take seconds.
-LONGEST_SHAPE_READ = 64 * 1024
-MAX_VALUES = 16  # values listed for one (tuple-shaped) instruction
+_MAX_SHAPE = 160  # characters of a shape in a title; huge tuples are cut
 MAX_LISTED = 10  # callers, instructions of an op_name, signature parameters
-LARGEST_VALUES = 5
-MAX_PARSED = 100_000  # characters of an instruction worth parsing for its metadata (huge constants are not)
-COMPUTATION_USE = frozenset((Role.COMPUTATION_USE,))
-PARAMETER_NUMBER = re.compile(r"\bparameter\(\s*([0-9]+)\s*\)")
-
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,4 +45,4 @@ class Defined:
 
 
 def clip(text: str) -> str:
-    return text if len(text) <= MAX_SHAPE else text[: MAX_SHAPE - 1] + "…"
+    return text if len(text) <= _MAX_SHAPE else text[: _MAX_SHAPE - 1] + "…"
