@@ -34,7 +34,7 @@ from hlo_lsp.features.targets import target_at
 from hlo_lsp.features.types import Fold, Highlight, HoverInfo, Location, Symbol, Target, WorkspaceSymbol
 from hlo_lsp.features.workspace_symbols import workspace_symbols
 from hlo_lsp.model.document import Document
-from hlo_lsp.model.dump_module import ModuleDump, module_stem
+from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.glance import ModuleGlance
 from hlo_lsp.model.priority import answering
 from hlo_lsp.parsing.hlo_syntax import prepare_parser
@@ -139,7 +139,7 @@ class Session:
         document = self._asked("hover", source, snapshot)
         if document is None:
             return None
-        early = self._sooner("hover", document, lambda: _from_glance(self, document, cursor, glance_hover))
+        early = self._at_a_glance("hover", document, cursor, glance_hover)
         if early is not None:
             return None if early is NOTHING else early
         module, target = self._module_and_target(document, cursor)
@@ -152,8 +152,7 @@ class Session:
         if document is None:
             return None
         if at_a_glance:
-            early = self._sooner("definition", document,
-                                 lambda: _from_glance(self, document, cursor, glance_definition))
+            early = self._at_a_glance("definition", document, cursor, glance_definition)
             if early is not None:
                 return None if early is NOTHING else early
         return self._places(document, cursor, definition)
@@ -294,6 +293,16 @@ class Session:
             log.info("%s: unknown document %s", name, source)
         return document
 
+    def _at_a_glance(self, name: str, document: Document, cursor: Cursor,
+                     answer: Callable[[ModuleGlance, Document, Cursor], T]) -> T | None:
+        """`answer` from a glance at the module of `document` while it is not built (None: no glance, or the
+        glance cannot tell), while indexing steps aside."""
+        def from_glance() -> T | None:
+            glance = self.store.glance(document)
+            return answer(glance, document, cursor) if glance is not None else None
+
+        return self._sooner(name, document, from_glance)
+
     @staticmethod
     def _sooner(name: str, document: Document, attempt: Callable[[], T]) -> T | None:
         """`attempt()` while indexing steps aside; None when it cannot answer or fails (the scanned
@@ -315,12 +324,3 @@ def _source(source: str) -> str:
 
 
 _URI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+:")  # (a scheme of two letters or more: not a drive letter)
-
-
-def _from_glance(session: Session, document: Document, cursor: Cursor,
-                 answer: Callable[[ModuleGlance, Document, Cursor], T]) -> T | None:
-    glance = session.store.glance(document)
-    return answer(glance, document, cursor) if glance is not None else None
-
-
-__all__ = ["Answer", "Checked", "Cursor", "Session", "module_stem"]

@@ -45,8 +45,9 @@ async def _watch_files(ls: HloLanguageServer) -> None:
 
 def did_open(ls: HloLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
     item = params.text_document
-    ls.session.open(ls.uris.source_of(item.uri), item.text, item.version)
-    ls.diagnostics.schedule(ls.uris.source_of(item.uri), delay=CHECK_AFTER_OPEN_SECONDS)
+    source = ls.uris.source_of(item.uri)
+    ls.session.open(source, item.text, item.version)
+    ls.diagnostics.schedule(source, delay=CHECK_AFTER_OPEN_SECONDS)
 
 
 def did_change(ls: HloLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
