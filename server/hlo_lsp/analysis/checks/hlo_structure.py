@@ -12,6 +12,7 @@ from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.hlo_module import Computation, HloModule
 from hlo_lsp.parsing.hlo_scanner import ATTRIBUTES, blank_comments, in_block_comment, without_comments
+from hlo_lsp.parsing.line_scan import State
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range, python_index
 
@@ -98,9 +99,9 @@ def _unfinished_mark(hlo: HloModule) -> Iterator[Problem]:
                    "the text ends after it")
 
 
-def _pending_mark(state: object) -> str | None:
+def _pending_mark(state: State) -> str | None:
     """The keyword (`root` or `entry`) a line's end state waits on for the item it marks, else None."""
-    if isinstance(state, tuple) and state[0] == "comment":
+    if in_block_comment(state):
         state = state[1]
     return state[0] if isinstance(state, tuple) and state[0] in ("root", "entry") else None
 
