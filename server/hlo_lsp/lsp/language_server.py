@@ -46,11 +46,20 @@ class HloLanguageServer(LanguageServer):
         (edits, other files, `$/cancelRequest`, answered at once) while a module is read."""
         return await asyncio.get_running_loop().run_in_executor(self._workers, functools.partial(work, *args))
 
-    async def ask(self, question: Callable[..., T], uri: str, *args: Any) -> T:
-        """`question(source, document, *args)` of the session in a worker thread, about the document of `uri`
-        as it is now (None when it is not open: read from disk)."""
+    async def ask(self, question: Callable[..., Any], uri: str, *args: Any, then: Callable[[Any], T]) -> T | None:
+        """`then(question(source, document, *args))`: a question of the session about the document of `uri` as
+        it is now (None when it is not open: read from disk), its answer converted by `then`."""
         source = self.uris.source_of(uri)
-        return await self.in_worker(question, source, self.session.snapshot(source), *args)
+        return await self.answered(then, question, source, self.session.snapshot(source), *args)
+
+    async def answered(self, then: Callable[[Any], T], question: Callable[..., Any], *args: Any) -> T | None:
+        """`then(question(*args))` in a worker thread, None where the question finds nothing: an answer is
+        converted there too (14,000 references, a file's tokens), never on the loop."""
+        def work() -> T | None:
+            found = question(*args)
+            return None if found is None else then(found)
+
+        return await self.in_worker(work)
 
     def in_background(self, work: Any) -> None:
         task = asyncio.ensure_future(work)

@@ -13,7 +13,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -260,9 +260,11 @@ class Session:
         document = self._asked("folding", source, snapshot)
         return Answer(bounded_folds(document, limit), document) if document is not None else None
 
-    def tokens(self, source: str, snapshot: Document | None, lines: Span | None = None) -> Answer[list[Token]] | None:
-        """The semantic tokens of the file, or of the lines `lines` gives (a screen near the top: from the
-        lines above it while the file is scanned). None for a whole file too long to send."""
+    def tokens(self, source: str, snapshot: Document | None,
+               lines: Span | None = None) -> Answer[Iterable[Token]] | None:
+        """The semantic tokens of the file (read as they are taken: a whole file's are not held at once), or of
+        the lines `lines` gives (a screen near the top: from the lines above it while the file is scanned).
+        None for a whole file too long to send."""
         document = self._asked("semantic tokens", source, snapshot)
         if document is None:
             return None
@@ -271,13 +273,13 @@ class Session:
                 log.info("semantic tokens: %s has %d lines, answering range requests only",
                          document.source, document.line_count)
                 return None
-            return Answer(list(semantic_tokens(document)), document)
+            return Answer(semantic_tokens(document), document)
 
-        def screen(document: Document) -> Answer[list[Token]]:
+        def screen(document: Document) -> Answer[Iterable[Token]]:
             wanted = lines.range_in(document)
             return Answer(list(semantic_tokens(document, wanted.start.line, wanted.end.line)), document)
 
-        def early() -> Answer[list[Token]] | None:
+        def early() -> Answer[Iterable[Token]] | None:
             top = document.first_lines(lines.end + 1) if lines.end < EARLY_TOKENS_LINES else None
             return screen(top) if top is not None else None
 

@@ -18,14 +18,14 @@ MEMORY_TIMELINE = "hlo.memoryTimeline"
 async def inlay_hint(ls: HloLanguageServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
     if not ls.settings.inlay_hints:
         return []
-    found = await ls.ask(ls.session.inlay_hints, params.text_document.uri, ls.span(params.range))
-    return [convert.inlay_hint(hint, ls.positions, found.document) for hint in found.value] if found else None
+    return await ls.ask(ls.session.inlay_hints, params.text_document.uri, ls.span(params.range), then=lambda found: [
+        convert.inlay_hint(hint, ls.positions, found.document) for hint in found.value])
 
 
 async def code_lens(ls: HloLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
     uri = params.text_document.uri
-    found = await ls.ask(ls.session.code_lenses, uri, False)
-    return [convert.code_lens(lens, uri, ls.positions, found.document) for lens in found.value] if found else None
+    return await ls.ask(ls.session.code_lenses, uri, False, then=lambda found: [
+        convert.code_lens(lens, uri, ls.positions, found.document) for lens in found.value])
 
 
 async def code_lens_resolve(ls: HloLanguageServer, params: types.CodeLens) -> types.CodeLens:
@@ -34,10 +34,10 @@ async def code_lens_resolve(ls: HloLanguageServer, params: types.CodeLens) -> ty
     uri, title = convert.lens_data(params)
     if uri is None or title is None:
         return params
-    found = await ls.in_worker(ls.session.lens, ls.uris.source_of(uri), title, ls.span(params.range))
-    if found is None:
-        return types.CodeLens(range=params.range, command=types.Command(title=title, command=""))
-    return convert.resolved_code_lens(found.value, uri, ls.resolver(found), ls.positions, found.document)
+    resolved = await ls.answered(
+        lambda found: convert.resolved_code_lens(found.value, uri, ls.resolver(found), ls.positions, found.document),
+        ls.session.lens, ls.uris.source_of(uri), title, ls.span(params.range))
+    return resolved or types.CodeLens(range=params.range, command=types.Command(title=title, command=""))
 
 
 def show_peak_buffers(ls: HloLanguageServer, *arguments: Any) -> Any:
@@ -49,10 +49,8 @@ def show_peak_buffers(ls: HloLanguageServer, *arguments: Any) -> Any:
 async def document_link(ls: HloLanguageServer, params: types.DocumentLinkParams) -> list[types.DocumentLink] | None:
     text_document = ls.client_capabilities.text_document
     tooltips = bool(text_document and text_document.document_link and text_document.document_link.tooltip_support)
-    found = await ls.ask(ls.session.links, params.text_document.uri, _workspace_roots(ls))
-    if found is None:
-        return None
-    return [convert.document_link(link, ls.positions, found.document, tooltips) for link in found.value]
+    return await ls.ask(ls.session.links, params.text_document.uri, _workspace_roots(ls), then=lambda found: [
+        convert.document_link(link, ls.positions, found.document, tooltips) for link in found.value])
 
 
 def _workspace_roots(ls: HloLanguageServer) -> tuple[str, ...]:

@@ -3,37 +3,45 @@ and the call hierarchy of computations."""
 
 from __future__ import annotations
 
+import functools
+
 from lsprotocol import types
 
 from hlo_lsp.lsp import convert
 from hlo_lsp.lsp.language_server import HloLanguageServer
+from hlo_lsp.session import Answer, CallItem, Highlight, Location
 
 
 async def definition(ls: HloLanguageServer, params: types.DefinitionParams) -> list[types.Location] | None:
-    found = await ls.ask(ls.session.definition, params.text_document.uri, ls.cursor(params.position))
-    return convert.locations(found.value, ls.resolver(found), ls.positions) if found is not None else None
+    return await ls.ask(ls.session.definition, params.text_document.uri, ls.cursor(params.position),
+                        then=functools.partial(_locations, ls))
 
 
 async def declaration(ls: HloLanguageServer, params: types.DeclarationParams) -> list[types.Location] | None:
-    found = await ls.ask(ls.session.definition, params.text_document.uri, ls.cursor(params.position), False)
-    return convert.locations(found.value, ls.resolver(found), ls.positions) if found is not None else None
+    return await ls.ask(ls.session.definition, params.text_document.uri, ls.cursor(params.position), False,
+                        then=functools.partial(_locations, ls))
 
 
 async def references(ls: HloLanguageServer, params: types.ReferenceParams) -> list[types.Location] | None:
-    found = await ls.ask(ls.session.references, params.text_document.uri, ls.cursor(params.position),
-                         params.context.include_declaration)
-    return convert.locations(found.value, ls.resolver(found), ls.positions) if found is not None else None
+    return await ls.ask(ls.session.references, params.text_document.uri, ls.cursor(params.position),
+                        params.context.include_declaration, then=functools.partial(_locations, ls))
+
+
+def _locations(ls: HloLanguageServer, found: Answer[list[Location]]) -> list[types.Location]:
+    return convert.locations(found.value, ls.resolver(found), ls.positions)
 
 
 async def highlight(ls: HloLanguageServer,
                     params: types.DocumentHighlightParams) -> list[types.DocumentHighlight] | None:
-    found = await ls.ask(ls.session.highlights, params.text_document.uri, ls.cursor(params.position))
-    return [convert.highlight(place, ls.positions, found.document) for place in found.value] if found else None
+    def converted(found: Answer[list[Highlight]]) -> list[types.DocumentHighlight]:
+        return [convert.highlight(place, ls.positions, found.document) for place in found.value]
+
+    return await ls.ask(ls.session.highlights, params.text_document.uri, ls.cursor(params.position), then=converted)
 
 
 async def hover(ls: HloLanguageServer, params: types.HoverParams) -> types.Hover | None:
-    found = await ls.ask(ls.session.hover, params.text_document.uri, ls.cursor(params.position))
-    return convert.hover(found.value, ls.positions, found.document, markdown(ls)) if found is not None else None
+    return await ls.ask(ls.session.hover, params.text_document.uri, ls.cursor(params.position),
+                        then=lambda found: convert.hover(found.value, ls.positions, found.document, markdown(ls)))
 
 
 def markdown(ls: HloLanguageServer) -> bool:
@@ -44,25 +52,25 @@ def markdown(ls: HloLanguageServer) -> bool:
 
 async def prepare_call_hierarchy(ls: HloLanguageServer, params: types.CallHierarchyPrepareParams
                                  ) -> list[types.CallHierarchyItem] | None:
-    found = await ls.ask(ls.session.call_items, params.text_document.uri, ls.cursor(params.position))
-    if found is None:
-        return None
-    return [convert.call_hierarchy_item(item, ls.resolver(found), ls.positions) for item in found.value] or None
+    def converted(found: Answer[list[CallItem]]) -> list[types.CallHierarchyItem] | None:
+        return [convert.call_hierarchy_item(item, ls.resolver(found), ls.positions) for item in found.value] or None
+
+    return await ls.ask(ls.session.call_items, params.text_document.uri, ls.cursor(params.position), then=converted)
 
 
 async def incoming_calls(ls: HloLanguageServer, params: types.CallHierarchyIncomingCallsParams
                          ) -> list[types.CallHierarchyIncomingCall] | None:
-    found = await ls.in_worker(ls.session.calls, ls.uris.source_of(params.item.uri), params.item.name, True)
-    return [convert.incoming_call(call, ls.resolver(found), ls.positions) for call in found.value] if found else None
+    return await ls.answered(
+        lambda found: [convert.incoming_call(call, ls.resolver(found), ls.positions) for call in found.value],
+        ls.session.calls, ls.uris.source_of(params.item.uri), params.item.name, True)
 
 
 async def outgoing_calls(ls: HloLanguageServer, params: types.CallHierarchyOutgoingCallsParams
                          ) -> list[types.CallHierarchyOutgoingCall] | None:
-    found = await ls.in_worker(ls.session.calls, ls.uris.source_of(params.item.uri), params.item.name, False)
-    if found is None:
-        return None
-    caller = found.document.source
-    return [convert.outgoing_call(call, caller, ls.resolver(found), ls.positions) for call in found.value]
+    return await ls.answered(
+        lambda found: [convert.outgoing_call(call, found.document.source, ls.resolver(found), ls.positions)
+                       for call in found.value],
+        ls.session.calls, ls.uris.source_of(params.item.uri), params.item.name, False)
 
 
 HANDLERS = {

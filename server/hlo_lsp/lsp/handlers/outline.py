@@ -3,25 +3,28 @@ An answer cut to a bound says so once per file (`tell_once`)."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterable
 from typing import Any
 
 from lsprotocol import types
 
 from hlo_lsp.lsp import convert
 from hlo_lsp.lsp.language_server import HloLanguageServer
-from hlo_lsp.session import TOKEN_MODIFIERS, TOKEN_TYPES
+from hlo_lsp.session import TOKEN_MODIFIERS, TOKEN_TYPES, Answer, Token
 
 SEMANTIC_TOKENS_LEGEND = types.SemanticTokensLegend(list(TOKEN_TYPES), list(TOKEN_MODIFIERS))
 
 
 async def document_symbol(ls: HloLanguageServer, params: types.DocumentSymbolParams) -> list[Any] | None:
     uri, limit = params.text_document.uri, ls.settings.outline_max_symbols
-    found = await ls.ask(ls.session.outline, uri, limit)
+    found = await ls.ask(ls.session.outline, uri, limit, then=lambda found: (
+        convert.outline(found.value[0], uri, ls.positions, found.document, hierarchical(ls)), found.value[1]))
     if found is None:
         return None
-    tell_once(ls, "outline", uri, limit, found.value[1], "The outline of {name} lists {bound:,} of its {total:,} "
+    tell_once(ls, "outline", uri, limit, found[1], "The outline of {name} lists {bound:,} of its {total:,} "
               "symbols (an HLO module's ENTRY computation first). The setting hlo.outline.maxSymbols sets how many.")
-    return convert.outline(found.value[0], uri, ls.positions, found.document, hierarchical(ls))
+    return found[0]
 
 
 def hierarchical(ls: HloLanguageServer) -> bool:
@@ -32,19 +35,21 @@ def hierarchical(ls: HloLanguageServer) -> bool:
 
 async def workspace_symbol(ls: HloLanguageServer, params: types.WorkspaceSymbolParams
                            ) -> list[types.SymbolInformation]:
-    found = await ls.in_worker(ls.session.workspace_symbols, params.query)
-    return [convert.workspace_symbol(symbol, ls.resolve, ls.positions) for symbol in found]
+    found = await ls.answered(lambda symbols: [convert.workspace_symbol(symbol, ls.resolve, ls.positions)
+                                               for symbol in symbols], ls.session.workspace_symbols, params.query)
+    return found or []
 
 
 async def folding_range(ls: HloLanguageServer, params: types.FoldingRangeParams) -> list[types.FoldingRange] | None:
     text_document = ls.client_capabilities.text_document
     limit = text_document.folding_range.range_limit if text_document and text_document.folding_range else None
-    found = await ls.ask(ls.session.folds, params.text_document.uri, limit)
+    found = await ls.ask(ls.session.folds, params.text_document.uri, limit,
+                         then=lambda found: ([convert.folding_range(fold) for fold in found.value[0]], found.value[1]))
     if found is None:
         return None
-    tell_once(ls, "folds", params.text_document.uri, limit, found.value[1], "{name} has {total:,} folding regions; the "
+    tell_once(ls, "folds", params.text_document.uri, limit, found[1], "{name} has {total:,} folding regions; the "
               "editor takes {bound:,}, the outermost are given (in VS Code: the setting editor.foldingMaximumRegions).")
-    return [convert.folding_range(fold) for fold in found.value[0]]
+    return found[0]
 
 
 def tell_once(ls: HloLanguageServer, answer: str, uri: str, bound: int | None, total: int, message: str) -> None:
@@ -59,14 +64,17 @@ def tell_once(ls: HloLanguageServer, answer: str, uri: str, bound: int | None, t
 
 async def semantic_tokens_full(ls: HloLanguageServer, params: types.SemanticTokensParams
                                ) -> types.SemanticTokens | None:
-    found = await ls.ask(ls.session.tokens, params.text_document.uri)
-    return convert.semantic_tokens(found.value, ls.positions, found.document) if found is not None else None
+    return await ls.ask(ls.session.tokens, params.text_document.uri, then=functools.partial(_tokens, ls))
 
 
 async def semantic_tokens_range(ls: HloLanguageServer, params: types.SemanticTokensRangeParams
                                 ) -> types.SemanticTokens | None:
-    found = await ls.ask(ls.session.tokens, params.text_document.uri, ls.span(params.range))
-    return convert.semantic_tokens(found.value, ls.positions, found.document) if found is not None else None
+    return await ls.ask(ls.session.tokens, params.text_document.uri, ls.span(params.range),
+                        then=functools.partial(_tokens, ls))
+
+
+def _tokens(ls: HloLanguageServer, found: Answer[Iterable[Token]]) -> types.SemanticTokens:
+    return convert.semantic_tokens(found.value, ls.positions, found.document)
 
 
 HANDLERS = {
