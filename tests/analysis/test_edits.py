@@ -39,7 +39,7 @@ def test_what_is_kept_for_a_version_goes_with_it() -> None:
     class Found:
         pass
 
-    runs: LastRuns[Found] = LastRuns()
+    runs: LastRuns[Found] = LastRuns("found")
     document, structure, found = Document(TEXT, FileKind.HLO_MODULE, "m.txt"), object(), Found()
     runs.remember(document, structure, found)
     edited = document.apply_edit(Range(Position(0, 2), Position(0, 2)), "y")

@@ -119,7 +119,7 @@ def test_a_module_for_an_older_version_is_answered_but_not_kept(tmp_path: Path) 
 
 def test_closing_the_last_file_of_a_module_lets_its_documents_and_models_go(tmp_path: Path) -> None:
     """A 40 MB module holds a gigabyte: once none of its files is open, the store keeps none of it,
-    and neither does the hover's cache of printed peaks."""
+    and neither does anything derived from it."""
     store, stem = open_module(tmp_path)
     hlo, live_range = Path(f"{stem}.txt"), Path(f"{stem}-live-range.txt")
     module = store.module_of(str(hlo))

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import itertools
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from hlo_lsp.analysis.memory import ShapeLookup, SizedRange, sized_ranges
 from hlo_lsp.model.buffer_assignment import BufferAssignment, BufferValue, LiveRange, Place
+from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.model.lazy import lazy
@@ -75,25 +75,12 @@ def problem(place: Place, severity: Severity, code: str, message: str,
 
 
 class StructureMemo:
-    """What a pass over a module's structure found, for the last structure of each document: an edit that
-    keeps the structure (HloModule.edited: only instruction lines changed, their names, kinds and shapes
-    kept) keeps the headers and closing lines such a pass reads, and so its problems."""
+    """What a pass over a module's structure found, kept on the structure (`HloModule.derived`): an edit
+    that keeps it (HloModule.edited: only instruction lines changed, their names, kinds and shapes kept)
+    keeps the headers and closing lines such a pass reads, and so its problems."""
 
-    _REMEMBERED = 16
-
-    def __init__(self) -> None:
-        self._found: dict[str, tuple[object, list[Problem]]] = {}
-        self._lock = threading.Lock()
+    def __init__(self, name: str) -> None:
+        self._key: DerivedKey[list[Problem]] = DerivedKey(name)
 
     def problems(self, hlo: HloModule, compute: Callable[[HloModule], Iterable[Problem]]) -> list[Problem]:
-        source = hlo.document.source
-        with self._lock:
-            kept = self._found.get(source)
-        if kept is not None and kept[0] is hlo.structure_id:
-            return kept[1]
-        found = list(itertools.islice(compute(hlo), PROBLEM_LIMIT + 1))
-        with self._lock:
-            if len(self._found) >= self._REMEMBERED:
-                self._found.clear()
-            self._found[source] = (hlo.structure_id, found)
-        return found
+        return hlo.derived.memo(self._key, lambda: list(itertools.islice(compute(hlo), PROBLEM_LIMIT + 1)))

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import threading
-import weakref
 from typing import Generic, TypeVar
 
+from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.document import Document, EditedFrom
 from hlo_lsp.problems import Problem
 
@@ -25,36 +24,22 @@ def spliced(document: Document, edit: EditedFrom, before: list[Problem], first: 
 
 
 class LastRuns(Generic[T]):
-    """What a check derived from the version of each document it last read, for one structure of the
-    module: an edit of that version that keeps the structure starts from it. Documents are held
-    weakly (a closed file goes), and only the last few sources are kept."""
+    """What a check derived from a version of a document, for one structure of the module, kept on that
+    version (`Document.derived`): the next version, made by an edit that keeps the structure, starts
+    from it. A document holds its previous version only (`edited_from`), so at most two are kept."""
 
-    def __init__(self, remembered: int = 16) -> None:
-        self._runs: dict[str, tuple[object, weakref.ref[Document], T]] = {}
-        self._remembered = remembered
-        self._lock = threading.RLock()  # a callback that forgets a version may run while it is held
+    def __init__(self, name: str) -> None:
+        self._key: DerivedKey[tuple[object, T]] = DerivedKey(name)
 
     def after_edit(self, document: Document, structure: object) -> tuple[EditedFrom, T] | None:
-        """The edit that made `document` and the last run's result, when that run read the version the
-        edit started from, in the same structure."""
-        with self._lock:
-            last = self._runs.get(document.source)
+        """The edit that made `document` and what the check derived from the version the edit started
+        from, when that was for the same structure."""
         edit = document.edited_from
-        if last is None or edit is None or last[0] is not structure or last[1]() is not edit.previous:
+        last = edit.previous.derived.get(self._key) if edit is not None else None
+        if edit is None or last is None or last[0] is not structure:
             return None
-        return edit, last[2]
+        return edit, last[1]
 
     def remember(self, document: Document, structure: object, result: T) -> None:
-        """Keeps `result` for the next version of `document`, as long as `document` lives."""
-        source = document.source
-        with self._lock:
-            if len(self._runs) >= self._remembered:
-                self._runs.clear()
-            self._runs[source] = (structure, weakref.ref(document, lambda gone: self._forget(source, gone)), result)
-
-    def _forget(self, source: str, gone: weakref.ref[Document]) -> None:
-        """Drops what was kept for a version no one holds any more (a closed file's)."""
-        with self._lock:
-            kept = self._runs.get(source)
-            if kept is not None and kept[1] is gone:
-                del self._runs[source]
+        """Keeps `result` for the next version of `document`."""
+        document.derived.put(self._key, (structure, result))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import threading
 import traceback
 import weakref
 from collections.abc import Callable, Iterable
@@ -27,6 +26,8 @@ from hlo_lsp.analysis.checks import (
 from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
 from hlo_lsp.analysis.syntax import syntax_problems
 from hlo_lsp.model.collector import paused_collector
+from hlo_lsp.model.derived import Derived, DerivedKey
+from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range
@@ -82,51 +83,45 @@ def check_module(module: ModuleDump, progress: Progress | None = None) -> list[P
 def _invariant_problems(module: ModuleDump, report: Progress) -> list[Problem]:
     """Every invariant check's problems; a check that reads nothing the module's last edit
     changed gives its last run's problems again."""
-    inputs = _inputs(module)
-    with _last_runs_lock:
-        last = _last_runs.get(module.stem)
-    reusable = last[1] if last is not None and _same(last[0], inputs) else {}
+    home, others = _last_run_home(module)
+    last = home.get(_LAST_RUN)
+    reusable = last[1] if last is not None and _same(last[0], others) else {}
     context = CheckContext(module)
     found: dict[str, list[Problem]] = {}
     for done, (name, check) in enumerate(CHECKS):
         report(SYNTAX_SHARE + (1 - SYNTAX_SHARE) * done / len(CHECKS))
         kept = reusable.get(name)
         found[name] = kept if kept is not None else _guarded(check, context, module.stem, name)
-    with _last_runs_lock:
-        _last_runs.pop(module.stem, None)
-        if len(_last_runs) >= RUNS_REMEMBERED:
-            del _last_runs[next(iter(_last_runs))]
-        _last_runs[module.stem] = (inputs, {name: found[name] for name in found if name not in RERUN})
+    home.put(_LAST_RUN, (others, {name: found[name] for name in found if name not in RERUN}))
     return [problem for problems in found.values() for problem in problems]
 
 
-def _inputs(module: ModuleDump) -> tuple[object, ...]:
-    """What the invariant checks read: the HLO module's structure (the same across edits that
-    change no name, kind or shape) and the other documents themselves (weakly: a closed module's
-    files are not kept alive by its last problems)."""
-    hlo = module.hlo
-    others = tuple(weakref.ref(document) for document in module.all_documents()
-                   if document is not module.hlo_document)
-    return (hlo.structure_id if hlo is not None else None, *others)
+def _last_run_home(module: ModuleDump) -> tuple[Derived, tuple[weakref.ref[Document], ...]]:
+    """Where the invariant checks' last problems are kept, and the documents they read besides it: the
+    HLO module's structure (the same across edits that change no name, kind or shape), or without an
+    HLO file the first document; the others are held weakly (a closed module's files are not kept alive
+    by its last problems)."""
+    hlo, documents = module.hlo, module.all_documents()
+    if hlo is None and not documents:
+        return Derived(), ()
+    home = hlo.derived if hlo is not None else documents[0].derived
+    first = module.hlo_document if hlo is not None else documents[0]
+    return home, tuple(weakref.ref(document) for document in documents if document is not first)
 
 
-def _same(last: tuple[object, ...], now: tuple[object, ...]) -> bool:
-    if len(last) != len(now) or last[0] is not now[0]:
-        return False
-    return all(a() is b() for a, b in zip(last[1:], now[1:]))  # type: ignore[operator]
+def _same(last: tuple[weakref.ref[Document], ...], now: tuple[weakref.ref[Document], ...]) -> bool:
+    return len(last) == len(now) and all(a() is b() for a, b in zip(last, now))
 
 
-# The invariant checks' last problems per module: after an edit that changed only text the checks
-# do not read (an op_name, say), the module's problems are the same, and re-checking every
-# allocation of a 40 MB module would take seconds. hlo-structure reports at the columns of uses,
+# The invariant checks' last problems, kept on the module (see _last_run_home): after an edit that changed
+# only text the checks do not read (an op_name, say), the module's problems are the same, and re-checking
+# every allocation of a 40 MB module would take seconds. hlo-structure reports at the columns of uses,
 # which such an edit may move, and hlo-opcodes reads attribute values and literals, which it may
 # change: they run again, and keep their own results per chunk. The header, closing-line and
 # instruction-name checks read a few lines (or the set of names) and run again too.
 RERUN = frozenset(("hlo-structure", "hlo-opcodes", "hlo-header", "hlo-computation-attributes",
                    "hlo-instruction-names"))
-RUNS_REMEMBERED = 16
-_last_runs: dict[str, tuple[tuple[object, ...], dict[str, list[Problem]]]] = {}
-_last_runs_lock = threading.Lock()
+_LAST_RUN: DerivedKey[tuple[tuple[weakref.ref[Document], ...], dict[str, list[Problem]]]] = DerivedKey("last run")
 
 
 def _ignore(fraction: float) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from hlo_lsp.analysis.edits import spliced
+from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.model.hlo_module import comment_above_blanked, lone_instruction_line, text_over_lines
 from hlo_lsp.parsing.ba_syntax import line_error
@@ -43,7 +44,7 @@ def syntax_problems(document: Document, on_lines: Callable[[int], None] | None =
     problems = _after_edit(document)
     if problems is None:
         problems = _chunks_problems(document, 0, len(document.chunks), on_lines or _ignore)
-    document.derived[_DOCUMENT_KEY] = problems
+    document.derived.put(_DOCUMENT_KEY, problems)
     return _read_as_xla_reads(document, problems)
 
 
@@ -138,18 +139,19 @@ def _grammar_problems(document: Document, flagged: set[int], on_lines: Callable[
 
 
 _REPORT_EVERY_CHUNKS = 16
-_DOCUMENT_KEY = "syntax problems"  # a document's problems, kept with it (a plain dict: reads are atomic)
+_DOCUMENT_KEY: DerivedKey[list[Problem]] = DerivedKey("syntax problems")  # a document's problems
 
 
 def _kept(document: Document) -> list[Problem] | None:
     kept = document.derived.get(_DOCUMENT_KEY)
     return kept if isinstance(kept, list) else None
 
-_DERIVED_KEY = "syntax"  # a chunk's grammar problems: (source, first line, problems)
+# A chunk's grammar problems: (source, first line, problems)
+_DERIVED_KEY: DerivedKey[tuple[str, int, list[Problem]]] = DerivedKey("syntax")
 
 
 def _kept_problems(chunk: Chunk, source: str, start: int) -> list[Problem] | None:
-    kept: tuple[str, int, list[Problem]] | None = chunk.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
+    kept = chunk.derived.get(_DERIVED_KEY)
     if kept is None or kept[0] != source:
         return None
     shift = start - kept[1]
@@ -157,7 +159,7 @@ def _kept_problems(chunk: Chunk, source: str, start: int) -> list[Problem] | Non
 
 
 def _keep(chunk: Chunk, source: str, start: int, problems: list[Problem]) -> None:
-    chunk.derived[_DERIVED_KEY] = (source, start, problems)
+    chunk.derived.put(_DERIVED_KEY, (source, start, problems))
 
 
 def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[int]) -> Iterator[Problem]:

@@ -16,10 +16,12 @@ from hlo_lsp.features.buffers_outline import OutlineNode, read_sections
 from hlo_lsp.features.outline_lines import content_kind, numbered_lines
 from hlo_lsp.features.types import Fold
 from hlo_lsp.model.collector import paused_collector
+from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.document import Document, EditedFrom
 from hlo_lsp.parsing.file_kinds import FileKind
 
-_DERIVED_KEY = "folds"  # an HLO document's folds, which its next version keeps when no line changed kind
+# An HLO document's folds, which its next version keeps when no line changed kind
+_DERIVED_KEY: DerivedKey[list[Fold]] = DerivedKey("folds")
 
 
 def folding_ranges(document: Document, limit: int | None = None) -> list[Fold]:
@@ -39,14 +41,14 @@ def bounded_folds(document: Document, limit: int | None) -> tuple[list[Fold], in
 
 
 def _hlo_folds(document: Document) -> list[Fold]:
-    folds: list[Fold] | None = document.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
+    folds = document.derived.get(_DERIVED_KEY)
     edit = document.edited_from
     if folds is None and edit is not None and _same_line_kinds(edit, document):
-        folds = edit.previous.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
+        folds = edit.previous.derived.get(_DERIVED_KEY)
     if folds is None:
         with paused_collector():  # the walk allocates a tuple per line; a full collection would visit the index
             folds = _ordered(_HloFolds().read(document))
-    document.derived[_DERIVED_KEY] = folds
+    document.derived.put(_DERIVED_KEY, folds)
     return folds
 
 

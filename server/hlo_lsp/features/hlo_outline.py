@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from hlo_lsp.features.outline_lines import content_kind, counted, prefix_selection, short_shape, span
 from hlo_lsp.features.types import Symbol
+from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.document import Document, EditedFrom
 from hlo_lsp.parsing.line_scan import LineScan
 from hlo_lsp.text import Range, utf16_column
@@ -20,14 +21,14 @@ def hlo_outline(document: Document, limit: int | None = None) -> tuple[list[Symb
 
 # An HLO document's outline as read, without the document (a document -> reading -> document cycle
 # would outlive the document: what is built is frozen out of the garbage collector's reach).
-_DERIVED_KEY = "outline"
+_DERIVED_KEY: DerivedKey[_HloOutline] = DerivedKey("outline")
 
 
 def _read_outline(document: Document) -> _HloOutline:
-    reading: _HloOutline | None = document.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
+    reading = document.derived.get(_DERIVED_KEY)
     edit = document.edited_from
     if reading is None and edit is not None:
-        previous: _HloOutline | None = edit.previous.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
+        previous = edit.previous.derived.get(_DERIVED_KEY)
         if previous is not None and previous.reusable_after(edit, document):
             reading = previous
     if reading is None:
@@ -35,7 +36,7 @@ def _read_outline(document: Document) -> _HloOutline:
         outline.read()
         outline.close()
         reading = outline.of(None)
-    document.derived[_DERIVED_KEY] = reading
+    document.derived.put(_DERIVED_KEY, reading)
     return reading.of(document)
 
 

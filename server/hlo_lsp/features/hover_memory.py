@@ -8,13 +8,12 @@ value counted with its whole instruction's size; new format: with its own size).
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hlo_lsp.analysis.memory import MemorySummary, memory_by_space, memory_summary
 from hlo_lsp.model.buffer_assignment import Allocation, BufferAssignment, BufferValue, LiveRange, LiveRangeSection
+from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.model.memory_spaces import MemorySpace, MemorySpaces
 from hlo_lsp.model.sizes import dense_size, human_bytes
@@ -56,21 +55,14 @@ def peak_of(hlo: HloModule | None, buffers: BufferAssignment) -> Peak | None:
     section = buffers.live_range
     if section is None:
         return None
-    if section.peak_time is None:
+    time = section.peak_time
+    if time is None:
         return _recomputed_peak(hlo, buffers)
-    cached = _printed_peaks.get(id(section))
-    if cached is not None and cached[0]() is section:
-        return cached[1]
-    peak = _printed_peak(section, section.peak_time)
-    if len(_printed_peaks) >= 8:
-        _printed_peaks.pop(next(iter(_printed_peaks)))
-    _printed_peaks[id(section)] = (weakref.ref(section), peak)
-    return peak
+    return buffers.derived.memo(_PRINTED_PEAK, lambda: _printed_peak(section, time))
 
 
-# Every hover of a large module asks for its peak: the printed one, read once per section (held
-# weakly: a closed module's sections go with it).
-_printed_peaks: dict[int, tuple[weakref.ref[LiveRangeSection], Peak]] = {}
+# Every hover of a large module asks for its peak: the printed one is read once per buffer assignment.
+_PRINTED_PEAK: DerivedKey[Peak] = DerivedKey("printed peak")
 
 
 def _printed_peak(section: LiveRangeSection, time: int) -> Peak:
@@ -102,25 +94,17 @@ def space_peaks(hlo: HloModule | None, buffers: BufferAssignment, spaces: Memory
     if buffers.live_range is None or not spaces.several:
         return {}
     key = (hlo.structure_id if hlo is not None else None, spaces)
-    with _space_peaks_lock:
-        cached = _space_peaks.get(id(buffers))
-        if cached is not None and cached[0]() is buffers and key in cached[1]:
-            return cached[1][key]
+    kept = buffers.derived.get(_SPACE_PEAKS)
+    if kept is not None and kept[0] == key:
+        return kept[1]
     peaks = {memory.space.color: peak for memory in memory_by_space(hlo, buffers, spaces)
              if (peak := _summary_peak(memory.summary, space_text(memory.space))) is not None}
-    with _space_peaks_lock:
-        if id(buffers) not in _space_peaks and len(_space_peaks) >= 8:
-            _space_peaks.pop(next(iter(_space_peaks)))
-        kept = _space_peaks.get(id(buffers))
-        if kept is None or kept[0]() is not buffers:
-            kept = _space_peaks[id(buffers)] = (weakref.ref(buffers), {})
-        kept[1][key] = peaks
+    buffers.derived.put(_SPACE_PEAKS, (key, peaks))
     return peaks
 
 
-# Held weakly: a closed module's buffer assignment goes with its peaks.
-_space_peaks: dict[int, tuple[weakref.ref[BufferAssignment], dict[tuple[object, MemorySpaces], dict[int, Peak]]]] = {}
-_space_peaks_lock = threading.Lock()
+# The peaks of each space, for the last structure of the HLO module (its shapes size the values) and spaces.
+_SPACE_PEAKS: DerivedKey[tuple[tuple[object, MemorySpaces], dict[int, Peak]]] = DerivedKey("space peaks")
 
 
 def _scheduled_at(section: LiveRangeSection, time: int) -> str | None:

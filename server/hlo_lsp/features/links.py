@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.hlo_module import HloModule, StackFrame
@@ -33,7 +34,8 @@ _SOURCE_FILE = re.compile(r'source_file="((?:[^"\\]|\\.)*)"')
 _SOURCE_FILE_ON_A_LINE = re.compile(r'source_file="((?:[^"\\\n]|\\[^\n])*)"')  # in the text of many lines
 _SOURCE_LINE = re.compile(r"source_line=([0-9]{1,9})")
 _STACK_FRAME = re.compile(r"(?<![\w])(stack_frame_id)=([0-9]{1,18})")
-_DERIVED_KEY = "links"  # a chunk's (whether it names a stack frame, the source files it names)
+# A chunk's (whether it names a stack frame, the source files it names)
+_DERIVED_KEY: DerivedKey[tuple[bool, frozenset[str]]] = DerivedKey("links")
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,12 +131,12 @@ def _lines_with_sources(document: Document, with_frames: bool,
 def _chunk_sources(chunk: Chunk) -> tuple[bool, frozenset[str]]:
     """Whether a chunk names a stack frame, and the source files it names: read once per chunk, which
     edits share between versions (VS Code asks for the links again after every edit)."""
-    kept: tuple[bool, frozenset[str]] | None = chunk.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
+    kept = chunk.derived.get(_DERIVED_KEY)
     if kept is None:
         joined = "\n".join(chunk.lines)
         kept = ("stack_frame_id=" in joined,
                 frozenset(_unescape(printed) for printed in _SOURCE_FILE_ON_A_LINE.findall(joined)))
-        chunk.derived[_DERIVED_KEY] = kept
+        chunk.derived.put(_DERIVED_KEY, kept)
     return kept
 
 

@@ -8,13 +8,12 @@ changes) and dropped with it.
 from __future__ import annotations
 
 import re
-import threading
-import weakref
 from dataclasses import dataclass
 
 from hlo_lsp.analysis.memory import peak_moment
 from hlo_lsp.features.hover_memory import Peak, peak_of, space_peaks
 from hlo_lsp.model.buffer_assignment import BufferAssignment, BufferValue, LiveRange, LiveRangeSection
+from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.model.memory_spaces import DEFAULT_COLOR, MemorySpace, MemorySpaces
@@ -118,24 +117,12 @@ class MemoryIndex:
         return time, sum(size for start, end, size in sized if start <= time <= end)
 
 
-_INDEXES: list[tuple[weakref.ref[BufferAssignment], MemoryIndex]] = []
-_KEPT = 4
-
-
-_LOCK = threading.Lock()  # requests may run in worker threads
+_INDEX: DerivedKey[MemoryIndex] = DerivedKey("memory index")
 
 
 def memory_index(buffers: BufferAssignment) -> MemoryIndex:
-    """The index of `buffers`, built on first use and kept while `buffers` lives."""
-    global _INDEXES
-    with _LOCK:
-        _INDEXES = [(ref, index) for ref, index in _INDEXES if ref() is not None]
-        for ref, index in _INDEXES:
-            if ref() is buffers:
-                return index
-        index = MemoryIndex(buffers)
-        _INDEXES = [(weakref.ref(buffers), index), *_INDEXES][:_KEPT]
-        return index
+    """The index of `buffers`, built on first use and kept with it."""
+    return buffers.derived.memo(_INDEX, lambda: MemoryIndex(buffers))
 
 
 def module_memory(module: ModuleDump) -> tuple[HloModule | None, MemoryIndex | None]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from hlo_lsp.model.collector import paused_collector
+from hlo_lsp.model.derived import Derived
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.model.priority import let_questions_first
@@ -258,7 +259,7 @@ class BreakdownFrame:
     place: Place
 
 
-# Not slotted: hover_memory keeps weak references to sections, and a slotted dataclass has a __weakref__
+# Not slotted: the memory tests hold weak references to sections, and a slotted dataclass has a __weakref__
 # slot only from Python 3.11 (weakref_slot=True raises TypeError on 3.10, which requires-python admits).
 @dataclass(frozen=True)
 class LiveRangeSection:
@@ -305,6 +306,7 @@ class BufferAssignment:
     _has_used_values_section: bool = False
     _unread_values_documents: list[Document] = field(default_factory=list)
     _read_lock: threading.Lock = field(default_factory=threading.Lock)
+    derived: Derived = field(default_factory=Derived, repr=False, compare=False)
 
     @property
     def totals(self) -> Totals | None:

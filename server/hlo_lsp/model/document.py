@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hlo_lsp.model.collector import paused_collector
+from hlo_lsp.model.derived import Derived
 from hlo_lsp.model.priority import let_questions_first
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.line_scan import DEFINITION_ROLES, LineProblem, LineScan, Ref, Role, State
@@ -53,7 +54,7 @@ class Chunk:
         self._problems: list[tuple[int, LineProblem]] | None = None
         # What checks derive from these lines alone, under a key of their own: kept as long as the
         # chunk, which edits share between versions (a plain dict: reads are atomic, no lock).
-        self.derived: dict[str, object] = {}
+        self.derived = Derived()
         self._before: weakref.ref[Chunk] | None = None
 
     def follows(self, before: Chunk) -> None:
@@ -185,7 +186,7 @@ class Document:
         self.edited_from: EditedFrom | None = None
         # What features derive from the whole document, under a key of their own: kept as long as the
         # document (a plain dict: reads are atomic, no lock), and a newer version may start from it.
-        self.derived: dict[str, object] = {}
+        self.derived = Derived()
 
     @property
     def chunks(self) -> list[Chunk]:
@@ -246,7 +247,7 @@ class Document:
         document.kind, document.source, document.scanner = kind, source, scanner
         document._text, document._scan_lock = None, threading.Lock()
         document._definitions_of, document._uses_of = {}, {}
-        document.edited_from, document.derived = None, {}
+        document.edited_from, document.derived = None, Derived()
         return document
 
     def _set_chunks(self, chunks: list[Chunk], starts: list[int] | None = None) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hlo_lsp.model.collector import paused_collector
+from hlo_lsp.model.derived import Derived
 from hlo_lsp.model.document import Chunk, Document
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.hlo_scanner import (
@@ -105,8 +106,10 @@ class HloModule:
         self._rows_in_order: list[tuple[str, int, int]] = []  # (table, row id, line), in file order
         self._row_names: dict[Role, set[str]] = {}  # the rows' ids as printed, by the role of the table's rows
         self._defined_names: dict[Role, frozenset[str]] | None = None
-        # Shared by the versions of an edited module whose structure is the same (see `edited`).
+        # Shared by the versions of an edited module whose structure is the same (see `edited`), with
+        # what was derived from that structure.
         self.structure_id = object()
+        self.derived = Derived()
         with paused_collector():
             self._read_structure()
 

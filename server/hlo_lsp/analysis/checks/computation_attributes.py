@@ -19,7 +19,7 @@ from hlo_lsp.problems import Problem
 _KEY = "execution_thread"
 
 
-_BY_STRUCTURE = StructureMemo()
+_BY_STRUCTURE = StructureMemo("computation closing lines")
 
 
 def check(context: CheckContext) -> Iterator[Problem]:

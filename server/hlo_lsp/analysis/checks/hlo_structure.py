@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import itertools
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from hlo_lsp.analysis.checks.undefined_names import undefined_name_problems
-from hlo_lsp.analysis.context import PROBLEM_LIMIT, CheckContext
+from hlo_lsp.analysis.context import CheckContext, StructureMemo
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.hlo_module import Computation, HloModule
 from hlo_lsp.parsing.hlo_scanner import ATTRIBUTES, blank_comments, in_block_comment, without_comments
@@ -106,25 +104,13 @@ def _pending_mark(state: State) -> str | None:
     return state[0] if isinstance(state, tuple) and state[0] in ("root", "entry") else None
 
 
-# What this check found for the last structure of each document and for each chunk: after an
-# edit that keeps the structure (see HloModule.edited), only the edited chunk is checked again.
-_by_structure: dict[str, tuple[object, list[Problem]]] = {}
-_lock = threading.Lock()
-_STRUCTURES_REMEMBERED = 16
+# What this check found for a structure: after an edit that keeps the structure (see HloModule.edited),
+# only the edited chunk is checked again.
+_COMPUTATION_PROBLEMS = StructureMemo("computation problems")
 
 
 def _computation_problems(hlo: HloModule) -> list[Problem]:
-    source = hlo.document.source
-    with _lock:
-        kept = _by_structure.get(source)
-    if kept is not None and kept[0] is hlo.structure_id:
-        return kept[1]
-    problems = list(itertools.islice(_check_computations(hlo), PROBLEM_LIMIT + 1))
-    with _lock:
-        if len(_by_structure) >= _STRUCTURES_REMEMBERED:
-            _by_structure.clear()
-        _by_structure[source] = (hlo.structure_id, problems)
-    return problems
+    return _COMPUTATION_PROBLEMS.problems(hlo, _check_computations)
 
 
 def _brace_taken_by_an_item(hlo: HloModule, computation: Computation) -> int | None:

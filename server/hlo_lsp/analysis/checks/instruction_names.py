@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from hlo_lsp.analysis.checks.opcodes.literals import ELEMENT_TYPES
 from hlo_lsp.analysis.context import CheckContext
+from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.line_scan import Role
 from hlo_lsp.problems import Problem, Severity
@@ -24,22 +25,21 @@ def check(context: CheckContext) -> Iterator[Problem]:
         yield from _problems(hlo, name)
 
 
-# The structure whose names were read last, and its illegal names (not the names themselves: a closed
-# module's 300,000 names would stay in memory).
-_last: list[tuple[object, list[str]]] = []
+# The illegal names, not the names themselves: a closed module's 300,000 names would stay in memory.
+_ILLEGAL: DerivedKey[list[str]] = DerivedKey("illegal instruction names")
 
 
 def _illegal(hlo: HloModule) -> list[str]:
-    """The illegal names among the module's, found in C (a 40 MB module defines 300,000): kept for its
+    """The illegal names among the module's, found in C (a 40 MB module defines 300,000): kept on its
     structure, which the versions of a module share while their names stay the same."""
-    if _last and _last[0][0] is hlo.structure_id:
-        return _last[0][1]
+    return hlo.derived.memo(_ILLEGAL, lambda: _illegal_names(hlo))
+
+
+def _illegal_names(hlo: HloModule) -> list[str]:
     names = hlo.defined_names().get(Role.INSTRUCTION_DEF, frozenset())
     joined = "\n" + "\n".join(names) + "\n"
     reserved = [joined[start + 1 : joined.index("\n", start + 1)] for start in _starts(joined, "\n__")]
-    found = sorted(names & ELEMENT_TYPES) + sorted(name for name in reserved if not name.startswith("__xla_"))
-    _last[:] = [(hlo.structure_id, found)]
-    return found
+    return sorted(names & ELEMENT_TYPES) + sorted(name for name in reserved if not name.startswith("__xla_"))
 
 
 def _starts(text: str, needle: str) -> Iterator[int]:

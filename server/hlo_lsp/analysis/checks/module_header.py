@@ -58,7 +58,7 @@ VALIDATORS: dict[str, Validator] = {
 ALLOWED = ", ".join(sorted(VALIDATORS))
 
 
-_BY_STRUCTURE = StructureMemo()
+_BY_STRUCTURE = StructureMemo("module header")
 
 
 def check(context: CheckContext) -> Iterator[Problem]:

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from hlo_lsp.analysis.checks.opcodes.dropped_operands import spelt_like_opcode
 from hlo_lsp.analysis.context import PROBLEM_LIMIT
 from hlo_lsp.analysis.edits import LastRuns, spliced
+from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.document import Chunk
 from hlo_lsp.model.hlo_module import Computation, HloModule
 from hlo_lsp.parsing.hlo_scanner import without_comments
@@ -25,7 +26,8 @@ _DEFINES = {
     Role.FUNCTION_NAME_USE: (Role.FUNCTION_NAME_DEF, "function name"),
 }
 
-_DERIVED_KEY = "hlo-structure"  # a chunk's undefined names: (structure_id, first line, problems)
+# A chunk's undefined names: (structure_id, first line, problems)
+_DERIVED_KEY: DerivedKey[tuple[object, int, list[Problem]]] = DerivedKey("undefined names")
 
 
 def undefined_name_problems(hlo: HloModule) -> Iterator[Problem]:
@@ -48,7 +50,7 @@ def undefined_name_problems(hlo: HloModule) -> Iterator[Problem]:
     yield from found
 
 
-_undefined_names: LastRuns[list[Problem]] = LastRuns()
+_undefined_names: LastRuns[list[Problem]] = LastRuns("undefined names")
 
 
 def _chunks_undefined_names(hlo: HloModule, spans: list[tuple[int, Chunk]]) -> Iterator[Problem]:
@@ -60,18 +62,18 @@ def _chunks_undefined_names(hlo: HloModule, spans: list[tuple[int, Chunk]]) -> I
             continue
         # a garbled chunk (a 10 MB line of operands) may have millions: the check stops at the limit
         problems = list(itertools.islice(_chunk_undefined_names(hlo, defined, start, chunk), PROBLEM_LIMIT + 1))
-        chunk.derived[_DERIVED_KEY] = (hlo.structure_id, start, problems)
+        chunk.derived.put(_DERIVED_KEY, (hlo.structure_id, start, problems))
         yield from problems
 
 
 def _kept_undefined_names(hlo: HloModule, start: int, chunk: Chunk) -> list[Problem] | None:
     """The chunk's problems found before for this structure: its own, or, for a chunk edited line for
     line, those of the chunk it was edited from on its unchanged lines and its changed lines' own."""
-    kept: tuple[object, int, list[Problem]] | None = chunk.derived.get(_DERIVED_KEY)  # type: ignore[assignment]
+    kept = chunk.derived.get(_DERIVED_KEY)
     if kept is not None and kept[0] is hlo.structure_id and kept[1] == start:
         return kept[2]
     before = chunk.before()
-    kept = before.derived.get(_DERIVED_KEY) if before is not None else None  # type: ignore[assignment]
+    kept = before.derived.get(_DERIVED_KEY) if before is not None else None
     if (before is None or kept is None or kept[0] is not hlo.structure_id or kept[1] != start
             or len(kept[2]) > PROBLEM_LIMIT):  # the chunk's problems were cut short: all read again
         return None
@@ -80,7 +82,7 @@ def _kept_undefined_names(hlo: HloModule, start: int, chunk: Chunk) -> list[Prob
     found = [problem for problem in kept[2] if problem.range.start.line - start in unchanged]
     found += _chunk_undefined_names(hlo, hlo.defined_names(), start, chunk, changed)
     problems = sorted(found, key=Problem.sort_key)[: PROBLEM_LIMIT + 1]
-    chunk.derived[_DERIVED_KEY] = (hlo.structure_id, start, problems)
+    chunk.derived.put(_DERIVED_KEY, (hlo.structure_id, start, problems))
     return problems
 
 

@@ -31,6 +31,7 @@ from hlo_lsp.analysis.checks.opcodes.verdicts import EVALUATE, HEADER, VERDICTS,
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.analysis.edits import LastRuns, spliced
 from hlo_lsp.analysis.syntax import syntax_problems
+from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.document import Chunk, EditedFrom
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.file_kinds import FileKind
@@ -39,7 +40,6 @@ from hlo_lsp.parsing.line_scan import LineScan
 from hlo_lsp.problems import Problem
 
 _PER_RUN = frozenset(("async", "channel", "shapeless"))  # read again on every run: they depend on other lines' text
-_DERIVED_KEY = "hlo-opcodes"
 
 
 @dataclass(slots=True)
@@ -60,7 +60,7 @@ class _Pass:
     per_run: list[int]
 
 
-_last_passes: LastRuns[_Pass] = LastRuns()
+_last_passes: LastRuns[_Pass] = LastRuns("opcode pass")
 
 
 def check(context: CheckContext) -> Iterator[Problem]:
@@ -129,15 +129,16 @@ def _after_edit(hlo: HloModule, edit: EditedFrom, before: _Pass) -> _Pass | None
                  + [line for line in before.per_run if line >= lines.stop])
 
 
+_DERIVED_KEY: DerivedKey[tuple[object, int, _ChunkFacts]] = DerivedKey("opcode facts")  # a chunk's, for a structure
+
+
 def _kept_facts(hlo: HloModule, start: int, chunk: Chunk) -> _ChunkFacts:
     kept = chunk.derived.get(_DERIVED_KEY)
-    if isinstance(kept, tuple) and kept[0] is hlo.structure_id and kept[1] == start:
-        facts = kept[2]
-        assert isinstance(facts, _ChunkFacts)
-        return facts
+    if kept is not None and kept[0] is hlo.structure_id and kept[1] == start:
+        return kept[2]
     facts = _chunk_facts(hlo, start, chunk)
     if not isinstance(chunk.end_state, tuple):  # an instruction continued in the next chunk depends on it
-        chunk.derived[_DERIVED_KEY] = (hlo.structure_id, start, facts)
+        chunk.derived.put(_DERIVED_KEY, (hlo.structure_id, start, facts))
     return facts
 
 

@@ -32,7 +32,7 @@ _SIGNATURE_OPEN = re.compile(r"[ \t]*(?:ENTRY[ \t]+)?%?" + NAME + r":?[ \t]*\(")
 _AGREE: dict[tuple[str, str], bool] = {}  # (signature result, root shape) -> compatible
 
 
-_BY_STRUCTURE = StructureMemo()
+_BY_STRUCTURE = StructureMemo("signatures")
 
 
 def signature_problems(hlo: HloModule) -> list[Problem]:
