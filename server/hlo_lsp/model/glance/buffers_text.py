@@ -4,21 +4,19 @@ from the nearest value block or allocation above it), and the one HloLiveRange s
 from __future__ import annotations
 
 import bisect
-import re
 from collections import Counter
 
-from hlo_lsp.model.glance.text_index import Declined, Picks, Text, end_of_blanks
+from hlo_lsp.model.glance.text_index import Declined, Picks, Text
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES
 from hlo_lsp.parsing.line_scan import LineScan, State
-from hlo_lsp.parsing.names import NAME
+from hlo_lsp.parsing.text_search import allocation_numbers, end_of_blanks, schedule_entry_offset, scheduled_names
 
 _HEADER_KINDS = frozenset((
     "allocations_header", "stats_header", "used_values_header", "sequence_header", "ranges_header",
     "report_section", "report_table_header", "live_range_header", "live_range_unavailable", "totals",
     "peak_header", "peak_unknown", "breakdown_header", "memory_space",
 ))
-_SCHEDULED_NAME = re.compile(r"\n[ \t]*[0-9]+:(" + NAME + r")")
 
 
 
@@ -85,7 +83,7 @@ class BuffersText(Text):
     def _allocation_numbers(self) -> Counter[int]:
         """How often each `allocation N:` is printed (`00` numbers 0 too): one pass, however many values
         a hover picks."""
-        return Counter(map(int, _ALLOCATION_NUMBER.findall(self.text)))
+        return Counter(allocation_numbers(self.text))
 
     def state_entering(self, line: int) -> State:
         """The scanner's state at the start of `line`: its section's, or found by scanning from the
@@ -125,7 +123,6 @@ _RESYNC: dict[State, tuple[str, str, State]] = {
     "alloc": ("\nallocation ", "allocation", "alloc"),  # its values, and a `reused by` list
 }
 RESYNC_LINES = 5_000  # a cursor further from where its state is known is left to the whole file
-_ALLOCATION_NUMBER = re.compile(r"allocation ([0-9]{1,19}):")  # as many digits as the scanner reads
 
 
 class LiveRangeSection:
@@ -155,7 +152,7 @@ class LiveRangeSection:
 
     def scheduled_names(self) -> list[str]:
         start, end = self.sequence[0], self.file.section_end(self.sequence)
-        return _SCHEDULED_NAME.findall(self.file.text, start, end)
+        return scheduled_names(self.file.text, start, end)
 
     def pick_ranges(self, picks: Picks, name: str) -> list[LineScan]:
         found = []
@@ -173,10 +170,10 @@ class LiveRangeSection:
     def pick_scheduled(self, picks: Picks, time: int) -> str | None:
         """The name scheduled at `time` (its first entry), or None when nothing is."""
         start, end = self.sequence[0], self.file.section_end(self.sequence)
-        match = re.compile(rf"\n[ \t]*0*{time}:").search(self.file.text, start, end)  # XLA prints no zeros
-        if match is None:
+        offset = schedule_entry_offset(self.file.text, time, start, end)
+        if offset is None:
             return None
-        scan = picks.pick(self.file.line_at(match.start() + 1), "seq", _SEQUENCE_ENTRY)
+        scan = picks.pick(self.file.line_at(offset + 1), "seq", _SEQUENCE_ENTRY)
         if scan.data[0] != time:
             raise Declined
         return scan.data[1]

@@ -4,39 +4,27 @@ tables, found by text search and scanned in the state the whole file's scan ente
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Iterator
 
-from hlo_lsp.model.glance.text_index import Declined, Picks, Text, end_of_blanks
+from hlo_lsp.model.glance.text_index import Declined, Picks, Text
 from hlo_lsp.model.lazy import lazy
-from hlo_lsp.parsing.hlo_scanner import TABLE_NAMES, in_string, leaves_a_string_open
+from hlo_lsp.parsing.hlo_scanner import in_string, leaves_a_string_open
 from hlo_lsp.parsing.line_scan import LineScan, State
-from hlo_lsp.parsing.names import NAME
+from hlo_lsp.parsing.text_search import (
+    defined_names,
+    definition_offsets,
+    has_cross_line_forms,
+    has_indented_line_after_non_header,
+    is_header_prefix,
+    table_header_after,
+    unindented_line_starts,
+)
 
 _HEAD_LINES = 100_000  # lines before the first computation worth scanning (stack-frame tables)
-# A line the scanner reads as a table's header (its text stripped, as `str.strip` and `\s` agree).
-_TABLE_HEADER = re.compile(r"\n\s*(?:" + "|".join(TABLE_NAMES) + r")\s*(?=\n|\Z)")
 _BLANK_LINES_ABOVE = 100  # blank and comment lines looked through above a computation header
-# What may stand before `name =` on its line, after its blanks: nothing, `%`, `ROOT` or `ROOT %`.
-_DEFINITION_PREFIX = re.compile(r"(?:%|ROOT|ROOT\s+%)?\s*")
-_HEADER_PREFIX = re.compile(r"(?:ENTRY(?:[ \t]*%)?|%)?")  # before a computation's name on its header (spaces cut)
 _NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _BODY_LINES = 20_000  # a longer computation (a large ENTRY) is left to the whole module
 _CALLERS = 5_000  # a computation named on more lines is left to the whole module
-_DEFINED_NAME = re.compile(r"\n[ \t]+(?:ROOT[ \t]+)?%?(" + NAME + r")[ \t]*=")
-_UNINDENTED_LINE = re.compile(r"\n(?=[^ \t\r\n/])")
-# An indented line after a `}` line (and blank lines): an instruction outside any computation.
-# An indented line below a line that opens no computation (a `}`, a header the scanner cannot read,
-# anything else), blank and `//` lines between: the module reads it outside any computation.
-_INDENTED_AFTER_NON_HEADER = re.compile(
-    r"\n(?![ \t\r\n]|//)(?!(?:ENTRY[ \t]+)?%?" + NAME + r"[ \t]*[({,])[^\n]*\n"
-    r"(?:[ \t\r]*(?://[^\n]*)?\n)*[ \t]+[^\s/]")
-# What dumps never print and a line read alone misreads: a block comment left open at its line's end, a lone
-# `ROOT` marking the instruction below it, a `}` with more after it on its line (`}%v = ...`, `} ENTRY e {`:
-# it may end a computation where the glance's lines do not show it; not a literal's `})`).
-# Searches each from its literal prefix: one alternation tries them all at every offset (0.25 s at 40 MB).
-_CROSS_LINE_FORMS = (re.compile(r"/\*(?![^\n]*?\*/)"), re.compile(r"ROOT[ \t]*(?:\r?\n|//)"),
-                     re.compile(r"\n[ \t]*\}[ \t]*[^\s,/)\]}]"))
 
 _INSTRUCTION = frozenset(("instruction",))
 _COMPUTATION = frozenset(("computation",))
@@ -55,7 +43,7 @@ class HloText(Text):
             lines[line] = (text, state, scan)
             if scan.kind == "computation":
                 # a table printed below a computation is read by the module, not by the glance
-                return {} if _TABLE_HEADER.search(self.text, self.line_start(line)) else lines
+                return {} if table_header_after(self.text, self.line_start(line)) else lines
         return {}  # no computation near the top: every question is declined
 
     def scan(self, line: int, state: State) -> tuple[str, LineScan]:
@@ -83,12 +71,12 @@ class HloText(Text):
     def has_cross_line_forms(self) -> bool:
         """Whether a line may read otherwise alone than in the file for what lines above it leave open
         (a block comment, a lone `ROOT`): forms dumps never print."""
-        return any(form.search(self.text) is not None for form in _CROSS_LINE_FORMS)
+        return has_cross_line_forms(self.text)
 
     @lazy
     def defined_names(self) -> list[str]:
         """Every name an indented line defines (for the pairing vote, which needs no exact count)."""
-        return _DEFINED_NAME.findall(self.text)
+        return defined_names(self.text)
 
     @lazy
     def has_instructions_outside_computations(self) -> bool:
@@ -96,7 +84,7 @@ class HloText(Text):
         missing): the module does not count them as its instructions, the text search would."""
         if any(scan.kind == "instruction" for _, _, scan in self.head.values()):
             return True
-        return _INDENTED_AFTER_NON_HEADER.search(self.text) is not None
+        return has_indented_line_after_non_header(self.text)
 
     def follows_computation_end(self, line: int) -> bool:
         """Whether the nearest line above `line` that is not blank nor a `//` comment reads as a `}`
@@ -112,16 +100,7 @@ class HloText(Text):
         wherever the scanner may read a definition, `name` then `=` with any spaces or tabs between
         (`state =0(...` too), or `name` alone, its `=` below (fuzzer mutant #596970), after nothing, `%`,
         `ROOT` or `ROOT %` on its line."""
-        text = self.text
-        blanks_end: dict[int, int] = {}  # a 200 KB line may name it thousands of times: its blanks are read once
-        found = []
-        for match in re.finditer(re.escape(name) + r":?[ \t]*(?:=|//|\r?\n|\Z)", text):
-            line_start = text.rfind("\n", 0, match.start()) + 1
-            first = blanks_end.get(line_start)
-            if first is None:
-                first = blanks_end[line_start] = end_of_blanks(text, line_start)
-            if _DEFINITION_PREFIX.fullmatch(text, min(first, match.start()), match.start()):
-                found.append(match.start())
+        found = list(definition_offsets(self.text, name))
         if len(found) != 1:
             raise Declined
         return found[0]
@@ -152,7 +131,7 @@ class HloText(Text):
         """The computation's header; `whole`: its body too, every instruction that names it and
         their computations' headers."""
         headers = [offset for offset in self.occurrences_of_name(name)
-                   if _HEADER_PREFIX.fullmatch(self.prefix_on_line(offset))
+                   if is_header_prefix(self.prefix_on_line(offset))
                    and self.scan(self.line_at(offset), "top")[1].kind == "computation"]
         if len(headers) != 1:
             raise Declined
@@ -206,4 +185,4 @@ class HloText(Text):
     def _unindented_starts(self) -> list[int]:
         """Where each line that is neither indented, blank nor a `//` comment starts: the headers and
         `}` of the computations, and the module's top lines."""
-        return [match.end() for match in _UNINDENTED_LINE.finditer(self.text)]
+        return unindented_line_starts(self.text)

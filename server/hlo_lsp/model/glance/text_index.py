@@ -4,20 +4,12 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import re
 from collections.abc import Iterator
 
 from hlo_lsp.model.document import Document, Run
 from hlo_lsp.parsing.line_scan import LineScan, State
 
 _BLOCK = 1 << 16  # characters per block of the line index
-BLANKS = re.compile(r"[^\S\n]*")
-
-
-def end_of_blanks(text: str, start: int) -> int:
-    """Where the spaces and tabs from `start` end."""
-    found = BLANKS.match(text, start)
-    return found.end() if found is not None else start
 
 class Declined(Exception):
     """The glance cannot answer for certain."""

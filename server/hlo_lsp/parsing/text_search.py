@@ -1,0 +1,98 @@
+"""Searches over a whole file's text (HLO, or the buffer-assignment family) for the forms its line scanner
+reads, before the lines are scanned: how a glance finds a definition, a header, a table, an allocation or a
+schedule entry without reading the file line by line."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from hlo_lsp.parsing.hlo_scanner import TABLE_NAMES
+from hlo_lsp.parsing.names import NAME
+
+BLANKS = re.compile(r"[^\S\n]*")
+_SCHEDULED_NAME = re.compile(r"\n[ \t]*[0-9]+:(" + NAME + r")")
+_ALLOCATION_NUMBER = re.compile(r"allocation ([0-9]{1,19}):")  # as many digits as the scanner reads
+# A line the scanner reads as a table's header (its text stripped, as `str.strip` and `\s` agree).
+_TABLE_HEADER = re.compile(r"\n\s*(?:" + "|".join(TABLE_NAMES) + r")\s*(?=\n|\Z)")
+# What may stand before `name =` on its line, after its blanks: nothing, `%`, `ROOT` or `ROOT %`.
+_DEFINITION_PREFIX = re.compile(r"(?:%|ROOT|ROOT\s+%)?\s*")
+_HEADER_PREFIX = re.compile(r"(?:ENTRY(?:[ \t]*%)?|%)?")  # before a computation's name on its header (spaces cut)
+_DEFINED_NAME = re.compile(r"\n[ \t]+(?:ROOT[ \t]+)?%?(" + NAME + r")[ \t]*=")
+_UNINDENTED_LINE = re.compile(r"\n(?=[^ \t\r\n/])")
+# An indented line below a line that opens no computation (a `}`, a header the scanner cannot read,
+# anything else), blank and `//` lines between: the module reads it outside any computation.
+_INDENTED_AFTER_NON_HEADER = re.compile(
+    r"\n(?![ \t\r\n]|//)(?!(?:ENTRY[ \t]+)?%?" + NAME + r"[ \t]*[({,])[^\n]*\n"
+    r"(?:[ \t\r]*(?://[^\n]*)?\n)*[ \t]+[^\s/]")
+# What dumps never print and a line read alone misreads: a block comment left open at its line's end, a lone
+# `ROOT` marking the instruction below it, a `}` with more after it on its line (`}%v = ...`, `} ENTRY e {`:
+# it may end a computation where the glance's lines do not show it; not a literal's `})`).
+# Searches each from its literal prefix: one alternation tries them all at every offset (0.25 s at 40 MB).
+_CROSS_LINE_FORMS = (re.compile(r"/\*(?![^\n]*?\*/)"), re.compile(r"ROOT[ \t]*(?:\r?\n|//)"),
+                     re.compile(r"\n[ \t]*\}[ \t]*[^\s,/)\]}]"))
+
+
+def end_of_blanks(text: str, start: int) -> int:
+    """Where the spaces and tabs from `start` end."""
+    found = BLANKS.match(text, start)
+    return found.end() if found is not None else start
+
+
+def table_header_after(text: str, offset: int) -> bool:
+    """Whether a stack-frame table's header line follows `offset`."""
+    return _TABLE_HEADER.search(text, offset) is not None
+
+
+def has_cross_line_forms(text: str) -> bool:
+    """Whether a line may read otherwise alone than in the file for what lines above it leave open."""
+    return any(form.search(text) is not None for form in _CROSS_LINE_FORMS)
+
+
+def defined_names(text: str) -> list[str]:
+    """Every name an indented line defines."""
+    return _DEFINED_NAME.findall(text)
+
+
+def has_indented_line_after_non_header(text: str) -> bool:
+    """Whether an indented line follows a line that opens no computation (blank and `//` lines between)."""
+    return _INDENTED_AFTER_NON_HEADER.search(text) is not None
+
+
+def unindented_line_starts(text: str) -> list[int]:
+    """Where each line that is neither indented, blank nor a `//` comment starts."""
+    return [match.end() for match in _UNINDENTED_LINE.finditer(text)]
+
+
+def definition_offsets(text: str, name: str) -> Iterator[int]:
+    """Where the scanner may read a definition of `name`: `name` then `=` with any spaces or tabs between
+    (`state =0(...` too), or `name` alone, its `=` below, after nothing, `%`, `ROOT` or `ROOT %` on its line."""
+    blanks_end: dict[int, int] = {}  # a 200 KB line may name it thousands of times: its blanks are read once
+    for match in re.finditer(re.escape(name) + r":?[ \t]*(?:=|//|\r?\n|\Z)", text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        first = blanks_end.get(line_start)
+        if first is None:
+            first = blanks_end[line_start] = end_of_blanks(text, line_start)
+        if _DEFINITION_PREFIX.fullmatch(text, min(first, match.start()), match.start()):
+            yield match.start()
+
+
+def is_header_prefix(prefix: str) -> bool:
+    """Whether `prefix` (a line's text before a name, spaces cut) may stand before a computation's name."""
+    return _HEADER_PREFIX.fullmatch(prefix) is not None
+
+
+def scheduled_names(text: str, start: int, end: int) -> list[str]:
+    """The names of the schedule entries (`N:name`) between `start` and `end`."""
+    return _SCHEDULED_NAME.findall(text, start, end)
+
+
+def allocation_numbers(text: str) -> list[int]:
+    """The number of each `allocation N:` printed (`00` numbers 0 too)."""
+    return list(map(int, _ALLOCATION_NUMBER.findall(text)))
+
+
+def schedule_entry_offset(text: str, time: int, start: int, end: int) -> int | None:
+    """The offset of the line break before the first schedule entry at `time` between `start` and `end`."""
+    match = re.compile(rf"\n[ \t]*0*{time}:").search(text, start, end)  # XLA prints no zeros, but reads them
+    return match.start() if match is not None else None

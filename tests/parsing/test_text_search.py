@@ -1,0 +1,61 @@
+"""Whole-text searches agree with the line scanner on real dumps: every definition, table and schedule entry
+they find is where the scanned lines put it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import SPLIT_HLO, SPLIT_MLP
+from hlo_lsp.model.document import Document
+from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.parsing.text_search import (
+    allocation_numbers,
+    defined_names,
+    definition_offsets,
+    has_cross_line_forms,
+    has_indented_line_after_non_header,
+    schedule_entry_offset,
+    scheduled_names,
+    unindented_line_starts,
+)
+
+
+def _scanned(path: Path, kind: FileKind) -> tuple[str, Document]:
+    text = path.read_text()
+    return text, Document(text, kind, str(path))
+
+
+def test_every_instruction_the_scanner_reads_is_found_defined_once_on_its_line() -> None:
+    text, document = _scanned(SPLIT_HLO, FileKind.HLO_MODULE)
+    definitions = {scan.data[0]: line for line, scan in document.scans() if scan.kind == "instruction"}
+    assert sorted(defined_names("\n" + text)) == sorted(definitions)
+    for name, line in definitions.items():
+        (offset,) = definition_offsets(text, name)
+        assert text.count("\n", 0, offset) == line, name
+
+
+def test_a_dump_has_no_cross_line_forms_and_no_instruction_outside_a_computation() -> None:
+    text = "\n" + SPLIT_HLO.read_text()
+    assert not has_cross_line_forms(text) and not has_indented_line_after_non_header(text)
+    assert has_cross_line_forms(text + "\n/* open")
+    assert has_indented_line_after_non_header(text + "\n}\n  %stray = f32[] parameter(0)\n")
+
+
+def test_unindented_lines_are_the_module_and_computation_headers_and_closing_braces() -> None:
+    text = SPLIT_HLO.read_text()
+    starts = unindented_line_starts(text)
+    assert starts and all(text[start] not in " \t\n/" for start in starts)
+    assert sum(text[start] == "}" for start in starts) == text.count("\n}")
+
+
+def test_schedule_entries_and_allocations_are_found_in_the_live_range_and_buffer_files() -> None:
+    live = Path(f"{SPLIT_MLP}-live-range.txt").read_text()
+    names = scheduled_names(live, 0, len(live))
+    assert names, "the live-range file prints a schedule"
+    first = schedule_entry_offset(live, 0, 0, len(live))
+    assert first is not None and live[first + 1 :].lstrip(" \t").startswith(f"0:{names[0]}")
+    padded = "\n 007:x\n"
+    assert schedule_entry_offset(padded, 7, 0, len(padded)) == 0  # XLA never prints zeros, but reads them
+    buffers = Path(f"{SPLIT_MLP}-buffer-assignment.txt").read_text()
+    numbers = allocation_numbers(buffers)
+    assert numbers[:3] == [0, 1, 2] and len(numbers) == buffers.count("\nallocation ")
