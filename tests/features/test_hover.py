@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from helpers import (
+    COMBINED_HLO,
     COMBINED_MLP,
     DATA,
     GPU_HLO_SEED,
@@ -29,7 +30,6 @@ from hlo_lsp.text import Position, Range
 
 SPLIT_ALLOCATIONS = Path(f"{SPLIT_MLP}-buffer-assignment.txt")
 SPLIT_LIVE_RANGE = Path(f"{SPLIT_MLP}-live-range.txt")
-COMBINED_HLO = Path(f"{COMBINED_MLP}.txt")
 COMBINED_BUFFERS = Path(f"{COMBINED_MLP}-buffer-assignment.txt")
 
 

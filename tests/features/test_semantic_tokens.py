@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import COMBINED_MLP, SPLIT_HLO, SPLIT_MLP
+from helpers import COMBINED_HLO, SPLIT_HLO, SPLIT_MLP
 from hlo_lsp.features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, semantic_tokens
 from hlo_lsp.model.document import Document
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.text import Position, Range, utf16_column
 from hlo_lsp.workspace.loader import read_document
-
-COMBINED_HLO = Path(f"{COMBINED_MLP}.txt")
 
 
 def load(path: Path) -> Document:

@@ -33,6 +33,8 @@ FLAX_SCAN = PRODUCERS / "jax-0.10.2-flax" / "scan_remat_policy" / "module_0000.j
 
 # The HLO module file of SPLIT_MLP (JAX 0.10.2: `%` names, stack frame tables), the file most tests open.
 SPLIT_HLO = Path(f"{SPLIT_MLP}.txt")
+# The same program from JAX 0.4.38: no `%` in names, one combined buffer-assignment file.
+COMBINED_HLO = Path(f"{COMBINED_MLP}.txt")
 
 
 def is_dump(path: Path) -> bool:

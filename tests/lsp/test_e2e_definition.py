@@ -8,7 +8,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from helpers import DATA, SPLIT_HLO, SPLIT_MLP
+from helpers import COMBINED_HLO, COMBINED_MLP, DATA, SPLIT_HLO, SPLIT_MLP
 from helpers.lsp import line_number, open_file, position_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -17,9 +17,7 @@ SPLIT = SPLIT_MLP
 SPLIT_BA = Path(f"{SPLIT}-buffer-assignment.txt")
 SPLIT_VALUES = Path(f"{SPLIT}-buffer-assignment-values.txt")
 SPLIT_LIVE = Path(f"{SPLIT}-live-range.txt")
-COMBINED = DATA / "jax-0.4.38" / "mlp3" / "module_0001.jit_mlp.cpu_after_optimizations"
-COMBINED_HLO = Path(f"{COMBINED}.txt")
-COMBINED_BA = Path(f"{COMBINED}-buffer-assignment.txt")
+COMBINED_BA = Path(f"{COMBINED_MLP}-buffer-assignment.txt")
 GPU_SEED = DATA / "seeds" / "torchxla-gpu-decode.buffer-assignment.txt"
 
 YNN_DEFINITION = "%ynn_fusion.1 = f32[32,256]{1,0} fusion("

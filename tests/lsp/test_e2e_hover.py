@@ -12,7 +12,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from helpers import DATA, SPLIT_HLO, SPLIT_MLP
+from helpers import COMBINED_HLO, COMBINED_MLP, DATA, SPLIT_HLO, SPLIT_MLP
 from helpers.lsp import SERVER, column_of, negotiated_encoding, open_file, position_of, start_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -20,9 +20,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 SPLIT = SPLIT_MLP
 SPLIT_FILES = [Path(f"{SPLIT}{suffix}") for suffix in
                ("-buffer-assignment.txt", "-buffer-assignment-values.txt", "-live-range.txt")]
-COMBINED = DATA / "jax-0.4.38" / "mlp3" / "module_0001.jit_mlp.cpu_after_optimizations"
-COMBINED_HLO = Path(f"{COMBINED}.txt")
-COMBINED_BA = Path(f"{COMBINED}-buffer-assignment.txt")
+COMBINED_BA = Path(f"{COMBINED_MLP}-buffer-assignment.txt")
 GPU_SEED = DATA / "seeds" / "torchxla-gpu-decode.buffer-assignment.txt"
 TPU_SEED = DATA / "seeds" / "tpu-allreduce-mlp.buffer-assignment.txt"
 

@@ -13,7 +13,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from helpers import DATA, SPLIT_HLO, SPLIT_MLP, copy_module
+from helpers import COMBINED_HLO, COMBINED_MLP, DATA, SPLIT_HLO, SPLIT_MLP, copy_module
 from helpers.lsp import CLIENTS, SERVER, close_file, column_of, negotiated_encoding, open_file, start_session
 from hlo_lsp.features.folding import folding_ranges
 from hlo_lsp.model.document import Document
@@ -23,9 +23,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 SPLIT = SPLIT_MLP
 SPLIT_BA = Path(f"{SPLIT}-buffer-assignment.txt")
-COMBINED = DATA / "jax-0.4.38" / "mlp3" / "module_0001.jit_mlp.cpu_after_optimizations"
-COMBINED_HLO = Path(f"{COMBINED}.txt")
-COMBINED_BA = Path(f"{COMBINED}-buffer-assignment.txt")
+COMBINED_BA = Path(f"{COMBINED_MLP}-buffer-assignment.txt")
 TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 # Every kind of file the server outlines and folds: both dump formats, control flow, the seeds.
 OUTLINED = sorted([*(DATA / "jax-0.10.2" / "mlp3").glob("*.txt"), *(DATA / "jax-0.4.38" / "mlp3").glob("*.txt"),
@@ -337,7 +335,7 @@ async def test_workspace_symbol_finds_an_allocation(client: LanguageClient) -> N
 
 
 async def test_workspace_symbol_forgets_a_closed_module(client: LanguageClient, tmp_path: Path) -> None:
-    hlo = Path(f"{copy_module(COMBINED, tmp_path)}.txt")
+    hlo = Path(f"{copy_module(COMBINED_MLP, tmp_path)}.txt")
     open_file(client, hlo)
     found = await workspace_symbols(client, "dot.8")
     assert hlo.as_uri() in {symbol.location.uri for symbol in found if symbol.name == "dot.8"}
