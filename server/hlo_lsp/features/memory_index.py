@@ -8,7 +8,9 @@ changes) and dropped with it.
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass
+from typing import cast
 
 from hlo_lsp.analysis.memory import peak_moment
 from hlo_lsp.features.hover_memory import Peak, peak_of, space_peaks
@@ -46,7 +48,9 @@ class MemoryIndex:
     """Thread-local allocations, the schedule by time, and (on first use) the peak of a buffer assignment."""
 
     def __init__(self, buffers: BufferAssignment) -> None:
-        self.buffers = buffers
+        # Held weakly: the index is kept on the buffer assignment (`derived`), and a cycle between them
+        # would outlive a closed module (what the server builds is frozen out of the cyclic collector).
+        self.buffers: BufferAssignment = cast(BufferAssignment, weakref.proxy(buffers))
         self.thread_local: frozenset[int] = frozenset(
             allocation.index for allocation in buffers.allocations if allocation.is_thread_local)
         self.section: LiveRangeSection | None = buffers.live_range
