@@ -173,7 +173,7 @@ def test_allocation_bigger_than_its_values(tmp_path: Path) -> None:
                        "<59 bs_0_.1 @0> (size=1000,offset=0)")
     problems = problems_of(tmp_path)
     assert where(problems) == [(ba.name, line - 1, WARNING, "allocation-size"), (ba.name, line, WARNING, "value-size")]
-    assert problems[0].message == "allocation 5 is 1024 bytes but its values end at 1000 (24B unused)"
+    assert problems[0].message == "allocation 5 is 1024 bytes but its values end at 1000 (24 bytes unused)"
 
 
 def test_no_value_has_the_parameter_shape(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from hlo_lsp.analysis.context import CheckContext, problem
 from hlo_lsp.model.buffer_assignment import Allocation, BufferValue
-from hlo_lsp.model.sizes import dense_size, human_bytes, tiled_size
+from hlo_lsp.model.sizes import dense_size, tiled_size
 from hlo_lsp.parsing.syntax import ArrayShape, TupleShape
 from hlo_lsp.problems import Problem, Severity
 
@@ -77,7 +77,7 @@ def _check_values(context: CheckContext, allocation: Allocation) -> Iterator[Pro
     if allocation.values and 0 < largest_end < allocation.size:
         yield problem(allocation.place, Severity.WARNING, "allocation-size",
                       f"allocation {allocation.index} is {allocation.size} bytes but its values end at "
-                      f"{largest_end} ({human_bytes(allocation.size - largest_end)} unused)")
+                      f"{largest_end} ({allocation.size - largest_end} bytes unused)")
     if allocation.parameter_shape is not None:
         yield from _check_parameter_shape(context, allocation)
 
