@@ -1,0 +1,137 @@
+"""A run of a document's consecutive lines with their scans, and what is read of them on first use.
+
+A chunk keeps the scans of its lines and, built when first asked for, their uses and the sets of
+names its lines define and use (a name's places are found again in the few lines that hold it).
+Edits share every chunk they do not touch between a document's versions.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from hlo_lsp.model.collector import paused_collector
+from hlo_lsp.model.derived import Derived
+from hlo_lsp.parsing.line_scan import LineProblem, LineScan, Ref, State
+from hlo_lsp.parsing.scanners import Scanner
+
+
+class Chunk:
+    """A run of consecutive lines with their scans; immutable once built."""
+
+    __slots__ = ("lines", "scans", "start_state", "_scanner", "_uses", "_defined_names", "_used_names", "_problems",
+                 "derived", "_before", "__weakref__")
+
+    def __init__(self, lines: list[str], scans: list[LineScan], start_state: State, scanner: Scanner) -> None:
+        self.lines = lines
+        self.scans = scans
+        self.start_state = start_state
+        self._scanner = scanner
+        self._uses: list[tuple[Ref, ...]] | None = None
+        self._defined_names: frozenset[str] | None = None
+        self._used_names: frozenset[str] | None = None
+        self._problems: list[tuple[int, LineProblem]] | None = None
+        # What checks derive from these lines alone, under a key of their own: kept as long as the
+        # chunk, which edits share between versions (a plain dict: reads are atomic, no lock).
+        self.derived = Derived()
+        self._before: weakref.ref[Chunk] | None = None
+
+    def follows(self, before: Chunk) -> None:
+        """Marks this chunk as `before` edited line for line: what is read per line of it may be taken
+        from `before`'s unchanged lines while `before` lives (held weakly: no chain of versions)."""
+        self._before = weakref.ref(before)
+
+    def before(self) -> Chunk | None:
+        """The chunk this one was edited from, line for line (None when not known, or gone)."""
+        return self._before() if self._before is not None else None
+
+    def changed_lines(self, before: Chunk) -> list[int]:
+        """The local lines whose text or scan differs from those of `before`, edited into this one."""
+        return [local for local, (text, scan, old_text, old_scan)
+                in enumerate(zip(self.lines, self.scans, before.lines, before.scans))
+                if text != old_text or scan != old_scan]
+
+    @property
+    def end_state(self) -> State:
+        return self.scans[-1].end_state if self.scans else self.start_state
+
+    def uses(self) -> list[tuple[Ref, ...]]:
+        """Per line, the names it uses (read on first request)."""
+        if self._uses is None:
+            read = self._scanner.uses
+            before = self.before()
+            with paused_collector():
+                if before is not None and before._uses is not None:  # an edit: its unchanged lines' uses
+                    uses = list(before._uses)
+                    changed = self.changed_lines(before)
+                    for local in changed:
+                        uses[local] = read(self.lines[local], self.scans[local])
+                else:
+                    changed = None
+                    uses = [read(text, scan) for text, scan in zip(self.lines, self.scans)]
+                self._reread_after_comments(uses, changed)
+                # With the uses, the set of the names they hold: built here, by whoever reads the
+                # uses first (the check, in the background), not by the first question that looks
+                # a name up, which would wait for every chunk's set.
+                self._used_names = frozenset([ref.name for refs in uses for ref in refs])
+                self._uses = uses
+        return self._uses
+
+    def _reread_after_comments(self, uses: list[tuple[Ref, ...]], lines: list[int] | None) -> None:
+        """The uses of the `lines` (all by default) that end a block comment left open above, read again
+        without what the comment holds: the line alone cannot tell where such a comment starts."""
+        blanked = self._scanner.comment_end_blanked
+        if blanked is None:
+            return
+        texts, scans = self.lines, self.scans
+        if lines is None:  # (one search in C: a dump has no comment)
+            lines = [local for local, text in enumerate(texts) if "*/" in text] if "*/" in "\n".join(texts) else []
+        for local in lines:
+            if "*/" in texts[local]:
+                text = blanked(scans[local - 1].end_state if local else self.start_state, texts[local])
+                if text is not None:
+                    uses[local] = self._scanner.uses(text, scans[local])
+
+    def problems(self) -> list[tuple[int, LineProblem]]:
+        """(local line, problem) of the lines the scanner could not read."""
+        if self._problems is None:
+            self._problems = [(local, scan.problem) for local, scan in enumerate(self.scans) if scan.problem]
+        return self._problems
+
+    def definitions_of(self, name: str) -> list[tuple[int, Ref]]:
+        """(local line, ref) of the definitions of `name` in this chunk, in line order."""
+        if self._defined_names is None:
+            with paused_collector():  # like the used names: a set, and the few lines found again
+                self._defined_names = frozenset([ref.name for scan in self.scans for ref in scan.refs])
+        if name not in self._defined_names:
+            return []
+        return [(local, ref) for local, scan in enumerate(self.scans) for ref in scan.refs if ref.name == name]
+
+    def has_read_uses(self) -> bool:
+        return self._uses is not None
+
+    def contains(self, text: str) -> bool:
+        """Whether `text` occurs in the chunk's lines (one search of their joined text)."""
+        return text in "\n".join(self.lines)
+
+    def uses_name(self, name: str) -> bool:
+        """Whether a line of the chunk uses or mentions `name` (its uses are read first)."""
+        if self._used_names is None:
+            # A set of the distinct names (the strings are the refs' own): a third of the memory of
+            # a table from each name to its places, and the places are few lines to find again.
+            self.uses()
+        return name in self._used_names  # type: ignore[operator]
+
+    def occurrences_of(self, name: str) -> list[tuple[int, Ref]]:
+        """(local line, ref) of every use or mention of `name` in this chunk, in line order. Before the
+        chunk's uses are read, only the lines whose text holds the name are read (and not kept): a
+        name is on few lines. A number is read everywhere: a parent_frame_id is printed as the
+        parent's id + 1."""
+        if self._uses is None and not name.isdigit():
+            if not self.contains(name):  # one search of the whole chunk before any line is read
+                return []
+            read, scans = self._scanner.uses, self.scans
+            return [(local, ref) for local, text in enumerate(self.lines) if name in text
+                    for ref in read(text, scans[local]) if ref.name == name]
+        if not self.uses_name(name):
+            return []
+        return [(local, ref) for local, refs in enumerate(self.uses()) for ref in refs if ref.name == name]
