@@ -9,15 +9,18 @@ import sys
 from collections.abc import Sequence
 
 from hlo_lsp import __version__
-from hlo_lsp.analysis.memory import NO_ORIGIN, MemorySummary, PeakBuffer, memory_summary
-from hlo_lsp.analysis.run import check_module
-from hlo_lsp.features.hover_memory import byte_text
-from hlo_lsp.features.memory_svg import timeline_svg
-from hlo_lsp.features.memory_timeline import PLURALS, MemoryReport, file_location, memory_report, report_json
-from hlo_lsp.model.dump_module import ModuleDump
-from hlo_lsp.model.sizes import human_bytes
+from hlo_lsp.lsp.memory_json import file_location, report_json
 from hlo_lsp.problems import Problem, Severity
-from hlo_lsp.workspace.loader import load
+from hlo_lsp.session import (
+    PLURALS,
+    Memory,
+    MemoryReport,
+    MemorySummary,
+    PeakBuffer,
+    Session,
+    byte_text,
+    human_bytes,
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -60,10 +63,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _check(paths: list[str], output: str) -> int:
-    loaded = load(paths)
+    session = Session()
+    loaded = session.read(paths)
     problems = list(loaded.problems)
     for module in loaded.modules:
-        problems.extend(check_module(module))
+        problems.extend(session.check_module(module))
     problems.sort(key=Problem.sort_key)
     files = sum(len(module.documents) for module in loaded.modules)
     if output == "json":
@@ -113,7 +117,8 @@ def _problem_json(problem: Problem) -> dict[str, object]:
 
 
 def _memory(paths: list[str], top: int, svg: str | None, output: str, space: str | None = None) -> int:
-    loaded = load(paths)
+    session = Session()
+    loaded = session.read(paths)
     for problem in loaded.problems:
         if problem.severity is not Severity.INFO:  # a side file named among the dump's files is no news here
             _print_problem(problem)
@@ -123,71 +128,58 @@ def _memory(paths: list[str], top: int, svg: str | None, output: str, space: str
         return 1
     answers, failed = [], False
     for module in modules:
-        color = _space_color(module, space)
-        if color is None:
+        memory = session.memory(module, space)
+        if memory is None:
             names = ", ".join(known.name for known in module.memory_spaces)
             print(f"{os.path.basename(module.stem)}: no memory space {space!r} (it has {names})", file=sys.stderr)
             failed = True
             continue
-        report = memory_report(module, color=color)
-        picture = None
+        report, picture = memory.report, None
         if svg and report is None:
-            print(f"{os.path.basename(module.stem)}: no timeline (no live-range section, or shapes missing)",
-                  file=sys.stderr)
+            print(f"{memory.name}: no timeline (no live-range section, or shapes missing)", file=sys.stderr)
         elif svg and report is not None:
-            picture = _write_svg(report, svg, len(modules))
+            picture = _write_svg(session.memory_svg(report), report.name, svg, len(modules))
             failed = failed or picture is None
         if output == "json":
-            answers.append(_memory_json(module, report, picture))
+            answers.append(_memory_json(memory, picture))
         else:
-            _print_memory(module, report, top, picture)
+            _print_memory(memory, top, picture)
     if output == "json":
         json.dump(answers, sys.stdout, indent=1)
         sys.stdout.write("\n")
     return 1 if failed else 0
 
 
-def _space_color(module: ModuleDump, name: str | None) -> int | None:
-    """The color of the memory space `name` (None: the default space's, 0), or None when it has none."""
-    if name is None:
-        return 0
-    return next((space.color for space in module.memory_spaces if name in (space.name, str(space.color))), None)
-
-
-def _write_svg(report: MemoryReport, svg: str, modules: int) -> str | None:
-    """Writes the picture to `svg`, or beside it with the module's name when there are several;
-    None (and a message) when it cannot be written."""
+def _write_svg(picture: str, name: str, svg: str, modules: int) -> str | None:
+    """Writes the picture of the module `name` to `svg`, or beside it with the module's name when there are
+    several; None (and a message) when it cannot be written."""
     root, extension = os.path.splitext(svg)
-    path = svg if modules == 1 else f"{root}.{report.name}{extension or '.svg'}"
+    path = svg if modules == 1 else f"{root}.{name}{extension or '.svg'}"
     try:
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         with open(path, "w", encoding="utf-8") as file:
-            file.write(timeline_svg(report))
+            file.write(picture)
     except OSError as error:
         print(f"hlo-lsp: cannot write {path}: {error.strerror or error}", file=sys.stderr)
         return None
     return path
 
 
-def _memory_json(module: ModuleDump, report: MemoryReport | None, picture: str | None) -> dict[str, object]:
-    if report is None:
-        summary = memory_summary(module.hlo, module.buffer_assignment)  # type: ignore[arg-type]
-        return {"module": os.path.basename(module.stem), "peak": None,
+def _memory_json(memory: Memory, picture: str | None) -> dict[str, object]:
+    if memory.report is None:
+        summary = memory.summary
+        return {"module": memory.name, "peak": None,
                 "allocated": {"bytes": summary.total_bytes, "allocations": summary.allocation_count}}
-    answer = report_json(report, file_location)
+    answer = report_json(memory.report, file_location)
     if picture is not None:
         answer["svgPath"] = picture
     return answer
 
 
-def _print_memory(module: ModuleDump, report: MemoryReport | None, top: int, picture: str | None) -> None:
-    name = os.path.basename(module.stem)
-    if report is None:
-        _print_summary(name, memory_summary(module.hlo, module.buffer_assignment), top)  # type: ignore[arg-type]
-        print()
-        return
-    _print_summary(name, report.timeline.summary, top, report)
-    _print_timeline(report, picture)
+def _print_memory(memory: Memory, top: int, picture: str | None) -> None:
+    _print_summary(memory.name, memory.summary, top, memory.report)
+    if memory.report is not None:
+        _print_timeline(memory.report, picture)
     print()
 
 
@@ -200,7 +192,7 @@ def _print_summary(name: str, summary: MemorySummary, top: int, report: MemoryRe
     if summary.total_bytes is not None:
         print(f"  allocated{space}: {summary.total_bytes:,} bytes ({human_bytes(summary.total_bytes)}) "
               f"in {summary.allocation_count} allocations")
-    if summary.peak_time is None or summary.peak_bytes is None:
+    if summary.peak_time is None or summary.peak_bytes is None or report is None:  # (no report: no peak)
         print("  peak: unknown (no live-range section, or shapes missing)")
         return
     print(f"  peak{space}: {summary.peak_bytes:,} bytes ({human_bytes(summary.peak_bytes)}) live at schedule step "
@@ -209,7 +201,7 @@ def _print_summary(name: str, summary: MemorySummary, top: int, report: MemoryRe
     for buffer in summary.buffers_at_peak[:top]:
         where = f"allocation {buffer.allocation} @ {buffer.offset}" if buffer.allocation is not None else "unallocated"
         live = f"live {buffer.live_range.start}-{buffer.live_range.end}"
-        origin = report.origin(buffer.live_range.name) if report is not None else NO_ORIGIN
+        origin = report.origin(buffer.live_range.name)
         source = os.path.basename(origin.source) if origin.source else ""
         size = human_bytes(buffer.size) + (f"  {_padded(buffer):>17}" if padded else "")
         print(f"    {size:>10}  {buffer.label:<40} {live:<12}  {where:<22}  {buffer.kind:<10}  "

@@ -1,6 +1,6 @@
-"""The memory timeline (features/memory_timeline.py, features/memory_svg.py) on real dumps: the JSON the
-`hlo.memoryTimeline` command and `hlo-lsp memory --format json` give, and the SVG picture, checked as
-text, as XML, against a golden file, and as pixels rendered by a real SVG renderer (cairosvg)."""
+"""The memory timeline (features/memory_timeline.py, features/memory_svg.py) on real dumps: the report's
+records (their JSON: tests/lsp/test_memory_json.py), and the SVG picture, checked as text, as XML, against a
+golden file, and as pixels rendered by a real SVG renderer (cairosvg)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ import pytest
 
 from helpers import COMBINED_CONTROL_FLOW, SPLIT_CONTROL_FLOW, SPLIT_MLP, module_of
 from hlo_lsp.features.memory_svg import byte_step, tick_bytes, time_step, timeline_svg
-from hlo_lsp.features.memory_timeline import MemoryReport, file_location, memory_report, report_json
-from hlo_lsp.features.types import Location
+from hlo_lsp.features.memory_timeline import MemoryReport, memory_report
 
 GOLDEN = Path(__file__).parent / "golden" / "mlp3-memory-timeline.svg"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -42,56 +41,22 @@ def bar_titles(svg: str) -> list[str]:
 # ---- the data --------------------------------------------------------------------------------------
 
 
-def test_json_has_the_peak_its_buffers_and_their_places() -> None:
-    located: list[Location] = []
-
-    def locate(found: Location) -> dict[str, object]:
-        located.append(found)
-        return {"at": f"{Path(found.source).name}:{found.range.start.line + 1}"}
-
-    answer = report_json(report_of(SPLIT_MLP), locate)
-    hlo_line = next(number for number, text in enumerate(Path(f"{SPLIT_MLP}.txt").read_text().split("\n"), 1)
+def test_the_report_holds_the_peak_its_buffers_and_where_they_come_from() -> None:
+    report = report_of(SPLIT_MLP)
+    hlo = Path(f"{SPLIT_MLP}.txt")
+    ynn_line = next(number for number, text in enumerate(hlo.read_text().split("\n"))
                     if text.startswith("  %ynn_fusion.1 = "))
-    assert answer["peak"] == {
-        "time": 9, "instruction": "ynn_fusion.1", "bytes": 487_464, "human": "476.0KiB", "countedAs": "value",
-        "valueBytes": 487_464, "byKind": {"parameter": 421_928, "temporary": 65_536}, "buffers": 9, "padding": 0,
-        "at": f"{SPLIT_MLP.name}.txt:{hlo_line}"}
-    ynn = next(buffer for buffer in answer["buffers"] if buffer["label"] == "ynn_fusion.1{}")  # type: ignore[union-attr]
-    assert ynn == {"label": "ynn_fusion.1{}", "name": "ynn_fusion.1", "index": [], "bytes": 32_768,
-                   "valueBytes": 32_768, "allocatedBytes": 32_768, "kind": "temporary", "start": 9, "end": 10,
-                   "allocation": 14, "offset": 0, "frameworkOp": "jit(mlp)/dot_general", "opType": None,
-                   "opName": "jit(mlp)/dot_general",
-                   "source": "/home/dev/xla-examples/gen_dumps.py:169", "function": "_mlp3.<locals>.mlp",
-                   "at": f"{SPLIT_MLP.name}.txt:{hlo_line}"}
-    assert (answer["maxTime"], answer["allocated"], answer["highest"]) == (
-        15, {"bytes": 488_768, "allocations": 15}, {"time": 8, "instruction": "broadcast_maximum_fusion",
-                                                   "bytes": 487_464})
-    assert answer["usage"][9] == 487_464 and len(answer["usage"]) == 16  # type: ignore[index, arg-type]
-    assert [buffer["label"] for buffer in answer["largest"]][:3] == [  # type: ignore[union-attr, index]
-        "ws_1_.1{}", "ws_0_.1{}", "ynn_fusion.2{}"]
-    assert "svg" not in answer
-    assert answer["space"] == {"name": "default", "color": 0} and "combinedPeak" not in answer
-    assert answer["spaces"] == [{"name": "default", "color": 0, "allocated": {"bytes": 488_768, "allocations": 15},
-                                 "reportedBytes": 488_768, "peak": {
-                                     "time": 9, "instruction": "ynn_fusion.1", "bytes": 487_464, "human": "476.0KiB",
-                                     "buffers": 9, "padding": 0}}]
-
-
-def test_json_gives_each_allocation_its_fragmentation() -> None:
-    answer = report_json(report_of(SPLIT_CONTROL_FLOW), lambda found: None)
-    temp = next(use for use in answer["allocations"] if use["index"] == 22)  # type: ignore[union-attr]
-    assert temp == {"index": 22, "size": 1560, "kind": "temporary", "flags": ["preallocated-temp"],
-                    "liveValues": 37, "peakLiveBytes": 1048, "peakLiveTime": 25, "usedExtent": 1560,
-                    "fragmentation": 512, "fragmentationPercent": 32.82}
-
-
-def test_file_locations_are_uris_with_lsp_ranges(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from hlo_lsp.text import Range
-
-    monkeypatch.chdir(tmp_path)
-    found = file_location(Location("dump/x.txt", Range.on_line(4, 2, 7)))
-    assert found == {"uri": (tmp_path / "dump" / "x.txt").as_uri(),
-                     "range": {"start": {"line": 4, "character": 2}, "end": {"line": 4, "character": 7}}}
+    summary = report.summary
+    assert (report.name, summary.peak_time, summary.peak_instruction, summary.peak_bytes) == (
+        SPLIT_MLP.name, 9, "ynn_fusion.1", 487_464)
+    assert summary.bytes_by_kind() == {"parameter": 421_928, "temporary": 65_536}
+    assert report.peak_buffers == summary.buffers_at_peak and len(summary.buffers_at_peak) == 9
+    origin = report.origin("ynn_fusion.1")
+    assert (origin.op_name, origin.source, origin.function) == (
+        "jit(mlp)/dot_general", "/home/dev/xla-examples/gen_dumps.py:169", "_mlp3.<locals>.mlp")
+    assert origin.place is not None and (origin.place.source, origin.place.range.start.line) == (str(hlo), ynn_line)
+    assert [(space.space.name, space.summary.total_bytes) for space in report.spaces] == [("default", 488_768)]
+    assert report.combined is None and not report.several_spaces
 
 
 # ---- the picture -----------------------------------------------------------------------------------

@@ -49,10 +49,11 @@ def test_the_memory_timeline_peak_and_its_buffers_are_those_xla_prints(hlo: str)
     printed = Path(hlo.replace(".txt", "-live-range.txt")).read_text()
     listing = printed.split("(peak):\n", 1)[1].split("Stack trace", 1)[0]
     at_peak = {name: int(size) for name, size in re.findall(r"^\s+(\S+)\{\}: (\d+) bytes", listing, re.M)}
-    timeline = Session().memory_timeline(hlo, None, lambda place: {"line": place.range.start.line})
+    timeline = Session().memory_timeline(hlo)
     assert timeline is not None
-    assert timeline["peak"]["bytes"] == sum(at_peak.values()) == 487_464  # type: ignore[index]
-    assert {buffer["name"]: buffer["bytes"] for buffer in timeline["buffers"]} == at_peak  # type: ignore[attr-defined]
+    summary = timeline.report.summary
+    assert summary.peak_bytes == sum(at_peak.values()) == 487_464
+    assert {buffer.live_range.name: buffer.counted for buffer in summary.buffers_at_peak} == at_peak
 
 
 def test_a_real_module_checks_clean_and_its_problems_belong_to_its_five_files(hlo: str) -> None:

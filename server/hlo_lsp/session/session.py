@@ -1,5 +1,6 @@
 """The engine's facade: a Session holds the documents a client has open (or a script reads), builds their
-modules, checks them, and answers every question an editor asks, in the engine's own records.
+modules, checks them, and answers every question an editor asks, in the engine's own records; it reads dump
+folders from disk for a script or the CLI, and answers what they ask of each module.
 
 Protocol-free: the language server converts requests in and answers out (`hlo_lsp.lsp`). Calls block (the
 server makes them in worker threads). A question is asked of the document as it was when the question came
@@ -13,11 +14,11 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from hlo_lsp.analysis.run import check_module
+from hlo_lsp.analysis import run
 from hlo_lsp.features.call_hierarchy import Call, CallItem, incoming_calls, outgoing_calls, prepare_call_hierarchy
 from hlo_lsp.features.code_lens import Lens, code_lenses
 from hlo_lsp.features.definition import definition
@@ -26,7 +27,7 @@ from hlo_lsp.features.hover import hover
 from hlo_lsp.features.inlay_hints import InlayHint, inlay_hints
 from hlo_lsp.features.links import Link, document_links
 from hlo_lsp.features.memory_svg import timeline_svg
-from hlo_lsp.features.memory_timeline import memory_report, report_json
+from hlo_lsp.features.memory_timeline import MemoryReport
 from hlo_lsp.features.references import highlights, references
 from hlo_lsp.features.semantic_tokens import Token, semantic_tokens
 from hlo_lsp.features.symbols import bounded_outline
@@ -41,8 +42,10 @@ from hlo_lsp.parsing.hlo_syntax import prepare_parser
 from hlo_lsp.problems import Problem
 from hlo_lsp.session.cursor import Cursor, Span
 from hlo_lsp.session.glance_answers import NOTHING, Answer, glance_definition, glance_hover
+from hlo_lsp.session.memory import Memory, MemoryTimeline, module_memory, module_timeline
 from hlo_lsp.session.store import DocumentStore
 from hlo_lsp.text import Range
+from hlo_lsp.workspace.loader import LoadedDump, load
 from hlo_lsp.workspace.sources import SourceFinder
 
 log = logging.getLogger("hlo_lsp")
@@ -125,13 +128,38 @@ class Session:
             def part(done: float, number: int = number) -> None:
                 report((number + done) / len(modules))
 
-            problems.extend(check_module(module.checked_part(), part))
+            problems.extend(run.check_module(module.checked_part(), part))
         sources = frozenset(document.source for module in modules for document in module.own_documents())
         return Checked(modules[0].stem, sources, problems, modules)
 
     def is_current(self, checked: Checked, source: str) -> bool:
         """Whether `checked` is still the check of the module of `source` (no edit made it stale)."""
         return self.store.checked_modules(_source(source)) == checked.modules
+
+    # ---- dumps read from disk -----------------------------------------------------------
+
+    @staticmethod
+    def read(paths: Sequence[str]) -> LoadedDump:
+        """Every dump file under `paths` (files or folders: an `--xla_dump_to` folder) grouped by module, with
+        the problems of the files that cannot be read; a file named alone brings its module's other files.
+        Read now and not kept: the session's own documents are the open files."""
+        return load(list(paths))
+
+    @staticmethod
+    def check_module(module: ModuleDump) -> list[Problem]:
+        """Every problem of a module `read` found (a check that fails becomes a warning: this never raises)."""
+        return run.check_module(module)
+
+    @staticmethod
+    def memory(module: ModuleDump, space: object = None) -> Memory | None:
+        """The memory of a module `read` found, in the space `space` (a name as the memory-usage report gives
+        it, or a color; None: the default space); None without a buffer assignment or such a space."""
+        return module_memory(module, space)
+
+    @staticmethod
+    def memory_svg(report: MemoryReport) -> str:
+        """The memory timeline of `report` as an SVG picture."""
+        return timeline_svg(report)
 
     # ---- questions about a place --------------------------------------------------------
 
@@ -225,24 +253,17 @@ class Session:
             self._finder = candidate
         return Answer(document_links(self.store.module_with(document), document, self._finder.find), document)
 
-    def memory_timeline(self, source: str, space: object,
-                        location_json: Callable[[Location], dict[str, object]]) -> dict[str, object] | None:
-        """The memory timeline of the module of `source` (`space`: a memory space by name or color, default
-        the default space) as JSON, its places through `location_json`; None without live ranges or space."""
+    def memory_timeline(self, source: str, space: object = None) -> MemoryTimeline | None:
+        """The memory timeline of the module of `source` (`space`: a memory space by name or color, default the
+        default space) and its picture; None without live ranges or such a space."""
         document = self._asked("memory timeline", source, self.snapshot(source))
         if document is None:
             return None
-        module = self.store.module_with(document)
-        color = next((known.color for known in module.memory_spaces if space in (known.name, known.color)),
-                     None) if space is not None else None
-        if space is not None and color is None:
-            log.info("memory timeline: no memory space %r in the module of %s", space, source)
-            return None
-        report = memory_report(module, color=color)
-        if report is None:
-            log.info("memory timeline: no live ranges (or an unknown shape) in the module of %s", source)
-            return None
-        return report_json(report, location_json, timeline_svg(report))
+        timeline = module_timeline(self.store.module_with(document), space)
+        if timeline is None:
+            log.info("memory timeline: no live ranges (or an unknown shape) or no memory space %r in the module "
+                     "of %s", space, source)
+        return timeline
 
     def workspace_symbols(self, query: str) -> list[WorkspaceSymbol]:
         """The instructions and computations of every open module whose name holds `query`."""

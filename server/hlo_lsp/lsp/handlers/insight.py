@@ -9,7 +9,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
-from hlo_lsp.lsp import convert
+from hlo_lsp.lsp import convert, memory_json
 from hlo_lsp.lsp.language_server import HloLanguageServer
 
 MEMORY_TIMELINE = "hlo.memoryTimeline"
@@ -64,13 +64,14 @@ async def memory_timeline(ls: HloLanguageServer, *arguments: Any) -> dict[str, o
     """Argument: the URI of any file of a module (or `{"uri": ..., "space": "vmem"}`: a memory space by
     name or color, default the default space). Answer: the peak, the buffers live at it with the URI and
     range of their instruction, usage over the schedule, fragmentation, every space's figures and the SVG
-    picture (features/memory_timeline.py); null when the module has no live ranges or no such space."""
+    picture (lsp/memory_json.py); null when the module has no live ranges or no such space."""
     uri, space = convert.timeline_arguments(arguments)
     if uri is None:
         first = arguments[0] if arguments else None
         raise JsonRpcInvalidParams(f"{MEMORY_TIMELINE} takes the URI of a dump file, not {first!r}")
-    return await ls.in_worker(ls.session.memory_timeline, ls.uris.source_of(uri), space,
-                              lambda place: convert.location_json(place, ls.resolve, ls.positions))
+    return await ls.answered(lambda found: memory_json.timeline_json(
+        found, lambda place: convert.location_json(place, ls.resolve, ls.positions)),
+        ls.session.memory_timeline, ls.uris.source_of(uri), space)
 
 
 HANDLERS = {
