@@ -7,6 +7,9 @@ Writes (or reuses, with --dir) a dump made by benchmarks/make_large_dump.py and 
 scan of the HLO file's lines, the reading of their uses, loading the module, the syntax check of every
 file, each check of analysis/run.py on a fresh context; then a re-check after one-character op_name
 edits (p50 and p95, in ms). Run under two checkouts to compare them part by part.
+
+It reaches below the engine's facade (`hlo_lsp.session.Session`, which benchmarks/engine.py and run.py
+drive) on purpose: no question of the facade separates the scanners, the loader and each check.
 """
 
 from __future__ import annotations

@@ -15,6 +15,10 @@ requests come again after each edit, each after its delay (`editor_edit_*`). The
 engine's own whole-file lark parse of the same text (the naive baseline) and, when jax is
 importable, XLA's C++ parser. Prints a table against the targets and writes the figures as
 JSON (default benchmarks/out/run.json).
+
+Every figure but the baselines is an answer of the real server, which asks the engine's facade
+(`hlo_lsp.session.Session`) for all it does; the lark baseline alone reaches below it (the grammar, in a
+subprocess).
 """
 
 from __future__ import annotations

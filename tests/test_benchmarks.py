@@ -1,5 +1,5 @@
-"""The benchmark that drives the server like an editor keeps working: a 1 MB run of each JAX generation's
-dump, figures in its JSON."""
+"""The benchmarks keep working: the engine's (through the facade) on a small module, and the one that drives
+the server like an editor on a 1 MB run of each JAX generation's dump, figures in its JSON."""
 
 from __future__ import annotations
 
@@ -11,6 +11,19 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_engine_benchmark_opens_edits_and_looks_up_a_module() -> None:
+    source = ROOT / "tests/data/jax-0.10.2/control_flow/module_0000.jit_f.cpu_after_optimizations.txt"
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks/engine.py"), "--mb", "0.3", "--source", str(source)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = dict(line.split(":", 1) for line in done.stdout.splitlines() if ":" in line)
+    assert figures["module"].startswith(" 0.3 MB, ")
+    for label in ("index (scan all lines)", "first definition lookup", "first references (reads uses)",
+                  "one-line edit (apply_edit)", "references after the edit", "syntax of every line (grammar)"):
+        assert float(figures[label].split()[0]) >= 0, label
+    assert figures["syntax of every line (grammar)"].endswith(" 0 problems")  # a real module, copied: no problem
 
 
 def test_the_editor_benchmark_asks_for_at_least_one_edit() -> None:
