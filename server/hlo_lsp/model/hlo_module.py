@@ -1,50 +1,35 @@
 """The HLO module view of a Document: computations, instructions, stack frames.
 
-Built from the line scans in one pass over the scans (no lark); an instruction's
-full syntax is parsed with the grammar only when someone asks for it.
+Built from the line scans in one pass over the scans (no lark: `model/hlo_structure.py`); an
+instruction's full syntax is parsed with the grammar only when someone asks for it. The header and
+the stack-frame tables are read by `model/hlo_tables.py`, text over lines by `model/hlo_lines.py`.
 """
 
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.derived import Derived
-from hlo_lsp.model.document import Chunk, Document
+from hlo_lsp.model.document import Document
+from hlo_lsp.model.hlo_lines import comment_above_blanked, lone_instruction_line, text_over_lines
+from hlo_lsp.model.hlo_structure import Computation, HloStructure, same_structure
+from hlo_lsp.model.hlo_tables import FileLocation, HeaderAndTables, StackFrame
 from hlo_lsp.model.lazy import lazy
-from hlo_lsp.parsing.hlo_scanner import (
-    blank_comments,
-    comment_end_blanked,
-    continued_end,
-    goes_on_from_above,
-    item_text,
-    printed_parent_frame,
-)
+from hlo_lsp.parsing.hlo_scanner import blank_comments, goes_on_from_above, item_text
 from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_shape
-from hlo_lsp.parsing.line_scan import LineScan, Ref, Role, as_one_line
-from hlo_lsp.parsing.syntax import Attribute, Instruction, ParseError, Shape
-from hlo_lsp.parsing.validation import module_header_attribute
+from hlo_lsp.parsing.line_scan import LineScan, Role, as_one_line
+from hlo_lsp.parsing.syntax import Instruction, ParseError, Shape
 from hlo_lsp.text import Range
 
+__all__ = [
+    "Computation", "FileLocation", "HloModule", "InstructionSite", "SourceLocation", "StackFrame",
+    "comment_above_blanked", "lone_instruction_line", "text_over_lines",
+]
+
 _INSTRUCTION_DEF = frozenset((Role.INSTRUCTION_DEF,))
-_COMPUTATION_DEF = frozenset((Role.COMPUTATION_DEF,))
-
-
-@dataclass(frozen=True, slots=True)
-class Computation:
-    name: str
-    line: int  # header line
-    end_line: int | None  # the closing `}` (None when missing)
-    is_entry: bool
-    name_range: Range
-    instruction_lines: tuple[int, ...]
-    root_lines: tuple[int, ...]
-
-
-_Opened = tuple[int, str, bool, Range]  # an open computation: header line, name, is ENTRY, name range
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,26 +45,6 @@ class InstructionSite:
 
 
 @dataclass(frozen=True, slots=True)
-class StackFrame:
-    frame_id: int
-    file_name: str | None
-    function_name: str | None
-    line: int | None  # source line
-    column: int | None
-    parent_id: int | None
-    table_line: int  # where the StackFrames row is
-
-
-@dataclass(frozen=True, slots=True)
-class FileLocation:
-    file_name: str | None
-    function_name: str | None
-    line: int | None  # source line
-    column: int | None
-    table_line: int  # where the FileLocations row is
-
-
-@dataclass(frozen=True, slots=True)
 class SourceLocation:
     """Where in the user's program an instruction comes from."""
 
@@ -89,115 +54,40 @@ class SourceLocation:
     stack: tuple[StackFrame, ...] = ()  # innermost first, when the dump has StackFrames tables
 
 
-class HloModule:
+class HloModule(HeaderAndTables):
     """Read-only view of one HLO module document."""
 
     def __init__(self, document: Document) -> None:
         self.document = document
-        self.name: str | None = None
-        self.header_line: int | None = None
-        self.computations: dict[str, Computation] = {}
-        self._computation_starts: list[int] = []
-        self._computation_order: list[Computation] = []
-        self._first_definition: dict[str, int] = {}  # in a computation
-        self._irregular: set[str] = set()  # names defined twice, or outside any computation
-        self._later_definitions: dict[str, list[int]] = {}  # in a computation, after the first
-        self._table_row_lines: dict[tuple[str, int], int] = {}  # (table, row id) -> line
-        self._rows_in_order: list[tuple[str, int, int]] = []  # (table, row id, line), in file order
-        self._row_names: dict[Role, set[str]] = {}  # the rows' ids as printed, by the role of the table's rows
+        with paused_collector():
+            structure = HloStructure(document)
+        # What the structure read, as the view's own attributes: the lookups below are on hot paths.
+        self.name, self.header_line = structure.name, structure.header_line
+        self.computations = structure.computations
+        self._computation_starts = structure.computation_starts
+        self._computation_order = structure.computation_order
+        self._first_definition = structure.first_definition  # in a computation
+        self._irregular = structure.irregular  # names defined twice, or outside any computation
+        self._later_definitions = structure.later_definitions  # in a computation, after the first
+        self._table_row_lines = structure.table_row_lines
+        self._rows_in_order = structure.rows_in_order
+        self._row_names = structure.row_names  # the rows' ids as printed, by the role of the table's rows
         self._defined_names: dict[Role, frozenset[str]] | None = None
         # Shared by the versions of an edited module whose structure is the same (see `edited`), with
         # what was derived from that structure.
         self.structure_id = object()
         self.derived = Derived()
-        with paused_collector():
-            self._read_structure()
 
     def edited(self, document: Document) -> HloModule:
         """The view of `document`, a later version of this module's document. When the edit changed
         no name, no line's kind and no instruction's shape (an op_name, an attribute value), the
         structure read from the old version still holds and is shared, with its `structure_id`."""
-        if not _same_structure(self.document, document):
+        if not same_structure(self.document, document):
             return HloModule(document)
         view = HloModule.__new__(HloModule)
         view.__dict__.update(self.__dict__)
         view.document = document
         return view
-
-    def _read_structure(self) -> None:
-        open_computation: tuple[int, str, bool, Range] | None = None
-        instructions: list[int] = []
-        roots: list[int] = []
-        first, irregular = self._first_definition, self._irregular
-        for line, scan in self.document.scans():
-            kind = scan.kind
-            if kind == "instruction":
-                instructions.append(line)
-                if scan.data[4]:
-                    roots.append(line)
-                name = scan.data[0]
-                if open_computation is not None and name not in first:
-                    first[name] = line
-                else:  # inlined: a method call per instruction costs a tenth of a second at 40 MB
-                    irregular.add(name)
-                    if open_computation is not None:
-                        self._later_definitions.setdefault(name, []).append(line)
-            elif kind == "computation" or kind == "computation_end":
-                open_computation, instructions, roots = self._read_bound(line, scan, open_computation, instructions,
-                                                                         roots)
-            elif kind == "items":
-                for _, item in scan.data:
-                    if item.kind == "instruction":
-                        self._read_item_instruction(line, item, open_computation is not None, instructions, roots)
-                    elif item.kind in ("computation", "computation_end"):
-                        open_computation, instructions, roots = self._read_bound(line, item, open_computation,
-                                                                                 instructions, roots)
-            elif kind == "table_row":
-                for ref in scan.refs:
-                    self._row_names.setdefault(ref.role, set()).add(ref.name)
-                table, row, _ = scan.data
-                if row.isdigit():
-                    self._table_row_lines.setdefault((table, int(row)), line)
-                    self._rows_in_order.append((table, int(row), line))
-            elif kind == "module_header" and self.header_line is None:
-                self.header_line = line
-                self.name = scan.data[0] if scan.data else None
-        if open_computation is not None:
-            self._add(open_computation, None, instructions, roots)
-
-    def _read_bound(self, line: int, scan: LineScan, opened: _Opened | None, instructions: list[int],
-                    roots: list[int]) -> tuple[_Opened | None, list[int], list[int]]:
-        """A computation header or closing `}`: the computation open before it is added."""
-        if scan.kind == "computation_end":
-            if opened is None:
-                return opened, instructions, roots
-            self._add(opened, line, instructions, roots)
-            return None, [], []
-        if opened is not None:
-            self._add(opened, None, instructions, roots)
-        ref = scan.refs[0]
-        return (line, scan.data[0], scan.data[1], Range.on_line(line, ref.start, ref.end)), [], []
-
-    def _read_item_instruction(self, line: int, scan: LineScan, in_computation: bool, instructions: list[int],
-                               roots: list[int]) -> None:
-        """An instruction among the items of a line that holds several."""
-        instructions.append(line)
-        if scan.data[4]:
-            roots.append(line)
-        name = scan.data[0]
-        if in_computation and name not in self._first_definition:
-            self._first_definition[name] = line
-        else:
-            self._irregular.add(name)
-            if in_computation:
-                self._later_definitions.setdefault(name, []).append(line)
-
-    def _add(self, opened: tuple[int, str, bool, Range], end: int | None, lines: list[int], roots: list[int]) -> None:
-        line, name, is_entry, name_range = opened
-        computation = Computation(name, line, end, is_entry, name_range, tuple(lines), tuple(roots))
-        self.computations.setdefault(name, computation)
-        self._computation_starts.append(line)
-        self._computation_order.append(computation)
 
     # ---- computations -------------------------------------------------------------
 
@@ -427,203 +317,3 @@ class HloModule:
         if not stack or stack[0].file_name is None:
             return None
         return SourceLocation(stack[0].file_name, stack[0].line, stack[0].function_name, tuple(stack))
-
-    # ---- module header -------------------------------------------------------------
-
-    def _header_text(self) -> str | None:
-        if self.header_line is None:
-            return None
-        text = self.document.line(self.header_line)
-        line = self.header_line + 1
-        while line < self.document.line_count and self.document.scan(line).kind == "continuation":
-            text += "\n" + self.document.line(line)
-            line += 1
-        return text
-
-    def header_attribute(self, key: str) -> Attribute | None:
-        """An attribute of a valid module header (a long header is not parsed whole for it)."""
-        text = self._header_text()
-        return module_header_attribute(text, key) if text is not None else None
-
-    @property
-    def is_scheduled(self) -> bool:
-        attribute = self.header_attribute("is_scheduled")
-        return attribute is not None and any(name == "true" for name, _ in attribute.names)
-
-    def aliased_parameters(self) -> frozenset[tuple[int, tuple[int, ...]]]:
-        """(parameter number, parameter index) pairs listed in input_output_alias."""
-        attribute = self.header_attribute("input_output_alias")
-        if attribute is None:
-            return frozenset()
-        start, end = attribute.value_span
-        text = self.document.line(self.header_line or 0)[start:end]
-        return frozenset(_alias_pairs(text))
-
-    # ---- stack frames ------------------------------------------------------------------
-
-    def stack_frame(self, frame_id: int) -> StackFrame | None:
-        rows = self._table_rows("StackFrames", frame_id)
-        if rows is None:
-            return None
-        line, fields = rows
-        location = self.file_location(fields.get("file_location_id", -1))
-        parent = fields.get("parent_frame_id")
-        return StackFrame(frame_id, location.file_name if location else None,
-                          location.function_name if location else None, location.line if location else None,
-                          location.column if location else None,
-                          printed_parent_frame(parent) if parent is not None else None, line)
-
-    def file_location(self, location_id: int) -> FileLocation | None:
-        """A row of the FileLocations table, with its file and function names."""
-        rows = self._table_rows("FileLocations", location_id)
-        if rows is None:
-            return None
-        line, where = rows
-        return FileLocation(self._table_string("FileNames", where.get("file_name_id", -1)),
-                            self._table_string("FunctionNames", where.get("function_name_id", -1)),
-                            where.get("line"), where.get("column"), line)
-
-    def table_rows(self) -> list[tuple[str, int, int]]:
-        """(table, row id, line) of every row of the stack-frame tables, in file order."""
-        return self._rows_in_order
-
-    def file_names(self) -> list[str]:
-        """The paths of the FileNames table, as printed."""
-        rows = [row_id for table, row_id in self._table_row_lines if table == "FileNames"]
-        return [name for row_id in rows if (name := self._table_string("FileNames", row_id)) is not None]
-
-    def stack(self, frame_id: int, limit: int = 64) -> list[StackFrame]:
-        """The frame and its callers, innermost first (stops at the outermost frame or a cycle)."""
-        frames: list[StackFrame] = []
-        seen: set[int] = set()
-        current: int | None = frame_id
-        while current is not None and current not in seen and len(frames) < limit:
-            seen.add(current)
-            frame = self.stack_frame(current)
-            if frame is None:
-                break
-            frames.append(frame)
-            current = frame.parent_id if frame.parent_id != current else None
-        return frames
-
-    def _table_rows(self, table: str, row_id: int) -> tuple[int, dict[str, int]] | None:
-        line = self._table_row_line(table, row_id)
-        return (line, _record_fields(self.whole_text(line))) if line is not None else None
-
-    def _table_string(self, table: str, row_id: int) -> str | None:
-        line = self._table_row_line(table, row_id)
-        if line is None:
-            return None
-        text = self.whole_text(line)
-        start = text.find('"')
-        return text[start + 1 : text.rfind('"')] if start >= 0 else None
-
-    def _table_row_line(self, table: str, row_id: int) -> int | None:
-        """The line of a row of a stack-frame table (a hover follows a whole Python stack through them)."""
-        return self._table_row_lines.get((table, row_id))
-
-
-# Beyond this many changed chunks an edit is not worth comparing: the structure is read again.
-_COMPARED_CHUNKS = 8
-
-
-def comment_above_blanked(document: Document, line: int, text: str) -> str:
-    """`text`, that of `line`, with a block comment opened above it that ends on it blanked (none is known
-    where the document does not hold the line above: a glance's runs)."""
-    if not line or "*/" not in text:
-        return text
-    try:
-        above = document.scan(line - 1).end_state
-    except IndexError:
-        return text
-    return comment_end_blanked(above, text) or text
-
-
-def text_over_lines(document: Document, line: int) -> str:
-    """The text of `line` with the lines that go on with its item below it, as far as it goes on (a line
-    may end it and start others: `p), calls=w ROOT d = ...`); a block comment it ends, opened above, blanked."""
-    text = comment_above_blanked(document, line, document.line(line).rstrip("\r"))
-    following = line + 1
-    while following < document.line_count:
-        part = document.line(following).rstrip("\r")
-        end = continued_end(document.scan(following), part)
-        if end is None:
-            break
-        text += "\n" + part[:end]
-        if end < len(part):
-            break
-        following += 1
-    return text
-
-
-_AROUND_A_LONE_INSTRUCTION = frozenset(("blank", "comment", "continuation"))
-
-
-def lone_instruction_line(document: Document) -> int | None:
-    """The line of the one instruction of a text that holds nothing else (no `HloModule`, no computation):
-    XLA's parser reads it as a module of that instruction (`_`, a parameter made for each operand written
-    with its shape)."""
-    found = None
-    for line, scan in document.scans():
-        if scan.kind == "instruction" and found is None and scan.problem is not None and \
-                scan.problem.code == "instruction-outside-computation":
-            found = line
-        elif scan.kind not in _AROUND_A_LONE_INSTRUCTION:
-            return None
-    return found
-
-
-def _same_structure(old: Document, new: Document) -> bool:
-    """Whether every line that differs between the versions is an instruction whose scan (kind,
-    name, spans), shape text and the names it uses are unchanged (a use may have moved along its
-    line: an edit of an op_name moves the stack_frame_id after it)."""
-    if old.line_count != new.line_count or len(old.chunks) != len(new.chunks):
-        return False
-    edit = new.edited_from
-    if edit is not None and edit.previous is old and edit.new_end == edit.old_end:
-        changed = list(zip(old.chunks[edit.first : edit.old_end], new.chunks[edit.first : edit.new_end]))
-    else:
-        changed = [(before, after) for before, after in zip(old.chunks, new.chunks) if before is not after]
-    if len(changed) > _COMPARED_CHUNKS:
-        return False
-    return all(_same_chunk_structure(before, after) for before, after in changed)
-
-
-def _same_chunk_structure(before: Chunk, after: Chunk) -> bool:
-    if len(before.lines) != len(after.lines):
-        return False
-    rows = zip(before.lines, after.lines, before.scans, after.scans, before.uses(), after.uses())
-    for old_text, new_text, old_scan, new_scan, old_uses, new_uses in rows:
-        if old_text == new_text or (old_scan.kind == "blank" and old_scan == new_scan):
-            continue
-        if old_scan != new_scan or old_scan.kind != "instruction" or not _same_names(old_uses, new_uses):
-            return False
-        start, end = old_scan.data[1], old_scan.data[2]
-        if old_text[start:end] != new_text[start:end]:
-            return False
-    return True
-
-
-def _same_names(old: tuple[Ref, ...], new: tuple[Ref, ...]) -> bool:
-    return len(old) == len(new) and all(a.role == b.role and a.name == b.name for a, b in zip(old, new))
-
-
-_ALIAS_ENTRY = re.compile(r"\(\s*([0-9]+)\s*,\s*\{([0-9,\s]*)\}")
-
-
-def _record_fields(text: str) -> dict[str, int]:
-    fields = {}
-    for part in text[text.find("{") + 1 : text.rfind("}")].split():
-        key, _, value = part.partition("=")
-        if value.isdigit():
-            fields[key] = int(value)
-    return fields
-
-
-def _alias_pairs(text: str) -> list[tuple[int, tuple[int, ...]]]:
-    """Reads `{ {0}: (0, {}, may-alias), ... }` into (parameter, index) pairs."""
-    pairs = []
-    for match in _ALIAS_ENTRY.finditer(text):
-        index = tuple(int(digits) for part in match.group(2).split(",") if (digits := "".join(part.split())))
-        pairs.append((int(match.group(1)), index))
-    return pairs
