@@ -25,8 +25,7 @@ from hlo_lsp.features.targets import target_at
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
 from hlo_lsp.model.glance import ModuleGlance
-from hlo_lsp.model.glance import text_index as glance_text_index
-from hlo_lsp.parsing import hlo_syntax
+from hlo_lsp.parsing import hlo_syntax, text_search
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.syntax import Instruction
 from hlo_lsp.problems import Problem
@@ -387,8 +386,8 @@ def test_a_name_repeated_on_a_long_line_is_looked_up_in_one_pass(monkeypatch: py
     read once now."""
     line = "  " + "  ".join(["%lhs = s32[] parameter(1)"] * 3000)
     text = f"HloModule m\n\nENTRY e {{\n  %p = s32[] parameter(0)\n{line}\n  ROOT %r = s32[] add(%p, %lhs)\n}}\n"
-    counted = _CountedMatches(glance_text_index.BLANKS)
-    monkeypatch.setattr(glance_text_index, "BLANKS", counted)
+    counted = _CountedMatches(text_search.BLANKS)
+    monkeypatch.setattr(text_search, "BLANKS", counted)
     document = Document(text, FileKind.HLO_MODULE, "m.txt")
     glance = ModuleGlance.of("m", {FileKind.HLO_MODULE: document})
     use = Position(5, text.split("\n")[5].index("%lhs") + 1)

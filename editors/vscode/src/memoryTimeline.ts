@@ -1,5 +1,5 @@
 // HLO: Show Memory Timeline — the answer of the server's `hlo.memoryTimeline` command
-// (server/hlo_lsp/features/memory_timeline.py) in a webview panel: the SVG picture, the peak, and
+// (server/hlo_lsp/lsp/memory_json.py) in a webview panel: the SVG picture, the peak, and
 // the buffers live at it; a click on a buffer (its table row or its bar) opens its instruction.
 import * as crypto from "crypto";
 import * as path from "path";
