@@ -5,17 +5,17 @@ golden file, and as pixels rendered by a real SVG renderer (cairosvg)."""
 from __future__ import annotations
 
 import io
-import os
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
 
 from helpers import COMBINED_CONTROL_FLOW, SPLIT_CONTROL_FLOW, SPLIT_MLP, module_of
+from helpers.golden import assert_golden
 from hlo_lsp.features.memory_svg import byte_step, tick_bytes, time_step, timeline_svg
 from hlo_lsp.features.memory_timeline import MemoryReport, memory_report
 
-GOLDEN = Path(__file__).parent / "golden" / "mlp3-memory-timeline.svg"
+GOLDEN = "memory/mlp3-memory-timeline.svg"
 SVG = "{http://www.w3.org/2000/svg}"
 PEAK_RED = (214, 39, 40)
 PARAMETER_BLUE = (78, 121, 167)
@@ -63,11 +63,9 @@ def test_the_report_holds_the_peak_its_buffers_and_where_they_come_from() -> Non
 
 
 def test_the_picture_is_the_golden_one() -> None:
-    """Deterministic output. To accept a deliberate change: HLO_UPDATE_GOLDEN=1 pytest this test."""
+    """Deterministic output (tests/golden/memory/; HLO_LSP_UPDATE_GOLDEN=1 accepts a deliberate change)."""
     svg = timeline_svg(report_of(SPLIT_MLP))
-    if os.environ.get("HLO_UPDATE_GOLDEN"):
-        GOLDEN.write_text(svg)
-    assert svg == GOLDEN.read_text()
+    assert_golden(GOLDEN, svg)
     assert svg == timeline_svg(report_of(SPLIT_MLP))
 
 
