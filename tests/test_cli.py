@@ -23,10 +23,10 @@ from helpers import (
     TPU_SEED,
     copy_module,
     plant,
+    pyproject_version,
 )
 from hlo_lsp.cli import main
 from hlo_lsp.parsing.file_kinds import dump_name
-from test_packaging import pyproject_version
 
 BA, LR = "-buffer-assignment.txt", "-live-range.txt"
 NAME = SPLIT_MLP.name

@@ -4,26 +4,14 @@ pyproject.toml's, is the package's and the VS Code extension's."""
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
-from helpers import SPLIT_MLP
+from helpers import SPLIT_MLP, pyproject_version
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def pyproject_version() -> str:
-    """The [project] table's version in pyproject.toml, where the version is written (read without tomllib,
-    which Python 3.10 lacks)."""
-    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    table = re.search(r"^\[project\]\n((?:(?!\[).*\n)*)", text, re.MULTILINE)
-    assert table, "pyproject.toml has no [project] table"
-    version = re.search(r'^version = "([^"]+)"$', table.group(1), re.MULTILINE)
-    assert version, "pyproject.toml's [project] table has no version"
-    return version.group(1)
 
 
 def test_wheel_ships_the_grammars_and_checks_a_dump(tmp_path: Path) -> None:

@@ -49,6 +49,7 @@ from helpers.paths import (
     TPU_SEED,
     TPU_STEP,
     is_dump,
+    pyproject_version,
 )
 
 __all__ = [
@@ -57,5 +58,5 @@ __all__ = [
     "SPLIT_CONTROL_FLOW", "SPLIT_HLO", "SPLIT_MLP", "TF_EVAL", "TORCH_EVAL", "TPU_JAX_SEED", "TPU_MATMUL",
     "TPU_PALLAS", "TPU_SEED", "TPU_STEP", "after_random_edits_like_a_fresh_document",
     "after_random_module_edits_like_a_fresh_check", "copy_module", "edited_copies", "is_dump", "line_with",
-    "lines_of", "module_of", "plant", "plant_in_copy", "problems_of", "random_edit", "where",
+    "lines_of", "module_of", "plant", "plant_in_copy", "problems_of", "pyproject_version", "random_edit", "where",
 ]

@@ -3,6 +3,7 @@ shared corpus beside the project."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from hlo_lsp.parsing.file_kinds import detect_kind
@@ -43,3 +44,14 @@ def is_dump(path: Path) -> bool:
 
 # Every bundled dump file (not the MANIFESTs and the side files XLA writes beside TPU dumps).
 DUMP_FILES = sorted(path for path in DATA.rglob("*") if path.is_file() and is_dump(path))
+
+
+def pyproject_version() -> str:
+    """The [project] table's version in pyproject.toml, where the version is written (read without tomllib,
+    which Python 3.10 lacks)."""
+    text = (DATA.parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    table = re.search(r"^\[project\]\n((?:(?!\[).*\n)*)", text, re.MULTILINE)
+    assert table, "pyproject.toml has no [project] table"
+    version = re.search(r'^version = "([^"]+)"$', table.group(1), re.MULTILINE)
+    assert version, "pyproject.toml's [project] table has no version"
+    return version.group(1)
