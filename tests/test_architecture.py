@@ -45,3 +45,46 @@ def test_the_map_lists_every_module_and_no_other() -> None:
     listed = _listed()
     assert sorted(on_disk - listed) == [], "modules missing from ARCHITECTURE.md's module list"
     assert sorted(listed - on_disk) == [], "ARCHITECTURE.md lists modules that are gone"
+
+
+def _imports(path: Path) -> set[str]:
+    """The server modules `path` imports at its top level (a name imported from a package that is one of its
+    modules counts as that module)."""
+    found = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("hlo_lsp"):
+            for alias in node.names:
+                whole = f"{node.module}.{alias.name}"
+                found.add(whole if _module_path(whole) else node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith("hlo_lsp"))
+    return found
+
+
+def _module_path(name: str) -> Path | None:
+    base = PACKAGE.parent / name.replace(".", "/")
+    return next((path for path in (base.with_suffix(".py"), base / "__init__.py") if path.exists()), None)
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_no_module_imports_itself_back() -> None:
+    """No import cycle (a module that a package's __init__ imports never imports that package back, say)."""
+    graph = {_module_name(path): _imports(path) for path in MODULES}
+    cycles = []
+
+    def visit(name: str, path: list[str]) -> None:
+        for imported in graph.get(name, ()):
+            if imported in path:
+                cycles.append(" -> ".join([*path[path.index(imported):], imported]))
+            elif imported not in seen:
+                seen.add(imported)
+                visit(imported, [*path, imported])
+
+    for start in graph:
+        seen = {start}
+        visit(start, [start])
+    assert cycles == []

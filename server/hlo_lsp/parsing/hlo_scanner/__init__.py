@@ -6,7 +6,8 @@ The modules, from the entry down:
   computation headers and ends), and the lines an item goes on over;
 - owners: whether an item goes on below its line, and which of its parts the line below holds;
 - uses: the names a scanned line uses, read only where they are asked for;
-- lexing, forms: comments, strings and brackets as XLA's lexer reads them, and the line forms told apart.
+- lexing, forms: comments, strings and brackets as XLA's lexer reads them, and the line forms told apart;
+- rescan: how the parts below the machine reach its entry point again, without importing it back.
 """
 
 from hlo_lsp.parsing.hlo_scanner.continuations import continued_end, goes_on_from_above

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import re
 
-# (the package, for scan_hlo_line, which calls this module: read where a new item starts on an item's line)
-from hlo_lsp.parsing import hlo_scanner
 from hlo_lsp.parsing.hlo_items import item_starts
-from hlo_lsp.parsing.hlo_scanner import forms
+from hlo_lsp.parsing.hlo_scanner import forms, rescan
 from hlo_lsp.parsing.hlo_scanner.instructions import MAX_ITEMS_ON_A_LINE, items_scan, may_start_another
 from hlo_lsp.parsing.hlo_scanner.lexing import (
     RAW_KEY,
@@ -92,7 +90,7 @@ def scan_continuation(state: tuple[str, int, State, str], text: str) -> LineScan
         # A new item starts while the previous one is still open: it was cut short. Scan this line
         # fresh so the rest of the file stays indexed (a header cut short opened no computation).
         unopened = owner == HEADER_OWNER and not depth and _COMPUTATION_HEAD.match(text)
-        scan = hlo_scanner.scan_hlo_line(TOP if unopened else base, text)
+        scan = rescan.line(TOP if unopened else base, text)
         if scan.problem is not None or (owner == HEADER_OWNER and not depth):  # the grammar tells of its `{`
             return scan
         left = f"leaves {depth} bracket(s) open" if depth else (
@@ -122,7 +120,7 @@ def _after_name(base: State, text: str) -> LineScan:
     """The line after an instruction's lone name: its `=`, then its shape and opcode."""
     equals = text.find("=")
     if equals < 0 or text[:equals].strip():  # the name's item ends unfinished: the grammar tells
-        return hlo_scanner.scan_hlo_line(base, text)
+        return rescan.line(base, text)
     return _head_continued(base, " " * (equals + 1) + text[equals + 1 :])
 
 

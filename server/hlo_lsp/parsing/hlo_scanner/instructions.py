@@ -5,10 +5,8 @@ from __future__ import annotations
 import re
 import sys
 
-# (the package, for scan_hlo_line, which calls this module: read when a line of several items is scanned)
-from hlo_lsp.parsing import hlo_scanner
 from hlo_lsp.parsing.hlo_items import item_starts
-from hlo_lsp.parsing.hlo_scanner import forms
+from hlo_lsp.parsing.hlo_scanner import forms, rescan
 from hlo_lsp.parsing.hlo_scanner.lexing import (
     RAW_KEY,
     blank_comments,
@@ -120,7 +118,7 @@ def items_scan(state: State, text: str, starts: list[int], items: list[tuple[int
     """A line of several items: `items` (read already), then one from each of `starts`, each scanned in the
     state the one before it leaves."""
     for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
-        scan = hlo_scanner.scan_hlo_line(state, " " * start + text[start:end])
+        scan = rescan.line(state, " " * start + text[start:end])
         if scan.kind == "items":  # the piece read as several itself: its items, not a nested line of items
             items.extend((max(inner, start), item) for inner, item in scan.data)
         else:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from hlo_lsp.parsing.hlo_scanner import forms
+from hlo_lsp.parsing.hlo_scanner import forms, rescan
 from hlo_lsp.parsing.hlo_scanner.continuations import continued_line, scan_continuation
 from hlo_lsp.parsing.hlo_scanner.instructions import instruction_scan, lone_name
 from hlo_lsp.parsing.hlo_scanner.lexing import (
@@ -65,6 +65,9 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
     if "/*" in text:
         return _scan_with_comments(state, text)
     return _scan_item(state, text)
+
+
+rescan.line = scan_hlo_line  # for the parts below that scan a line again (rescan.py)
 
 
 _OPCODE_CALL = re.compile(r"[a-z][a-z0-9_\-]*\(")  # in what the fast match took for a shape: an opcode
