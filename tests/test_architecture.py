@@ -14,6 +14,7 @@ PACKAGE = ROOT / "server" / "hlo_lsp"
 MAP = (ROOT / "ARCHITECTURE.md").read_text()
 MOST_LINES = 400
 MODULES = sorted(path for path in PACKAGE.rglob("*.py") if "grammar" not in path.parts)
+SCRIPTS = sorted((ROOT / "benchmarks").rglob("*.py"))
 
 
 def _name(path: Path) -> str:
@@ -38,6 +39,11 @@ def test_every_module_is_small_and_says_what_it_is(path: Path) -> None:
     assert len(text.splitlines()) <= MOST_LINES, f"{_name(path)}: split it (at most {MOST_LINES} lines)"
     tree = ast.parse(text)
     assert ast.get_docstring(tree) or not tree.body, f"{_name(path)}: a one-line docstring says what it is"
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda path: str(path.relative_to(ROOT)))
+def test_every_benchmark_module_is_small_too(path: Path) -> None:
+    assert len(path.read_text().splitlines()) <= MOST_LINES, f"{path.name}: split it (at most {MOST_LINES} lines)"
 
 
 def test_the_map_lists_every_module_and_no_other() -> None:

@@ -15,6 +15,7 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
 import load  # noqa: E402
+import lsp_process  # noqa: E402
 import make_large_dump  # noqa: E402
 import make_mlir  # noqa: E402
 
@@ -79,9 +80,9 @@ def test_the_mlir_file_is_read_without_a_diagnostic_and_its_values_are_hovered(t
 def test_the_resident_memory_of_a_process_tree_counts_its_children() -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        tree = load.process_tree(os.getpid())
+        tree = lsp_process.process_tree(os.getpid())
         assert child.pid in tree
-        assert load.resident_mb(tree) > load.resident_mb([os.getpid()]) > 0
+        assert lsp_process.resident_mb(tree) > lsp_process.resident_mb([os.getpid()]) > 0
     finally:
         child.kill()  # the child this test started
         child.wait()
