@@ -92,7 +92,7 @@ def semantic_tokens(document: Document, first: int = 0, last: int | None = None)
 
 # Tokens of whole chunks, kept on the chunk: chunks are immutable and shared by the documents an edit
 # makes, so only the chunks an edit replaced are read again. Flat (line, column, length, type, modifiers)
-# integers: a fifth of the memory of a tuple per token.
+# integers: 20 bytes a token, where a tuple of the five takes 88.
 _CHUNK_TOKENS: DerivedKey[tuple[FileKind, array[int]]] = DerivedKey("semantic tokens")
 
 
