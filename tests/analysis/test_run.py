@@ -189,6 +189,19 @@ def test_an_op_name_edit_moves_the_problems_after_it_and_changes_nothing_else() 
     assert after[0].range.start.character == before[0].range.start.character + len("_renamed")
 
 
+def test_an_edit_of_a_stack_frame_id_keeps_the_structure_and_checks_the_frame_again() -> None:
+    module = module_of(Path(f"{SPLIT_MLP}.txt"))
+    assert check_module(module) == []
+    unknown = _edited(module, "stack_frame_id=4", "stack_frame_id=99")
+    assert unknown.hlo is not None and module.hlo is not None and unknown.hlo.structure_id is module.hlo.structure_id
+    after = check_module(unknown)
+    assert after == _fresh_check(unknown)
+    assert [(p.range.start.line, p.code, p.message) for p in after] == [
+        (ADD_LINE, "undefined-stack-frame", "stack frame 99 is not defined in this module")]
+    known = _edited(unknown, "stack_frame_id=99", "stack_frame_id=5")
+    assert check_module(known) == _fresh_check(known) == []
+
+
 def test_an_edit_of_a_shape_is_checked_against_the_buffer_assignment_again() -> None:
     module = module_of(Path(f"{SPLIT_MLP}.txt"))
     assert check_module(module) == []

@@ -133,7 +133,8 @@ _COMPARED_CHUNKS = 8
 def same_structure(old: Document, new: Document) -> bool:
     """Whether every line that differs between the versions is an instruction whose scan (kind,
     name, spans), shape text and the names it uses are unchanged (a use may have moved along its
-    line: an edit of an op_name moves the stack_frame_id after it)."""
+    line: an edit of an op_name moves the stack_frame_id after it), but for the stack frame it
+    names: the structure holds no use, and each frame a line names is resolved when asked."""
     if old.line_count != new.line_count or len(old.chunks) != len(new.chunks):
         return False
     edit = new.edited_from
@@ -162,4 +163,5 @@ def _same_chunk_structure(before: Chunk, after: Chunk) -> bool:
 
 
 def _same_names(old: tuple[Ref, ...], new: tuple[Ref, ...]) -> bool:
-    return len(old) == len(new) and all(a.role == b.role and a.name == b.name for a, b in zip(old, new))
+    return len(old) == len(new) and all(a.role == b.role and (a.name == b.name or a.role is Role.FRAME_USE)
+                                        for a, b in zip(old, new))
