@@ -3,10 +3,16 @@ they find is where the scanned lines put it."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from unittest.mock import patch
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers import SPLIT_HLO, SPLIT_MLP
 from hlo_lsp.model.document import Document
+from hlo_lsp.parsing import text_search
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.text_search import (
     allocation_numbers,
@@ -59,3 +65,29 @@ def test_schedule_entries_and_allocations_are_found_in_the_live_range_and_buffer
     buffers = Path(f"{SPLIT_MLP}-buffer-assignment.txt").read_text()
     numbers = allocation_numbers(buffers)
     assert numbers[:3] == [0, 1, 2] and len(numbers) == buffers.count("\nallocation ")
+
+
+# ---- the definition index ---------------------------------------------------------------------
+
+_LINE_PARTS = ["", " ", "\t", "  ", "%", "ROOT", "ROOT ", "ROOT %", "ROOT%", "x", "x.1", "ROOTx", "y-2", "_z",
+               " = ", "=", ":", ": =", " // c", "(", ")", "\r", "{", "\u00a0", "1x"]
+
+
+@given(st.lists(st.lists(st.sampled_from(_LINE_PARTS), max_size=6).map("".join), max_size=40),
+       st.integers(min_value=1, max_value=64))
+@settings(max_examples=300, deadline=None)
+def test_the_definition_index_finds_what_a_search_of_the_whole_text_finds(lines: list[str], block: int) -> None:
+    text = "\n".join(lines)
+    with patch.object(text_search, "_INDEX_BLOCK", block):  # blocks of a few lines: every boundary is met
+        index = text_search.DefinitionIndex(text)
+    for name in {*re.findall(r"[\w.\-%]+", text), "x", "ROOT", "ROOTx", "x.1", "%x"}:
+        assert index.offsets(name) == list(definition_offsets(text, name)), name
+
+
+def test_the_definition_index_of_a_real_module_finds_each_instruction_once() -> None:
+    text, document = _scanned(SPLIT_HLO, FileKind.HLO_MODULE)
+    with patch.object(text_search, "_INDEX_BLOCK", 512):
+        index = text_search.DefinitionIndex(text)
+    for line, scan in document.scans():
+        if scan.kind == "instruction":
+            assert [text.count("\n", 0, offset) for offset in index.offsets(scan.data[0])] == [line]

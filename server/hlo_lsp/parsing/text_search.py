@@ -64,17 +64,60 @@ def unindented_line_starts(text: str) -> list[int]:
     return [match.end() for match in _UNINDENTED_LINE.finditer(text)]
 
 
-def definition_offsets(text: str, name: str) -> Iterator[int]:
-    """Where the scanner may read a definition of `name`: `name` then `=` with any spaces or tabs between
-    (`state =0(...` too), or `name` alone, its `=` below, after nothing, `%`, `ROOT` or `ROOT %` on its line."""
+def definition_offsets(text: str, name: str, start: int = 0, end: int | None = None) -> Iterator[int]:
+    """Where the scanner may read a definition of `name` (between `start` and `end`): `name` then `=` with
+    any spaces or tabs between (`state =0(...` too), or `name` alone, its `=` below, after nothing, `%`,
+    `ROOT` or `ROOT %` on its line."""
     blanks_end: dict[int, int] = {}  # a 200 KB line may name it thousands of times: its blanks are read once
-    for match in re.finditer(re.escape(name) + r":?[ \t]*(?:=|//|\r?\n|\Z)", text):
+    pattern = re.compile(re.escape(name) + r":?[ \t]*(?:=|//|\r?\n|\Z)")
+    for match in pattern.finditer(text, start, len(text) if end is None else end):
         line_start = text.rfind("\n", 0, match.start()) + 1
         first = blanks_end.get(line_start)
         if first is None:
             first = blanks_end[line_start] = end_of_blanks(text, line_start)
         if _DEFINITION_PREFIX.fullmatch(text, min(first, match.start()), match.start()):
             yield match.start()
+
+
+# What `definition_offsets` finds, for any name at once: a line's first name after its prefix (`%`, `ROOT`,
+# `ROOT %`) and before its `=` (the text's first line is read with a newline put before it).
+_DEFINITION_CANDIDATE = re.compile(r"\n[^\S\n]*(%|ROOT[^\S\n]+%|ROOT)?[^\S\n]*(" + NAME + r")(?=:?[ \t]*(?:=|//|\r?\n|\Z))")
+_NAME_ONLY = re.compile(NAME)
+_INDEX_BLOCK = 1 << 20  # characters per block of a DefinitionIndex
+
+
+class DefinitionIndex:
+    """`definition_offsets` of any name over one whole text, without reading the whole text for each: the
+    names a line may define, per block of lines, read in one pass (0.2 s at 40 MB); a name is then looked
+    for in the blocks that may define it alone (milliseconds instead of 12 ms a name)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._blocks: list[tuple[int, int, frozenset[str]]] = []
+        start = 0
+        while start < len(text):
+            end = text.find("\n", start + _INDEX_BLOCK)
+            end = len(text) if end < 0 else end + 1
+            self._blocks.append((start, end, _candidates(text, start, end)))
+            start = end
+
+    def offsets(self, name: str) -> list[int]:
+        if _NAME_ONLY.fullmatch(name) is None:  # what no block's names hold: the whole text is read
+            return list(definition_offsets(self._text, name))
+        return [offset for start, end, names in self._blocks if name in names
+                for offset in definition_offsets(self._text, name, start, end)]
+
+
+def _candidates(text: str, start: int, end: int) -> frozenset[str]:
+    """The names lines from `start` (a line's start) to `end` may define (`ROOTx = ...` defines `x` and
+    `ROOTx`), a few more perhaps, never fewer."""
+    if start == 0:
+        found = _DEFINITION_CANDIDATE.findall("\n" + text[:end])
+    else:  # from the newline before `start`
+        found = _DEFINITION_CANDIDATE.findall(text, start - 1, end)
+    names = {name for _, name in found}
+    names.update("ROOT" + name for prefix, name in found if prefix == "ROOT")
+    return frozenset(names)
 
 
 def is_header_prefix(prefix: str) -> bool:
