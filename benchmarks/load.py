@@ -306,7 +306,8 @@ def hlo_module_of(folder: Path) -> Path:
 
 def run(args: argparse.Namespace, scratch: Path) -> None:
     hlo = hlo_module_of(args.dir or make_large_dump(args.mb, "0.10.2", scratch / "dump")["hlo"].parent)
-    mlir_file, server = make_mlir(hlo.stat().st_size / MB, scratch / "model.mlir"), mlir_server()
+    mlir_file = make_mlir(hlo.stat().st_size / MB, scratch / "model.mlir")
+    server = mlir_server() if not args.no_mlir else None
     load = os.getloadavg()
     ours = measure("hlo-lsp", hlo_plan(hlo, args), args)
     theirs = measure("mlir-lsp-server", mlir_plan(server, mlir_file, args), args) if server else None
@@ -315,7 +316,9 @@ def run(args: argparse.Namespace, scratch: Path) -> None:
           f" {os.cpu_count()} cores, load average {load[0]:.2f} before, {os.getloadavg()[0]:.2f} after")
     print_table(table(ours, theirs, xla, args))
     print("\n".join(notes(figures) for figures in (ours, theirs) if figures))
-    if server is None:
+    if args.no_mlir:
+        print("mlir-lsp-server skipped: --no-mlir")
+    elif server is None:
         print("mlir-lsp-server is not installed (benchmarks/install-mlir installs it): its column is skipped")
     if xla is None:
         print(f"XLA's C++ parse skipped: {why}")
@@ -346,6 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     for flag, kind, default, text in OPTIONS:
         parser.add_argument(flag, type=kind, default=default, help=text)
     parser.add_argument("--no-xla", action="store_true", help="skip XLA's C++ parse")
+    parser.add_argument("--no-mlir", action="store_true", help="skip mlir-lsp-server (measure hlo-lsp alone)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="hlo-load-") as scratch:
         run(args, Path(scratch))
