@@ -81,7 +81,8 @@ def definition_offsets(text: str, name: str, start: int = 0, end: int | None = N
 
 # What `definition_offsets` finds, for any name at once: a line's first name after its prefix (`%`, `ROOT`,
 # `ROOT %`) and before its `=` (the text's first line is read with a newline put before it).
-_DEFINITION_CANDIDATE = re.compile(r"\n[^\S\n]*(%|ROOT[^\S\n]+%|ROOT)?[^\S\n]*(" + NAME + r")(?=:?[ \t]*(?:=|//|\r?\n|\Z))")
+_DEFINITION_CANDIDATE = re.compile(
+    r"\n[^\S\n]*(%|ROOT[^\S\n]+%|ROOT)?[^\S\n]*(" + NAME + r")(?=:?[ \t]*(?:=|//|\r?\n|\Z))")
 _NAME_ONLY = re.compile(NAME)
 _INDEX_BLOCK = 1 << 20  # characters per block of a DefinitionIndex
 
