@@ -184,6 +184,17 @@ def test_the_memory_in_a_glanced_hover_is_the_buffer_assignments() -> None:
     ]
 
 
+def test_every_question_of_a_glance_shares_one_reading_of_the_peak_list() -> None:
+    hlo_path = Path(f"{SPLIT_MLP}.txt")
+    glance = glance_at(hlo_path)
+    first, second = (glance.instruction_module(name) for name in ("ynn_fusion.1", "add_maximum_fusion"))
+    assert first is not None and second is not None
+    peaks = [module.buffer_assignment.live_range.peak  # type: ignore[union-attr]
+             for module in (first, second, whole_module(hlo_path))]
+    assert len(peaks[0]) > 1 and peaks[0] == peaks[1] == peaks[2]  # the whole list, as the whole file reads it
+    assert all(a is b for a, b in zip(peaks[0], peaks[1]))  # read once: the entries themselves are shared
+
+
 def _position_of_definition(hlo_path: Path, name: str) -> Position:
     text = hlo_path.read_text().split("\n")
     line = next(number for number, content in enumerate(text) if f"%{name} = " in content)

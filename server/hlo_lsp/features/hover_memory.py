@@ -12,7 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hlo_lsp.analysis.memory import MemorySummary, memory_by_space, memory_summary
-from hlo_lsp.model.buffer_assignment import Allocation, BufferAssignment, BufferValue, LiveRange, LiveRangeSection
+from hlo_lsp.model.buffer_assignment import (
+    Allocation,
+    BufferAssignment,
+    BufferValue,
+    LiveRange,
+    LiveRangeSection,
+    format_index,
+)
 from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.model.memory_spaces import MemorySpace, MemorySpaces
@@ -66,9 +73,8 @@ _PRINTED_PEAK: DerivedKey[Peak] = DerivedKey("printed peak")
 
 
 def _printed_peak(section: LiveRangeSection, time: int) -> Peak:
-    counted: dict[str, int] = {}
-    for entry in section.peak:
-        counted[entry.name if entry.index is None else entry.label] = entry.size
+    counted = {entry.name if entry.index is None else entry.name + format_index(entry.index): entry.size
+               for entry in section.peak}
     total = sum(entry.size for entry in section.peak) if section.peak else section.breakdown_total
     old = section.peak_format == "old"
     return Peak(time, _scheduled_at(section, time), total, counted, old, None, old)

@@ -22,6 +22,8 @@ from hlo_lsp.model.buffer_records import (
     UsedValue,
     parse_index,
 )
+from hlo_lsp.model.chunk import Chunk
+from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.priority import let_questions_first
 from hlo_lsp.parsing.ba_scanner import AllocationData
@@ -29,6 +31,10 @@ from hlo_lsp.parsing.line_scan import LineScan
 
 if TYPE_CHECKING:  # the model imports its reader
     from hlo_lsp.model.buffer_assignment import BufferAssignment
+
+
+# A chunk's peak entries, as read from a line number of a file
+_PEAK_LIST: DerivedKey[tuple[tuple[str, int], tuple[PeakEntry, ...]]] = DerivedKey("peak list")
 
 
 def _ignore(line: int, scan: LineScan) -> None:
@@ -99,6 +105,8 @@ class BufferAssignmentReader:
         handlers: dict[str, Callable[[int, LineScan], None]] = {}
         for first, chunk in self.document.chunks_with_starts():
             let_questions_first()
+            if self._read_peak_list(first, chunk):
+                continue
             for local, (text, scan) in enumerate(zip(chunk.lines, chunk.scans)):
                 handler = handlers.get(scan.kind)
                 if handler is None:
@@ -202,6 +210,25 @@ class BufferAssignmentReader:
         if self.live is not None:
             name, index, size, cumulative = scan.data
             self.live.peak.append(PeakEntry(name, parse_index(index), size, cumulative, self.place(line)))
+
+    def _read_peak_list(self, first: int, chunk: Chunk) -> bool:
+        """Reads a chunk of peak entries alone (a glance's questions share one) once for all the documents
+        that hold it from `first`; False for any other chunk."""
+        if self.live is None or not chunk.scans or chunk.scans[0].kind != "peak_entry":
+            return False
+        kept = chunk.derived.get(_PEAK_LIST)
+        if kept is None or kept[0] != (self.document.source, first):
+            if any(scan.kind != "peak_entry" for scan in chunk.scans):
+                return False
+            entries = []
+            for local, (text, scan) in enumerate(zip(chunk.lines, chunk.scans)):
+                self.line_text = text
+                name, index, size, cumulative = scan.data
+                entries.append(PeakEntry(name, parse_index(index), size, cumulative, self.place(first + local)))
+            kept = ((self.document.source, first), tuple(entries))
+            chunk.derived.put(_PEAK_LIST, kept)
+        self.live.peak.extend(kept[1])
+        return True
 
     def _on_breakdown_header(self, line: int, scan: LineScan) -> None:
         if self.live is not None:

@@ -7,6 +7,7 @@ of the rest, and built in a third of the time.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -89,6 +90,7 @@ def parse_index(text: str | None) -> tuple[int, ...] | None:
     return tuple(int(part) for part in inner.split(",") if part.strip())
 
 
+@functools.lru_cache(maxsize=4096)  # a few shapes' indices, asked for each of 12,000 peak entries a hover
 def format_index(index: tuple[int, ...] | None) -> str:
     return "" if index is None else "{" + ",".join(str(i) for i in index) + "}"
 

@@ -124,9 +124,17 @@ class Document:
         """A document holding only some lines of a file: runs of consecutive lines (first line number,
         texts, scans, state entering the run). The lines a question needs, read without scanning the
         rest; asking for a line it does not hold raises IndexError."""
+        scanner = scanner_for(kind)
+        return cls.of_chunks(kind, source, line_count,
+                             [(first, Chunk(lines, scans, state, scanner)) for first, lines, scans, state in runs])
+
+    @classmethod
+    def of_chunks(cls, kind: FileKind, source: str, line_count: int, chunks: list[tuple[int, Chunk]]) -> Document:
+        """A sparse document of chunks built already (first line number, chunk; in order): a chunk may be
+        shared by the documents of several questions, with what is derived from it."""
         document = cls._without_text(kind, source, scanner_for(kind))
-        document._chunks = [Chunk(lines, scans, state, document.scanner) for _, lines, scans, state in runs]
-        document._starts = [first for first, _, _, _ in runs]
+        document._chunks = [chunk for _, chunk in chunks]
+        document._starts = [first for first, _ in chunks]
         document._line_count = line_count
         return document
 

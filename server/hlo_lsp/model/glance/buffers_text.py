@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 
+from hlo_lsp.model.chunk import Chunk
 from hlo_lsp.model.glance.text_index import Declined, Picks, Text
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES
@@ -142,13 +143,20 @@ class LiveRangeSection:
 
     @lazy
     def base(self) -> dict[int, tuple[str, State, LineScan]]:
-        """The lines every question reads: the headers and the whole peak list."""
-        lines = {header[1]: (header[2], "top", header[3])
-                 for header in (self.header, self.sequence, self.ranges, self.peak, *self.breakdowns)}
-        end = self.file.end_line(self.file.section_end(self.peak))
-        for line, text, state, scan in self.file.scan_run(self.peak[1] + 1, self.peak[3].end_state, end):
-            lines[line] = (text, state, scan)
-        return lines
+        """The lines every question reads but the peak list: the headers."""
+        return {header[1]: (header[2], "top", header[3])
+                for header in (self.header, self.sequence, self.ranges, self.peak, *self.breakdowns)}
+
+    @lazy
+    def peak_list(self) -> tuple[int, Chunk]:
+        """The whole peak list (its first line, its lines), every question's: one chunk that the documents
+        of every question share, with what is read of it."""
+        first, end = self.peak[1] + 1, self.file.end_line(self.file.section_end(self.peak))
+        texts, scans = [], []
+        for _, text, _, scan in self.file.scan_run(first, self.peak[3].end_state, end):
+            texts.append(text)
+            scans.append(scan)
+        return first, Chunk(texts, scans, self.peak[3].end_state, self.file.document.scanner)
 
     def scheduled_names(self) -> list[str]:
         start, end = self.sequence[0], self.file.section_end(self.sequence)

@@ -227,6 +227,7 @@ class ModuleGlance:
             return set()
         picks = self._picks(picked, section.file)
         picks.lines.update(section.base)
+        picks.share(*section.peak_list)
         peak_time = section.peak[3].data[0]
         times = {peak_time}
         for scan in section.pick_ranges(picks, name):

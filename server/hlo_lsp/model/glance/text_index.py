@@ -6,6 +6,7 @@ import bisect
 import itertools
 from collections.abc import Iterator
 
+from hlo_lsp.model.chunk import Chunk
 from hlo_lsp.model.document import Document, Run
 from hlo_lsp.parsing.line_scan import LineScan, State
 
@@ -82,8 +83,26 @@ class Picks:
     def __init__(self, file: Text, base: dict[int, tuple[str, State, LineScan]] | None = None) -> None:
         self.file = file
         self.lines = dict(base or {})
+        self._shared: list[tuple[int, Chunk]] = []  # (first line, chunk): lines every question reads
+
+    def share(self, first: int, chunk: Chunk) -> None:
+        """Adds the lines of `chunk` from `first` on, as that chunk: what is read of it is read once for
+        every question (a 12,000-line peak list)."""
+        if chunk.lines:
+            self._shared.append((first, chunk))
+
+    def _in_shared(self, line: int) -> LineScan | None:
+        for first, chunk in self._shared:
+            if first <= line < first + len(chunk.lines):
+                return chunk.scans[line - first]
+        return None
 
     def pick(self, line: int, state: State, kinds: frozenset[str] | None = None) -> LineScan:
+        shared = self._in_shared(line)
+        if shared is not None:
+            if kinds is not None and shared.kind not in kinds:
+                raise Declined
+            return shared
         picked = self.lines.get(line)
         if picked is None:
             text, scan = self.file.scan(line, state)
@@ -96,6 +115,8 @@ class Picks:
     def document(self) -> Document:
         runs: list[Run] = []
         for line in sorted(self.lines):
+            if self._in_shared(line) is not None:
+                continue
             text, state, scan = self.lines[line]
             if runs and runs[-1][0] + len(runs[-1][1]) == line:
                 runs[-1][1].append(text)
@@ -103,4 +124,9 @@ class Picks:
             else:
                 runs.append((line, [text], [scan], state))
         document = self.file.document
-        return Document.sparse(document.kind, document.source, self.file.line_count, runs)
+        if not self._shared:
+            return Document.sparse(document.kind, document.source, self.file.line_count, runs)
+        scanner = document.scanner
+        chunks = [(first, Chunk(lines, scans, state, scanner)) for first, lines, scans, state in runs]
+        return Document.of_chunks(document.kind, document.source, self.file.line_count,
+                                  sorted(chunks + self._shared, key=lambda started: started[0]))
