@@ -78,16 +78,20 @@ _LINE_PARTS = ["", " ", "\t", "  ", "%", "ROOT", "ROOT ", "ROOT %", "ROOT%", "x"
 @settings(max_examples=300, deadline=None)
 def test_the_definition_index_finds_what_a_search_of_the_whole_text_finds(lines: list[str], block: int) -> None:
     text = "\n".join(lines)
+    index = text_search.DefinitionIndex(text)
+    index.SEARCHES_BEFORE_INDEX = 0
     with patch.object(text_search, "_INDEX_BLOCK", block):  # blocks of a few lines: every boundary is met
-        index = text_search.DefinitionIndex(text)
+        index.offsets("x")
     for name in {*re.findall(r"[\w.\-%]+", text), "x", "ROOT", "ROOTx", "x.1", "%x"}:
         assert index.offsets(name) == list(definition_offsets(text, name)), name
 
 
 def test_the_definition_index_of_a_real_module_finds_each_instruction_once() -> None:
     text, document = _scanned(SPLIT_HLO, FileKind.HLO_MODULE)
-    with patch.object(text_search, "_INDEX_BLOCK", 512):
-        index = text_search.DefinitionIndex(text)
+    index = text_search.DefinitionIndex(text)
+    with patch.object(text_search, "_INDEX_BLOCK", 512):  # after a few names searched for, the index is built
+        for _ in range(index.SEARCHES_BEFORE_INDEX + 1):
+            index.offsets("x")
     for line, scan in document.scans():
         if scan.kind == "instruction":
             assert [text.count("\n", 0, offset) for offset in index.offsets(scan.data[0])] == [line]

@@ -90,23 +90,36 @@ _INDEX_BLOCK = 1 << 20  # characters per block of a DefinitionIndex
 class DefinitionIndex:
     """`definition_offsets` of any name over one whole text, without reading the whole text for each: the
     names a line may define, per block of lines, read in one pass (0.2 s at 40 MB); a name is then looked
-    for in the blocks that may define it alone (milliseconds instead of 12 ms a name)."""
+    for in the blocks that may define it alone (milliseconds instead of 12 ms a name). The first few names
+    are searched for in the whole text: the first hover after opening a file does not wait for the index."""
+
+    SEARCHES_BEFORE_INDEX = 8
 
     def __init__(self, text: str) -> None:
         self._text = text
-        self._blocks: list[tuple[int, int, frozenset[str]]] = []
-        start = 0
-        while start < len(text):
-            end = text.find("\n", start + _INDEX_BLOCK)
-            end = len(text) if end < 0 else end + 1
-            self._blocks.append((start, end, _candidates(text, start, end)))
-            start = end
+        self._searches = 0
+        self._blocks: list[tuple[int, int, frozenset[str]]] | None = None
 
     def offsets(self, name: str) -> list[int]:
-        if _NAME_ONLY.fullmatch(name) is None:  # what no block's names hold: the whole text is read
+        if _NAME_ONLY.fullmatch(name) is None or self._searches < self.SEARCHES_BEFORE_INDEX:
+            self._searches += 1  # (no block's names hold a name of other characters: the whole text is read)
             return list(definition_offsets(self._text, name))
+        if self._blocks is None:
+            self._blocks = _blocks(self._text)
         return [offset for start, end, names in self._blocks if name in names
                 for offset in definition_offsets(self._text, name, start, end)]
+
+
+def _blocks(text: str) -> list[tuple[int, int, frozenset[str]]]:
+    """Blocks of whole lines of about _INDEX_BLOCK characters: (start, end, the names they may define)."""
+    blocks = []
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + _INDEX_BLOCK)
+        end = len(text) if end < 0 else end + 1
+        blocks.append((start, end, _candidates(text, start, end)))
+        start = end
+    return blocks
 
 
 def _candidates(text: str, start: int, end: int) -> frozenset[str]:
