@@ -78,20 +78,55 @@ _LINE_PARTS = ["", " ", "\t", "  ", "%", "ROOT", "ROOT ", "ROOT %", "ROOT%", "x"
 @settings(max_examples=300, deadline=None)
 def test_the_definition_index_finds_what_a_search_of_the_whole_text_finds(lines: list[str], block: int) -> None:
     text = "\n".join(lines)
-    index = text_search.DefinitionIndex(text)
+    index = text_search.definitions(text)
     index.SEARCHES_BEFORE_INDEX = 0
     with patch.object(text_search, "_INDEX_BLOCK", block):  # blocks of a few lines: every boundary is met
-        index.offsets("x")
+        index.spans("x")
     for name in {*re.findall(r"[\w.\-%]+", text), "x", "ROOT", "ROOTx", "x.1", "%x"}:
-        assert index.offsets(name) == list(definition_offsets(text, name)), name
+        assert text_search.definition_offsets_in(text, index, name) == list(definition_offsets(text, name)), name
 
 
 def test_the_definition_index_of_a_real_module_finds_each_instruction_once() -> None:
     text, document = _scanned(SPLIT_HLO, FileKind.HLO_MODULE)
-    index = text_search.DefinitionIndex(text)
+    index = text_search.definitions(text)
     with patch.object(text_search, "_INDEX_BLOCK", 512):  # after a few names searched for, the index is built
         for _ in range(index.SEARCHES_BEFORE_INDEX + 1):
-            index.offsets("x")
+            index.spans("x")
     for line, scan in document.scans():
         if scan.kind == "instruction":
-            assert [text.count("\n", 0, offset) for offset in index.offsets(scan.data[0])] == [line]
+            found = text_search.definition_offsets_in(text, index, scan.data[0])
+            assert [text.count("\n", 0, offset) for offset in found] == [line]
+
+
+def test_the_value_and_live_range_names_of_real_files_are_in_the_blocks_found_for_them() -> None:
+    for suffix, kind, candidates, role in (
+            ("-buffer-assignment.txt", FileKind.BUFFER_ASSIGNMENT, text_search.value_names, "value"),
+            ("-live-range.txt", FileKind.LIVE_RANGE, text_search.line_first_names, "live_range")):
+        text, document = _scanned(Path(f"{SPLIT_MLP}{suffix}"), kind)
+        names = text_search.BlockNames(text, candidates)
+        names.SEARCHES_BEFORE_INDEX = 0
+        starts = [0, *(offset + 1 for offset, character in enumerate(text) if character == "\n")]
+        with patch.object(text_search, "_INDEX_BLOCK", 256):
+            found = [(line, scan.data[1 if role == "value" else 0]) for line, scan in document.scans()
+                     if scan.kind == role]
+            assert found, suffix
+            for line, name in found:
+                assert any(start <= starts[line] < end for start, end in names.spans(name)), (suffix, line)
+
+
+def test_a_regular_schedule_is_read_by_line_number_and_any_other_by_search() -> None:
+    live = Path(f"{SPLIT_MLP}-live-range.txt").read_text()
+    start = live.index("  InstructionSequence:")
+    end = live.index("  BufferLiveRange:")
+    length = text_search.regular_schedule_length(live, start, end)
+    assert length == len(scheduled_names(live, start, end)) > 10
+    header_line = live.count("\n", 0, start)
+    for time in range(length):
+        offset = schedule_entry_offset(live, time, start, end)
+        assert offset is not None and live.count("\n", 0, offset + 1) == header_line + 1 + time
+    assert schedule_entry_offset(live, length, start, end) is None
+    lines = live[start:end].split("\n")
+    swapped = "\n".join([lines[0], lines[2], lines[1], *lines[3:]])
+    assert text_search.regular_schedule_length(swapped, 0, len(swapped)) is None
+    blank = "\n".join([lines[0], "", *lines[1:]])
+    assert text_search.regular_schedule_length(blank, 0, len(blank)) is None

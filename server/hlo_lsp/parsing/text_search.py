@@ -5,7 +5,7 @@ schedule entry without reading the file line by line."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from hlo_lsp.parsing.hlo_scanner import TABLE_NAMES
 from hlo_lsp.parsing.names import NAME
@@ -83,55 +83,81 @@ def definition_offsets(text: str, name: str, start: int = 0, end: int | None = N
 # `ROOT %`) and before its `=` (the text's first line is read with a newline put before it).
 _DEFINITION_CANDIDATE = re.compile(
     r"\n[^\S\n]*(%|ROOT[^\S\n]+%|ROOT)?[^\S\n]*(" + NAME + r")(?=:?[ \t]*(?:=|//|\r?\n|\Z))")
+_VALUE_NAME = re.compile(r"<[0-9]+ (" + NAME + ")")  # `<62 ynn_fusion.1{} @0>`: how the scanner reads a value
+_LINE_FIRST_NAME = re.compile(r"^[^\S\n]*(" + NAME + r")\{", re.MULTILINE)  # `  ynn_fusion.1{} : 9-10`
 _NAME_ONLY = re.compile(NAME)
-_INDEX_BLOCK = 1 << 20  # characters per block of a DefinitionIndex
+_INDEX_BLOCK = 1 << 20  # characters per block of a BlockNames
+
+Candidates = Callable[[str, int, int], Iterable[str]]
 
 
-class DefinitionIndex:
-    """`definition_offsets` of any name over one whole text, without reading the whole text for each: the
-    names a line may define, per block of lines, read in one pass (0.2 s at 40 MB); a name is then looked
-    for in the blocks that may define it alone (milliseconds instead of 12 ms a name). The first few names
-    are searched for in the whole text: the first hover after opening a file does not wait for the index."""
+class BlockNames:
+    """Where in a text (or between `start` and `end`) a name may stand in one form (`candidates(text, start,
+    end)`: the names of that form in lines from `start` to `end`, a few more perhaps, never fewer), without
+    reading the whole text for each name: the names of each block of lines are read in one pass (0.2 s for
+    the definitions of 40 MB); a name is then looked for in the blocks that may hold it alone. The first few
+    names are looked for in the whole text: the first hover after opening a file does not wait for the index."""
 
     SEARCHES_BEFORE_INDEX = 8
 
-    def __init__(self, text: str) -> None:
-        self._text = text
+    def __init__(self, text: str, candidates: Candidates, start: int = 0, end: int | None = None) -> None:
+        self._text, self._candidates = text, candidates
+        self._span = (start, len(text) if end is None else end)
         self._searches = 0
         self._blocks: list[tuple[int, int, frozenset[str]]] | None = None
 
-    def offsets(self, name: str) -> list[int]:
+    def spans(self, name: str) -> list[tuple[int, int]]:
+        """The parts of the text (start, end) where `name` may stand."""
         if _NAME_ONLY.fullmatch(name) is None or self._searches < self.SEARCHES_BEFORE_INDEX:
             self._searches += 1  # (no block's names hold a name of other characters: the whole text is read)
-            return list(definition_offsets(self._text, name))
+            return [self._span]
         if self._blocks is None:
-            self._blocks = _blocks(self._text)
-        return [offset for start, end, names in self._blocks if name in names
-                for offset in definition_offsets(self._text, name, start, end)]
+            self._blocks = self._read_blocks()
+        return [(start, end) for start, end, names in self._blocks if name in names]
+
+    def _read_blocks(self) -> list[tuple[int, int, frozenset[str]]]:
+        """Blocks of whole lines of about _INDEX_BLOCK characters: (start, end, the names they may hold)."""
+        text, (start, stop) = self._text, self._span
+        blocks = []
+        while start < stop:
+            end = text.find("\n", start + _INDEX_BLOCK, stop)
+            end = stop if end < 0 else end + 1
+            blocks.append((start, end, frozenset(self._candidates(text, start, end))))
+            start = end
+        return blocks
 
 
-def _blocks(text: str) -> list[tuple[int, int, frozenset[str]]]:
-    """Blocks of whole lines of about _INDEX_BLOCK characters: (start, end, the names they may define)."""
-    blocks = []
-    start = 0
-    while start < len(text):
-        end = text.find("\n", start + _INDEX_BLOCK)
-        end = len(text) if end < 0 else end + 1
-        blocks.append((start, end, _candidates(text, start, end)))
-        start = end
-    return blocks
+def definitions(text: str) -> BlockNames:
+    """Where `definition_offsets` may find a name in `text`."""
+    return BlockNames(text, _definition_candidates)
 
 
-def _candidates(text: str, start: int, end: int) -> frozenset[str]:
+def definition_offsets_in(text: str, where: BlockNames, name: str) -> list[int]:
+    """`definition_offsets(text, name)`, looked for where `where` (`definitions(text)`) says it may be."""
+    return [offset for start, end in where.spans(name) for offset in definition_offsets(text, name, start, end)]
+
+
+def _definition_candidates(text: str, start: int, end: int) -> set[str]:
     """The names lines from `start` (a line's start) to `end` may define (`ROOTx = ...` defines `x` and
-    `ROOTx`), a few more perhaps, never fewer."""
+    `ROOTx`)."""
     if start == 0:
         found = _DEFINITION_CANDIDATE.findall("\n" + text[:end])
     else:  # from the newline before `start`
         found = _DEFINITION_CANDIDATE.findall(text, start - 1, end)
     names = {name for _, name in found}
     names.update("ROOT" + name for prefix, name in found if prefix == "ROOT")
-    return frozenset(names)
+    return names
+
+
+def value_names(text: str, start: int, end: int) -> list[str]:
+    """The names of the values printed from `start` to `end` (`<62 ynn_fusion.1{} @0>`), and perhaps more."""
+    return _VALUE_NAME.findall(text, start, end)
+
+
+def line_first_names(text: str, start: int, end: int) -> list[str]:
+    """The names that open a line (after its blanks) with a `{` after them (a live range), from `start` (a line's
+    start) to `end`."""
+    return _LINE_FIRST_NAME.findall(text, start, end)
 
 
 def is_header_prefix(prefix: str) -> bool:
@@ -147,6 +173,19 @@ def scheduled_names(text: str, start: int, end: int) -> list[str]:
 def allocation_numbers(text: str) -> list[int]:
     """The number of each `allocation N:` printed (`00` numbers 0 too)."""
     return list(map(int, _ALLOCATION_NUMBER.findall(text)))
+
+
+_SCHEDULE_TIME = re.compile(r"\n[ \t]*([0-9]+):")
+
+
+def regular_schedule_length(text: str, start: int, end: int) -> int | None:
+    """How many entries a schedule section (its header's line from `start`, to `end`) prints when each line
+    after its header is the entry of the next time from 0 (`0:p`, `1:q`, ...; as XLA prints it): the entry at
+    time t is then its header's line + 1 + t. None for any other section."""
+    times = _SCHEDULE_TIME.findall(text, start, end)
+    if text.count("\n", start, end) != len(times) + 1 or times != [str(time) for time in range(len(times))]:
+        return None
+    return len(times)
 
 
 def schedule_entry_offset(text: str, time: int, start: int, end: int) -> int | None:

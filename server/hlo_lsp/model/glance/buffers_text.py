@@ -5,13 +5,23 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
+from collections.abc import Iterator
 
 from hlo_lsp.model.chunk import Chunk
 from hlo_lsp.model.glance.text_index import Declined, Picks, Text
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES
 from hlo_lsp.parsing.line_scan import LineScan, State
-from hlo_lsp.parsing.text_search import allocation_numbers, end_of_blanks, schedule_entry_offset, scheduled_names
+from hlo_lsp.parsing.text_search import (
+    BlockNames,
+    allocation_numbers,
+    end_of_blanks,
+    line_first_names,
+    regular_schedule_length,
+    schedule_entry_offset,
+    scheduled_names,
+    value_names,
+)
 
 _HEADER_KINDS = frozenset((
     "allocations_header", "stats_header", "used_values_header", "sequence_header", "ranges_header",
@@ -42,6 +52,15 @@ class BuffersText(Text):
 
     def headers_of(self, kind: str, after: int = -1) -> list[HeaderLine]:
         return [header for header in self.headers if header[3].kind == kind and header[0] > after]
+
+    @lazy
+    def _value_blocks(self) -> BlockNames:
+        return BlockNames(self.text, value_names)
+
+    def value_name_occurrences(self, name: str) -> Iterator[int]:
+        """The offsets of ` name` where a value may be printed of instruction `name` (and some more)."""
+        for start, end in self._value_blocks.spans(name):
+            yield from self.occurrences(" " + name, start, end)
 
     def section_end(self, header: HeaderLine) -> int:
         """Where the section a header opens ends: at the next header."""
@@ -162,10 +181,14 @@ class LiveRangeSection:
         start, end = self.sequence[0], self.file.section_end(self.sequence)
         return scheduled_names(self.file.text, start, end)
 
+    @lazy
+    def _range_blocks(self) -> BlockNames:
+        return BlockNames(self.file.text, line_first_names, self.ranges[0], self.file.section_end(self.ranges))
+
     def pick_ranges(self, picks: Picks, name: str) -> list[LineScan]:
         found = []
-        start, end = self.ranges[0], self.file.section_end(self.ranges)
-        for offset in self.file.occurrences(name + "{", start, end):
+        for offset in (offset for start, end in self._range_blocks.spans(name)
+                       for offset in self.file.occurrences(name + "{", start, end)):
             if self.file.prefix_on_line(offset):
                 continue
             line = self.file.line_at(offset)
@@ -175,10 +198,21 @@ class LiveRangeSection:
                 found.append(scan)
         return found
 
+    @lazy
+    def _regular_schedule_length(self) -> int | None:
+        return regular_schedule_length(self.file.text, self.sequence[0], self.file.section_end(self.sequence))
+
+    def _schedule_entry_offset(self, time: int) -> int | None:
+        """The offset of the line break before the first entry at `time`; None when there is none."""
+        length = self._regular_schedule_length
+        if length is None:
+            start, end = self.sequence[0], self.file.section_end(self.sequence)
+            return schedule_entry_offset(self.file.text, time, start, end)
+        return self.file.line_start(self.sequence[1] + 1 + time) - 1 if 0 <= time < length else None
+
     def pick_scheduled(self, picks: Picks, time: int) -> str | None:
         """The name scheduled at `time` (its first entry), or None when nothing is."""
-        start, end = self.sequence[0], self.file.section_end(self.sequence)
-        offset = schedule_entry_offset(self.file.text, time, start, end)
+        offset = self._schedule_entry_offset(time)
         if offset is None:
             return None
         scan = picks.pick(self.file.line_at(offset + 1), "seq", _SEQUENCE_ENTRY)

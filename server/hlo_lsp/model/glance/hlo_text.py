@@ -11,8 +11,10 @@ from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.hlo_scanner import in_string, leaves_a_string_open
 from hlo_lsp.parsing.line_scan import LineScan, State
 from hlo_lsp.parsing.text_search import (
-    DefinitionIndex,
+    BlockNames,
     defined_names,
+    definition_offsets_in,
+    definitions,
     has_cross_line_forms,
     has_indented_line_after_non_header,
     is_header_prefix,
@@ -100,14 +102,14 @@ class HloText(Text):
         wherever the scanner may read a definition, `name` then `=` with any spaces or tabs between
         (`state =0(...` too), or `name` alone, its `=` below (fuzzer mutant #596970), after nothing, `%`,
         `ROOT` or `ROOT %` on its line."""
-        found = self._definitions.offsets(name)
+        found = definition_offsets_in(self.text, self._definitions, name)
         if len(found) != 1:
             raise Declined
         return found[0]
 
     @lazy
-    def _definitions(self) -> DefinitionIndex:
-        return DefinitionIndex(self.text)
+    def _definitions(self) -> BlockNames:
+        return definitions(self.text)
 
     def pick_instruction(self, picks: Picks, name: str) -> None:
         """The instruction's line, the line after it, and its computation's header."""

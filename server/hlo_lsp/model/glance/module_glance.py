@@ -250,7 +250,7 @@ class ModuleGlance:
         for header in file.headers_of("allocations_header"):
             picks.pick(header[1], "top")
         needle = " " + name
-        for offset in file.occurrences(needle):
+        for offset in file.value_name_occurrences(name):
             after = file.text[offset + len(needle) : offset + len(needle) + 1]
             section = file.section_at(offset)
             if after not in _AFTER_VALUE_NAME or section is None or section[3].kind != "allocations_header":

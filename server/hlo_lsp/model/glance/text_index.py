@@ -10,7 +10,7 @@ from hlo_lsp.model.chunk import Chunk
 from hlo_lsp.model.document import Document, Run
 from hlo_lsp.parsing.line_scan import LineScan, State
 
-_BLOCK = 1 << 16  # characters per block of the line index
+_BLOCK = 1 << 12  # characters per block of the line index: a line is found by reading one block at most
 
 class Declined(Exception):
     """The glance cannot answer for certain."""
