@@ -5,7 +5,9 @@ from __future__ import annotations
 import threading
 import time
 
+from hlo_lsp.model.document import Document
 from hlo_lsp.model.priority import answering, let_questions_first
+from hlo_lsp.parsing.file_kinds import FileKind
 
 
 def test_indexing_waits_while_another_thread_answers() -> None:
@@ -38,3 +40,19 @@ def test_without_a_question_nothing_waits() -> None:
     started = time.perf_counter()
     let_questions_first()
     assert time.perf_counter() - started < 0.1
+
+
+def test_a_question_waiting_for_a_scan_another_thread_runs_does_not_make_that_scan_wait() -> None:
+    """The scan steps aside for questions; a question that waits for that very scan must not hold it up (each
+    of its steps would wait for the question, up to two seconds, and the question for the scan)."""
+    lines = [f"  %v{number} = f32[] constant({number})" for number in range(20 * 4096)]  # twenty scan steps
+    document = Document("HloModule m\nENTRY e {\n" + "\n".join(lines) + "\n}\n", FileKind.HLO_MODULE)
+    scanning = threading.Thread(target=lambda: document.chunks)
+    scanning.start()
+    while not document._scan_lock.locked():  # the scan has begun
+        time.sleep(0.001)
+    started = time.perf_counter()
+    with answering():
+        assert document.line_count == len(lines) + 4 and document.chunks  # waits for the scan
+    scanning.join()
+    assert time.perf_counter() - started < 10  # (twenty steps of two seconds each without it)

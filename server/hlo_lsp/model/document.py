@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from hlo_lsp.model.chunk import Chunk
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.derived import Derived
-from hlo_lsp.model.priority import let_questions_first
+from hlo_lsp.model.priority import let_questions_first, waiting
 from hlo_lsp.model.scanning import (
     clamp_edit,
     make_chunks,
@@ -85,9 +85,14 @@ class Document:
 
     def _ensure_scanned(self) -> None:
         if self._chunks is None:
-            with self._scan_lock:  # two readers asking at once scan once
+            if not self._scan_lock.acquire(blocking=False):  # two readers asking at once scan once
+                with waiting():  # another thread scans it: a question waits for it, not it for the question
+                    self._scan_lock.acquire()
+            try:
                 if self._chunks is None:
                     self._scan_text()
+            finally:
+                self._scan_lock.release()
 
     def _scan_text(self) -> None:
         text = self._text or ""

@@ -32,6 +32,22 @@ def answering() -> Iterator[None]:
             _condition.notify_all()
 
 
+@contextlib.contextmanager
+def waiting() -> Iterator[None]:
+    """While a question waits for another thread (for a lock it holds: the scan of a file both need), indexing
+    does not step aside for it: that thread would wait for the question, and the question for it."""
+    thread = threading.get_ident()
+    with _condition:
+        inside = _answering.pop(thread, 0)
+        _condition.notify_all()
+    try:
+        yield
+    finally:
+        if inside:
+            with _condition:
+                _answering[thread] = _answering.get(thread, 0) + inside
+
+
 def let_questions_first() -> None:
     # read without the lock first: a stale value costs one chunk's delay at most
     if _answering and threading.get_ident() not in _answering:

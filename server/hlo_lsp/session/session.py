@@ -37,7 +37,7 @@ from hlo_lsp.features.workspace_symbols import workspace_symbols
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.glance import ModuleGlance
-from hlo_lsp.model.priority import answering
+from hlo_lsp.model.priority import answering, let_questions_first
 from hlo_lsp.parsing.hlo_syntax import prepare_parser
 from hlo_lsp.problems import Problem
 from hlo_lsp.session.cursor import Cursor, Span
@@ -126,6 +126,7 @@ class Session:
         problems: list[Problem] = []
         for number, module in enumerate(modules):
             def part(done: float, number: int = number) -> None:
+                let_questions_first()
                 report((number + done) / len(modules))
 
             problems.extend(run.check_module(module.checked_part(), part))
@@ -171,7 +172,8 @@ class Session:
         if early is not None:
             return None if early is NOTHING else early
         module, target = self._module_and_target(document, cursor)
-        info = hover(module, target) if target is not None else None
+        with answering():
+            info = hover(module, target) if target is not None else None
         return Answer(info, document) if info is not None else None
 
     def definition(self, source: str, snapshot: Document | None, cursor: Cursor,
@@ -203,9 +205,14 @@ class Session:
     def _places(self, document: Document, cursor: Cursor, find: Callable[[ModuleDump, Target], list[T]]
                 ) -> Answer[list[T]] | None:
         module, target = self._module_and_target(document, cursor)
-        return Answer(find(module, target), document) if target is not None else None
+        if target is None:
+            return None
+        with answering():
+            return Answer(find(module, target), document)
 
     def _module_and_target(self, document: Document, cursor: Cursor) -> tuple[ModuleDump, Target | None]:
+        """The module of `document`, built first if it must be (while the checks run on: a question that
+        waits for a module must not make the thread building it wait), and what the cursor is on."""
         module = self.store.module_with(document)
         target = target_at(document, cursor.position(document))
         if target is None:
@@ -226,13 +233,17 @@ class Session:
         document = self._asked("inlay hints", source, snapshot)
         if document is None:
             return None
-        return Answer(inlay_hints(self.store.module_with(document), document, visible.range_in(document)), document)
+        module = self.store.module_with(document)
+        with answering():
+            return Answer(inlay_hints(module, document, visible.range_in(document)), document)
 
     def code_lenses(self, source: str, snapshot: Document | None, with_places: bool) -> Answer[list[Lens]] | None:
         document = self._asked("code lens", source, snapshot)
         if document is None:
             return None
-        return Answer(code_lenses(self.store.module_with(document), document, with_places=with_places), document)
+        module = self.store.module_with(document)
+        with answering():
+            return Answer(code_lenses(module, document, with_places=with_places), document)
 
     def lens(self, source: str, title: str, where: Span) -> Answer[Lens] | None:
         """The lens titled `title` at `where` with its places, from the lenses of the file as it is now."""

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.model.priority import let_questions_first
 from hlo_lsp.parsing.ba_mentions import mentioned_instruction
 from hlo_lsp.parsing.line_scan import LineScan, Role
 from hlo_lsp.problems import Problem, Severity
@@ -36,6 +37,7 @@ def _check_document(document: Document, hlo: HloModule) -> Iterator[Problem]:
     instructions = defined.get(Role.INSTRUCTION_DEF, frozenset())
     mentions = document.scanner.uses
     for first, chunk in document.chunks_with_starts():
+        let_questions_first()
         for local, (text, scan) in enumerate(zip(chunk.lines, chunk.scans)):
             # Most lines name one instruction, read by the scanner already: only the lines that
             # name something else, or something undefined, are read for their mentions.

@@ -12,6 +12,7 @@ from hlo_lsp.analysis.edits import LastRuns, spliced
 from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.document import Chunk
 from hlo_lsp.model.hlo_module import Computation, HloModule
+from hlo_lsp.model.priority import let_questions_first
 from hlo_lsp.parsing.hlo_scanner import without_comments
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
 from hlo_lsp.problems import Problem, Severity
@@ -56,6 +57,7 @@ _undefined_names: LastRuns[list[Problem]] = LastRuns("undefined names")
 def _chunks_undefined_names(hlo: HloModule, spans: list[tuple[int, Chunk]]) -> Iterator[Problem]:
     defined = hlo.defined_names()
     for start, chunk in spans:
+        let_questions_first()
         kept = _kept_undefined_names(hlo, start, chunk)
         if kept is not None:
             yield from kept

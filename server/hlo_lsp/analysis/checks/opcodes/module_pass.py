@@ -34,6 +34,7 @@ from hlo_lsp.analysis.syntax import syntax_problems
 from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.document import Chunk, EditedFrom
 from hlo_lsp.model.hlo_module import HloModule
+from hlo_lsp.model.priority import let_questions_first
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, item_text
 from hlo_lsp.parsing.line_scan import LineScan
@@ -93,6 +94,7 @@ def _whole_pass(hlo: HloModule) -> Generator[Problem, None, _Pass]:
     done = _Pass([], [], [], [])
     open_parameters: dict[int, list[str]] = {}
     for start, chunk in hlo.document.chunks_with_starts():
+        let_questions_first()
         facts = _kept_facts(hlo, start, chunk)
         done.facts.append(facts)
         done.chunk_problems += facts.problems
