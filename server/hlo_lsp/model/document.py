@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 CHUNK_LINES = 512
-_SCAN_STEP = 8 * CHUNK_LINES  # lines scanned between two chances for a question to go first
+_SCAN_STEP = CHUNK_LINES  # lines scanned between two chances for a question to go first (a few milliseconds)
 _SPLIT_STEP = 2_000_000  # characters split into lines between two such chances
 
 # (line, ref) pairs: where a name occurs.
