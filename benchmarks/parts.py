@@ -86,6 +86,8 @@ def main() -> None:
         print(f"{name:<{width}}  {seconds:6.2f} s")
     print(f"{'all':<{width}}  {sum(seconds for _, seconds in parts):6.2f} s")
     times = recheck_ms(module, args.edits)
+    if not times:
+        return
     print(f"re-check after an op_name edit: p50 {times[len(times) // 2]:.1f} ms, "
           f"p95 {times[min(int(len(times) * 0.95), len(times) - 1)]:.1f} ms ({len(times)} edits)")
 
