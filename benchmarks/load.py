@@ -269,8 +269,13 @@ def table(ours: Figures, theirs: Figures | None, xla: float | None, options: arg
         ("RSS idle → after open → after close", "after close ≤ 1.2× idle",
          verdict(ours.rss_closed_mb / ours.rss_idle_mb, 1.2)),
     ]
-    return [[label, m[1], o[1], f"{ratio:.2f}×" if ratio is not None else "—", target, met]
+    return [[label, m[1], o[1], ratio_text(ratio), target, met]
             for (label, target, met), m, o, ratio in zip(rows, mine, other, ratios)]
+
+
+def ratio_text(ratio: float | None) -> str:
+    """`4.99×`, and `0.0021×` where two decimals would say nothing."""
+    return "—" if ratio is None else f"{ratio:.2f}×" if ratio >= 0.1 else f"{ratio:.2g}×"
 
 
 def print_table(rows: list[list[str]]) -> None:
