@@ -18,7 +18,6 @@ from hlo_lsp.model.buffer_assignment import (
     BufferValue,
     LiveRange,
     LiveRangeSection,
-    format_index,
 )
 from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.hlo_module import HloModule
@@ -73,9 +72,8 @@ _PRINTED_PEAK: DerivedKey[Peak] = DerivedKey("printed peak")
 
 
 def _printed_peak(section: LiveRangeSection, time: int) -> Peak:
-    counted = {entry.name if entry.index is None else entry.name + format_index(entry.index): entry.size
-               for entry in section.peak}
-    total = sum(entry.size for entry in section.peak) if section.peak else section.breakdown_total
+    counted = section.peak.sizes  # (one dict for every question of a glance: not changed)
+    total = section.peak.total if section.peak else section.breakdown_total
     old = section.peak_format == "old"
     return Peak(time, _scheduled_at(section, time), total, counted, old, None, old)
 

@@ -14,6 +14,7 @@ from hlo_lsp.model.buffer_records import (
     LiveRange,
     LiveRangeSection,
     PeakEntry,
+    PeakList,
     Place,
     Position,
     ScheduleEntry,
@@ -34,7 +35,7 @@ if TYPE_CHECKING:  # the model imports its reader
 
 
 # A chunk's peak entries, as read from a line number of a file
-_PEAK_LIST: DerivedKey[tuple[tuple[str, int], tuple[PeakEntry, ...]]] = DerivedKey("peak list")
+_PEAK_LIST: DerivedKey[tuple[tuple[str, int], PeakList]] = DerivedKey("peak list")
 
 
 def _ignore(line: int, scan: LineScan) -> None:
@@ -74,14 +75,14 @@ class _OpenLiveRange:
     ranges: list[LiveRange] = field(default_factory=list)
     peak_time: int | None = None
     peak_place: Place | None = None
-    peak: list[PeakEntry] = field(default_factory=list)
+    peak: list[PeakEntry] | PeakList = field(default_factory=list)  # a list shared by questions as it was read
     breakdown_total: int | None = None
     breakdown: list[BreakdownFrame] = field(default_factory=list)
 
     def close(self) -> LiveRangeSection:
+        peak = self.peak if isinstance(self.peak, PeakList) else PeakList(self.peak)
         return LiveRangeSection(self.max_time, self.place, tuple(self.schedule), tuple(self.ranges),
-                                self.peak_time, self.peak_place, tuple(self.peak), self.breakdown_total,
-                                tuple(self.breakdown))
+                                self.peak_time, self.peak_place, peak, self.breakdown_total, tuple(self.breakdown))
 
 
 class BufferAssignmentReader:
@@ -209,6 +210,8 @@ class BufferAssignmentReader:
     def _on_peak_entry(self, line: int, scan: LineScan) -> None:
         if self.live is not None:
             name, index, size, cumulative = scan.data
+            if isinstance(self.live.peak, PeakList):
+                self.live.peak = list(self.live.peak)
             self.live.peak.append(PeakEntry(name, parse_index(index), size, cumulative, self.place(line)))
 
     def _read_peak_list(self, first: int, chunk: Chunk) -> bool:
@@ -225,9 +228,9 @@ class BufferAssignmentReader:
                 self.line_text = text
                 name, index, size, cumulative = scan.data
                 entries.append(PeakEntry(name, parse_index(index), size, cumulative, self.place(first + local)))
-            kept = ((self.document.source, first), tuple(entries))
+            kept = ((self.document.source, first), PeakList(entries))
             chunk.derived.put(_PEAK_LIST, kept)
-        self.live.peak.extend(kept[1])
+        self.live.peak = kept[1] if not self.live.peak else [*self.live.peak, *kept[1]]
         return True
 
     def _on_breakdown_header(self, line: int, scan: LineScan) -> None:

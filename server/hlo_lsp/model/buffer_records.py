@@ -246,6 +246,21 @@ class BreakdownFrame:
     place: Place
 
 
+class PeakList(tuple[PeakEntry, ...]):
+    """The buffers XLA printed live at the peak, with the bytes each counts, read once for however many
+    buffer assignments share the list (a glance's questions share one)."""
+
+    @functools.cached_property
+    def sizes(self) -> dict[str, int]:
+        """The bytes each buffer counts at the peak, by label (by name in the old format): do not change it."""
+        return {entry.name if entry.index is None else entry.name + format_index(entry.index): entry.size
+                for entry in self}
+
+    @functools.cached_property
+    def total(self) -> int:
+        return sum(entry.size for entry in self)
+
+
 # Not slotted: the memory tests hold weak references to sections, and a slotted dataclass has a __weakref__
 # slot only from Python 3.11 (weakref_slot=True raises TypeError on 3.10, which requires-python admits).
 @dataclass(frozen=True)
@@ -256,7 +271,7 @@ class LiveRangeSection:
     ranges: tuple[LiveRange, ...]
     peak_time: int | None
     peak_place: Place | None
-    peak: tuple[PeakEntry, ...]
+    peak: PeakList
     breakdown_total: int | None = None
     breakdown: tuple[BreakdownFrame, ...] = ()
 

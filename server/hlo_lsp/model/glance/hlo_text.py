@@ -136,7 +136,8 @@ class HloText(Text):
     def pick_computation(self, picks: Picks, name: str, whole: bool) -> None:
         """The computation's header; `whole`: its body too, every instruction that names it and
         their computations' headers."""
-        headers = [offset for offset in self.occurrences_of_name(name)
+        occurrences = list(self.occurrences_of_name(name))  # (a search of the whole text: once)
+        headers = [offset for offset in occurrences
                    if is_header_prefix(self.prefix_on_line(offset))
                    and self.scan(self.line_at(offset), "top")[1].kind == "computation"]
         if len(headers) != 1:
@@ -148,7 +149,7 @@ class HloText(Text):
         if not whole:
             return
         self._pick_body(picks, line, scan.end_state)
-        callers = [offset for offset in self.occurrences_of_name(name) if self.line_at(offset) not in picks.lines]
+        callers = [offset for offset in occurrences if self.line_at(offset) not in picks.lines]
         if len(callers) > _CALLERS:
             raise Declined
         for offset in callers:
