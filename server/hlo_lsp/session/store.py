@@ -278,8 +278,8 @@ class _Releases:
         return not any(thread.is_alive() for thread in running)
 
 
-# Freeing a 40 MB module's ten million objects at once keeps the interpreter for a second (three with the
-# system allocator), in one call nothing interrupts: they are freed a piece at a time instead, the
+# Freeing a 40 MB module's ten million objects at once keeps the interpreter for half a second (over one
+# with the system allocator), in one call nothing interrupts: they are freed a piece at a time instead, the
 # interpreter passing to other threads between pieces. An object's share of the whole is split evenly
 # among the objects it refers to, and a piece whose share is below _PIECE is freed at once (a chunk of
 # a document's lines: a few ms), without the cost of taking every object apart in Python (5 s).
@@ -308,8 +308,8 @@ def _free(objects: list[object], freed: str | None) -> None:
 
 
 def _give_memory_back() -> None:
-    """What a closed module freed stays with the C allocator; glibc hands its free pages back to the
-    system when asked (the server runs on it: `cli.py`; CPython's own allocator keeps what it holds in
-    arenas other objects still use). Elsewhere there is nothing to ask."""
+    """What a closed module freed stays with the allocators; glibc hands its free pages back to the system
+    when asked (all of them under PYTHONMALLOC=malloc: CPython's own allocator keeps each 1 MB arena in
+    which any object still lives). Elsewhere there is nothing to ask."""
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None).malloc_trim(0)
