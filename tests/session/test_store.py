@@ -227,3 +227,21 @@ def test_a_glance_goes_when_a_file_of_its_module_changes_on_disk(tmp_path: Path)
     assert glance is not None
     store.forget_disk(f"{stem}-buffer-assignment.txt")
     assert store.glance(document) is not glance
+
+
+def test_a_file_read_already_is_at_hand_while_another_file_is_read(tmp_path: Path) -> None:
+    """A glance's hover asks for the companions read already; another thread reading a large file meanwhile
+    (holding the reading lock for the time of its read) does not make it wait."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    hlo = Path(f"{stem}.txt")
+    store = DocumentStore()
+    store.open(str(hlo), hlo.read_text(), 1)
+    companion = f"{stem}-buffer-assignment.txt"
+    first = store.document(companion)
+    assert first is not None
+    with store._reading:  # another file being read
+        found: list[object] = []
+        asking = threading.Thread(target=lambda: found.append(store.document(companion)))
+        asking.start()
+        asking.join(timeout=5)
+        assert found == [first]
