@@ -3,29 +3,21 @@
 from __future__ import annotations
 
 import bisect
-import functools
 import itertools
-import re
 from collections.abc import Iterator
 
 from hlo_lsp.model.chunk import Chunk
 from hlo_lsp.model.document import Document, Run
 from hlo_lsp.parsing.line_scan import LineScan, State
 
-_BLOCK = 1 << 16  # characters per block of the line index: a line is found by reading one block at most
-
-@functools.lru_cache(maxsize=1024)
-def _lines(count: int) -> re.Pattern[str]:
-    """`count` whole lines."""
-    return re.compile(r"(?:[^\n]*\n){" + str(count) + "}")
-
+_BLOCK = 1 << 14  # characters per block of the line index: a line is found by reading one block at most
 
 class Declined(Exception):
     """The glance cannot answer for certain."""
 
 
 class Text:
-    """One file's text with a coarse line index: its newlines counted per block of 64K characters."""
+    """One file's text with a coarse line index: its newlines counted per block of 16K characters."""
 
     def __init__(self, document: Document, text: str) -> None:
         self.document = document
@@ -46,11 +38,10 @@ class Text:
         if not 0 <= line < self.line_count:
             raise Declined
         block = max(bisect.bisect_left(self._lines_before, line) - 1, 0)
-        offset, skipped = block * _BLOCK, line - self._lines_before[block]
-        if skipped:  # the lines before it in its block, skipped in one search
-            found = _lines(skipped).match(self.text, offset)
-            assert found is not None  # (the block holds them: its newlines were counted)
-            offset = found.end()
+        offset, seen = block * _BLOCK, self._lines_before[block]
+        while seen < line:
+            offset = self.text.index("\n", offset) + 1
+            seen += 1
         return offset
 
     def line(self, line: int) -> str:
