@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from helpers import SPLIT_MLP, copy_module, line_with
+from hlo_lsp.parsing.hlo_syntax import parse_shape
 from hlo_lsp.session import Cursor, Session, Span
 from hlo_lsp.text import Position, Range
 
@@ -75,3 +76,22 @@ def test_a_closed_module_is_freed_by_another_thread_than_the_one_that_closed_it(
     assert [ref() for ref in kept] == [None, None]
     assert set(freed_by) == {"hlo", "buffer_assignment"}
     assert threading.get_ident() not in freed_by.values()
+
+
+def test_closing_the_last_open_file_forgets_the_memos_and_closing_another_keeps_them(tmp_path: Path) -> None:
+    """What a memo keeps was made among a module's objects: kept, it would keep their memory from the system."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    hlo, live = Path(f"{stem}.txt"), Path(f"{stem}-live-range.txt")
+    session = Session()
+    for path in (hlo, live):
+        session.open(str(path), path.read_text(), 1)
+    assert session.check(str(hlo)) is not None
+    hovered = session.hover(str(hlo), None, Cursor.at(Position(line_with(hlo, "ENTRY") + 1, 4)))
+    assert hovered is not None
+    assert parse_shape.cache_info().currsize > 0
+    session.close(str(live))  # its module stays open: the memos stay
+    assert session.store.wait_released(60)
+    assert parse_shape.cache_info().currsize > 0
+    session.close(str(hlo))
+    assert session.store.wait_released(60)
+    assert parse_shape.cache_info().currsize == 0

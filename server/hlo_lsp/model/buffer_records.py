@@ -11,6 +11,7 @@ import functools
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from hlo_lsp.memos import memo
 from hlo_lsp.text import Position as TextPosition
 from hlo_lsp.text import Range, utf16_column
 
@@ -90,7 +91,7 @@ def parse_index(text: str | None) -> tuple[int, ...] | None:
     return tuple(int(part) for part in inner.split(",") if part.strip())
 
 
-@functools.lru_cache(maxsize=4096)  # a few shapes' indices, asked for each of 12,000 peak entries a hover
+@memo(maxsize=4096)  # a few shapes' indices, asked for each of 12,000 peak entries a hover
 def format_index(index: tuple[int, ...] | None) -> str:
     return "" if index is None else "{" + ",".join(str(i) for i in index) + "}"
 

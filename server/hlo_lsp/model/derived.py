@@ -5,7 +5,7 @@ structure or a `BufferAssignment` is kept in that object's `derived`, under a ke
 owns. It lives and dies with the object (a closed module takes everything derived from it along), and an
 edit that shares an object (a chunk, a structure) shares what was derived from it, and a check that
 starts from the previous version's result finds it on `document.edited_from.previous`. Nothing else
-keeps state between calls, except memos of pure functions of a short text (`functools.lru_cache`, or a
+keeps state between calls, except memos of pure functions of a short text (`hlo_lsp.memos.memo`, or a
 dict keyed by the text where the function is on a hot path).
 """
 

@@ -7,13 +7,13 @@ not change is never parsed twice.
 
 from __future__ import annotations
 
-import functools
 import threading
 from typing import Any
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from hlo_lsp.memos import memo
 from hlo_lsp.parsing.grammars import hlo_parser
 from hlo_lsp.parsing.hlo_scanner import matching_paren
 from hlo_lsp.parsing.syntax import (
@@ -286,7 +286,7 @@ def parse_rule(text: str, start: str) -> Any:
         return ParseError(0, len(text), "cannot parse: brackets nest too deeply")
 
 
-@functools.lru_cache(maxsize=65536)
+@memo(maxsize=65536)
 def parse_instruction(text: str) -> Instruction | ParseError:
     """An instruction (possibly spanning lines of a multi-line literal)."""
     result = parse_rule(text, "instruction")
@@ -318,17 +318,17 @@ def _literal_text(text: str, instruction: Instruction, operand: Operand) -> str:
     return text[open_paren + 1 : close_paren if close_paren > 0 else len(text)].strip()
 
 
-@functools.lru_cache(maxsize=65536)
+@memo(maxsize=65536)
 def parse_shape(text: str) -> Shape | ParseError:
     return parse_rule(text, "shape")
 
 
-@functools.lru_cache(maxsize=4096)
+@memo(maxsize=4096)
 def parse_computation_header(text: str) -> ComputationHeader | ParseError:
     return parse_rule(text, "computation_header")
 
 
-@functools.lru_cache(maxsize=64)
+@memo(maxsize=64)
 def parse_module_header(text: str) -> ModuleHeader | ParseError:
     return parse_rule(text, "module_header")
 

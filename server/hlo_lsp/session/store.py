@@ -20,6 +20,7 @@ import sys
 import threading
 from dataclasses import dataclass
 
+from hlo_lsp import memos
 from hlo_lsp.features.hover import prepare_hovers
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
@@ -84,7 +85,7 @@ class DocumentStore:
         if not self.open_sources_of(stem):
             dropped += self._forget(stem)
             freed = f"{os.path.basename(stem)} closed: its memory is given back"
-        self._releases.hand_over(dropped, freed)
+        self._releases.hand_over(dropped, freed, idle=not self._open)
 
     def wait_released(self, timeout: float | None = None) -> bool:
         """Waits until what was let go of so far is freed; whether it is (False: `timeout` seconds passed)."""
@@ -284,9 +285,10 @@ class _Releases:
         self._running: list[threading.Thread] = []
         self._lock = threading.Lock()
 
-    def hand_over(self, objects: list[object], freed: str | None) -> None:
-        """Frees `objects` (the caller keeps no reference to them) in a new thread, then logs `freed`."""
-        thread = threading.Thread(target=_free, args=(objects, freed), name="hlo-lsp-release", daemon=True)
+    def hand_over(self, objects: list[object], freed: str | None, idle: bool = False) -> None:
+        """Frees `objects` (the caller keeps no reference to them) in a new thread, then logs `freed`; `idle`:
+        nothing is open any more, the memos are forgotten too."""
+        thread = threading.Thread(target=_free, args=(objects, freed, idle), name="hlo-lsp-release", daemon=True)
         with self._lock:
             self._running = [running for running in self._running if running.is_alive()] + [thread]
         thread.start()
@@ -307,10 +309,10 @@ class _Releases:
 _WHOLE, _PIECE = float(1 << 24), 4096.0
 
 
-def _free(objects: list[object], freed: str | None) -> None:
+def _free(objects: list[object], freed: str | None, idle: bool = False) -> None:
     """Frees `objects` a piece at a time: an object no one else refers to is taken apart, what it refers
     to kept here for a moment so that letting it go frees it alone. Nothing is changed: shared objects
-    are only let go."""
+    are only let go. `idle`: the memos are forgotten too (`hlo_lsp.memos`)."""
     pending = [(root, _WHOLE) for root in objects if root is not None]
     objects.clear()
     tracked = gc.is_tracked  # (what the collector does not track holds nothing that holds others)
@@ -321,6 +323,8 @@ def _free(objects: list[object], freed: str | None) -> None:
             pending += [(part, share / len(parts)) for part in parts]
             del parts
         del item
+    if idle:
+        memos.forget()
     if gc.isenabled():  # (measured: 20 MB less after a 40 MB module, in milliseconds; not while a module is
         gc.collect()    # built, its collector paused: the collection would walk all it has built so far)
     _give_memory_back()

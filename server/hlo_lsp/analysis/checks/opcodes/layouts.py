@@ -6,8 +6,9 @@ on the digits, so a verdict holds for every line of a template.
 
 from __future__ import annotations
 
-import functools
 import re
+
+from hlo_lsp.memos import memo
 
 LayoutFinding = tuple[int, int, str]  # start, end (offsets of the text read), message
 
@@ -41,7 +42,7 @@ def layout_findings(text: str, start: int, end: int) -> list[LayoutFinding]:
     return found
 
 
-@functools.lru_cache(maxsize=4096)
+@memo(maxsize=4096)
 def _plainly_valid(shape: str) -> bool:
     """Whether a shape and its layout up to its first brace (`f32[2,3]{1,0:T(8,128)}`) is surely valid:
     a layout that closes there, without D(...) or P(...), of as many dimensions as the shape."""

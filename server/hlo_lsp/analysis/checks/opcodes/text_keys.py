@@ -7,11 +7,11 @@ the digits matter: a constant's value, a long integer, a digit XLA reads as a le
 
 from __future__ import annotations
 
-import functools
 import re
 
 from hlo_lsp.analysis.checks.opcodes import tables, values
 from hlo_lsp.analysis.checks.opcodes.literals import ELEMENT_TYPES, LiteralShape, element_problem
+from hlo_lsp.memos import memo
 from hlo_lsp.parsing.names import NAME
 
 CACHE_LIMIT = 200_000  # entries a cache of the check holds before it is cleared
@@ -52,7 +52,7 @@ def literal_digits_matter(shape: LiteralShape, literal: str) -> bool:
     return not _scalar_digit_safe(shape.element_type.translate(_ZERO_DIGITS), value.translate(_ZERO_DIGITS))
 
 
-@functools.lru_cache(maxsize=4096)
+@memo(maxsize=4096)
 def _scalar_digit_safe(zeroed_type: str, zeroed_value: str) -> bool:
     alike = [name for name in ELEMENT_TYPES if name.translate(_ZERO_DIGITS) == zeroed_type]
     extremes = (zeroed_value.replace("0", "9"), zeroed_value)
