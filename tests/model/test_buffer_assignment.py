@@ -266,3 +266,26 @@ def test_the_values_file_is_read_when_its_sections_are_first_asked_for():
     assert model.totals is not None and model.totals.size == 488768
     assert model.has_used_values_section and len(model.used_values) == len(read(SPLIT_FILES).used_values) > 0
     assert values_document._chunks is not None
+
+
+def test_a_peak_list_over_many_chunks_is_read_in_order_and_read_again_alike() -> None:
+    """A peak list longer than a chunk is read chunk by chunk (its chunks of peak entries alone are kept with
+    what was read of them): the same entries, in the file's order, whether read the first time or again."""
+    path = Path(f"{SPLIT_MLP}-live-range.txt")
+    lines = path.read_text().split("\n")
+    peak = next(number for number, text in enumerate(lines) if text.endswith("(peak):"))
+    entries = [f"    v{number}{{}}: {number + 1} bytes (cumulative: {(number + 1) * (number + 2) // 2} bytes)"
+               for number in range(3000)]  # (a chunk holds 512 lines)
+    end = next(number for number in range(peak + 1, len(lines)) if "bytes (cumulative" not in lines[number])
+    text = "\n".join(lines[: peak + 1] + entries + lines[end:])
+
+    def read_peak() -> list[tuple[str, int, int]]:
+        section = read_buffer_assignment([document]).live_range
+        assert section is not None
+        return [(entry.name, entry.size, entry.place.range.start.line) for entry in section.peak]
+
+    document = Document(text, FileKind.LIVE_RANGE, str(path))
+    first, again = read_peak(), read_peak()
+    assert first == again == [(f"v{number}", number + 1, peak + 1 + number) for number in range(3000)]
+    section = read_buffer_assignment([document]).live_range
+    assert section is not None and section.peak.total == sum(range(1, 3001))

@@ -230,7 +230,12 @@ class BufferAssignmentReader:
                 entries.append(PeakEntry(name, parse_index(index), size, cumulative, self.place(first + local)))
             kept = ((self.document.source, first), PeakList(entries))
             chunk.derived.put(_PEAK_LIST, kept)
-        self.live.peak = kept[1] if not self.live.peak else [*self.live.peak, *kept[1]]
+        if not self.live.peak:
+            self.live.peak = kept[1]
+        else:  # (a whole file's peak list, read chunk by chunk)
+            if isinstance(self.live.peak, PeakList):
+                self.live.peak = list(self.live.peak)
+            self.live.peak.extend(kept[1])
         return True
 
     def _on_breakdown_header(self, line: int, scan: LineScan) -> None:
