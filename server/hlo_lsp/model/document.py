@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from hlo_lsp.model.chunk import Chunk
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.derived import Derived
-from hlo_lsp.model.priority import let_questions_first, waiting
+from hlo_lsp.model.priority import holding, let_questions_first
 from hlo_lsp.model.scanning import (
     clamp_edit,
     make_chunks,
@@ -85,14 +85,9 @@ class Document:
 
     def _ensure_scanned(self) -> None:
         if self._chunks is None:
-            if not self._scan_lock.acquire(blocking=False):  # two readers asking at once scan once
-                with waiting():  # another thread scans it: a question waits for it, not it for the question
-                    self._scan_lock.acquire()
-            try:
+            with holding(self._scan_lock):  # two readers asking at once scan once
                 if self._chunks is None:
                     self._scan_text()
-            finally:
-                self._scan_lock.release()
 
     def _scan_text(self) -> None:
         text = self._text or ""
@@ -125,19 +120,15 @@ class Document:
                                [(0, lines, scan_lines(self.scanner, state, lines), state)])
 
     @classmethod
-    def sparse(cls, kind: FileKind, source: str, line_count: int, runs: list[Run]) -> Document:
+    def sparse(cls, kind: FileKind, source: str, line_count: int, runs: list[Run],
+               shared: tuple[tuple[int, Chunk], ...] = ()) -> Document:
         """A document holding only some lines of a file: runs of consecutive lines (first line number,
-        texts, scans, state entering the run). The lines a question needs, read without scanning the
-        rest; asking for a line it does not hold raises IndexError."""
-        scanner = scanner_for(kind)
-        return cls.of_chunks(kind, source, line_count,
-                             [(first, Chunk(lines, scans, state, scanner)) for first, lines, scans, state in runs])
-
-    @classmethod
-    def of_chunks(cls, kind: FileKind, source: str, line_count: int, chunks: list[tuple[int, Chunk]]) -> Document:
-        """A sparse document of chunks built already (first line number, chunk; in order): a chunk may be
-        shared by the documents of several questions, with what is derived from it."""
+        texts, scans, state entering the run), and chunks built already (first line number, chunk) that
+        the documents of several questions share, with what is derived from them. The lines a question
+        needs, read without scanning the rest; asking for a line it does not hold raises IndexError."""
         document = cls._without_text(kind, source, scanner_for(kind))
+        built = [(first, Chunk(lines, scans, state, document.scanner)) for first, lines, scans, state in runs]
+        chunks = sorted([*built, *shared], key=lambda started: started[0]) if shared else built
         document._chunks = [chunk for _, chunk in chunks]
         document._starts = [first for first, _ in chunks]
         document._line_count = line_count

@@ -48,6 +48,19 @@ def waiting() -> Iterator[None]:
                 _answering[thread] = _answering.get(thread, 0) + inside
 
 
+@contextlib.contextmanager
+def holding(lock: threading.Lock) -> Iterator[None]:
+    """`with lock`, where a question may be the one asking: when another thread holds the lock (it scans
+    a file, or builds a module, that the question needs), the question waits for it, `waiting()`."""
+    if not lock.acquire(blocking=False):
+        with waiting():
+            lock.acquire()
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 def let_questions_first() -> None:
     # read without the lock first: a stale value costs one chunk's delay at most
     if _answering and threading.get_ident() not in _answering:

@@ -26,7 +26,7 @@ from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
 from hlo_lsp.model.glance import ModuleGlance
 from hlo_lsp.model.pairing import paired_module
-from hlo_lsp.model.priority import waiting
+from hlo_lsp.model.priority import holding
 from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
 from hlo_lsp.text import Range
 from hlo_lsp.workspace.loader import module_files, read_document
@@ -156,14 +156,8 @@ class DocumentStore:
     def _built(self, document: Document) -> tuple[ModuleDump, ModuleDump]:
         """The module of `document` as seen from its HLO file and from its buffer-assignment files."""
         stem = module_stem(document.source)
-        building = self._building.setdefault(stem, threading.Lock())
-        if not building.acquire(blocking=False):
-            with waiting():  # another thread builds it: a question waits for it, not it for the question
-                building.acquire()
-        try:
+        with holding(self._building.setdefault(stem, threading.Lock())):
             return self._module(stem, self._companions(document))
-        finally:
-            building.release()
 
     def glance(self, document: Document) -> ModuleGlance | None:
         """A glance at the module of `document` while the module is not built yet (None once it is,
@@ -226,33 +220,24 @@ class DocumentStore:
         return list(modules.values())
 
     def _from_disk(self, path: str, kind: FileKind | None) -> Document | None:
-        read = self._already_read(path)  # (a glance's hover does not wait while another file is read)
-        if read is not None:
-            return read
-        with self._reading:
-            return self._read_from_disk(path, kind)
-
-    def _already_read(self, path: str) -> Document | None:
-        """The document read from `path` when the file has not changed since (None: to be read)."""
-        cached = self._disk.get(path)
-        if cached is None:
-            return None
-        try:
-            status = os.stat(path)
-        except OSError:
-            return None
-        return cached.document if cached.stamp == (status.st_mtime, status.st_size) else None
-
-    def _read_from_disk(self, path: str, kind: FileKind | None) -> Document | None:
         try:
             status = os.stat(path)
         except OSError:
             self._disk.pop(path, None)
             return None
         stamp = (status.st_mtime, status.st_size)
+        read = self._already_read(path, stamp)  # (a glance's hover does not wait while another file is read)
+        if read is not None:
+            return read
+        with self._reading:  # (another thread may have read it meanwhile)
+            return self._already_read(path, stamp) or self._read_from_disk(path, kind, stamp)
+
+    def _already_read(self, path: str, stamp: tuple[float, int]) -> Document | None:
+        """The document read from `path` when the file has not changed since (None: to be read)."""
         cached = self._disk.get(path)
-        if cached is not None and cached.stamp == stamp:
-            return cached.document
+        return cached.document if cached is not None and cached.stamp == stamp else None
+
+    def _read_from_disk(self, path: str, kind: FileKind | None, stamp: tuple[float, int]) -> Document | None:
         document, problems = read_document(path, kind)
         for problem in problems:
             log.info("%s: %s", path, problem.message)

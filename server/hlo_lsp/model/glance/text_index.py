@@ -124,9 +124,4 @@ class Picks:
             else:
                 runs.append((line, [text], [scan], state))
         document = self.file.document
-        if not self._shared:
-            return Document.sparse(document.kind, document.source, self.file.line_count, runs)
-        scanner = document.scanner
-        chunks = [(first, Chunk(lines, scans, state, scanner)) for first, lines, scans, state in runs]
-        return Document.of_chunks(document.kind, document.source, self.file.line_count,
-                                  sorted(chunks + self._shared, key=lambda started: started[0]))
+        return Document.sparse(document.kind, document.source, self.file.line_count, runs, tuple(self._shared))
