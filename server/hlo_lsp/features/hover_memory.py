@@ -12,13 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hlo_lsp.analysis.memory import MemorySummary, memory_by_space, memory_summary
-from hlo_lsp.model.buffer_assignment import (
-    Allocation,
-    BufferAssignment,
-    BufferValue,
-    LiveRange,
-    LiveRangeSection,
-)
+from hlo_lsp.model.buffer_assignment import Allocation, BufferAssignment, BufferValue, LiveRange, LiveRangeSection
 from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.model.memory_spaces import MemorySpace, MemorySpaces

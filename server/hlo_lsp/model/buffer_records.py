@@ -254,8 +254,7 @@ class PeakList(tuple[PeakEntry, ...]):
     @functools.cached_property
     def sizes(self) -> dict[str, int]:
         """The bytes each buffer counts at the peak, by label (by name in the old format): do not change it."""
-        return {entry.name if entry.index is None else entry.name + format_index(entry.index): entry.size
-                for entry in self}
+        return {entry.name if entry.index is None else entry.label: entry.size for entry in self}
 
     @functools.cached_property
     def total(self) -> int:
