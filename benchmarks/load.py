@@ -311,13 +311,14 @@ def hlo_module_of(folder: Path) -> Path:
 
 def run(args: argparse.Namespace, scratch: Path) -> None:
     hlo = hlo_module_of(args.dir or make_large_dump(args.mb, "0.10.2", scratch / "dump")["hlo"].parent)
-    mlir_file = make_mlir(hlo.stat().st_size / MB, scratch / "model.mlir")
     server = mlir_server() if not args.no_mlir else None
+    mlir_file = make_mlir(hlo.stat().st_size / MB, scratch / "model.mlir") if server else None
     load = os.getloadavg()
     ours = measure("hlo-lsp", hlo_plan(hlo, args), args)
-    theirs = measure("mlir-lsp-server", mlir_plan(server, mlir_file, args), args) if server else None
+    theirs = measure("mlir-lsp-server", mlir_plan(server, mlir_file, args), args) if server and mlir_file else None
     xla, why = xla_parse(hlo) if not args.no_xla else (None, "--no-xla")
-    print(f"{hlo} ({ours.file_mb:.1f} MB, with its companions), an MLIR file of {mlir_file.stat().st_size / MB:.1f} MB;"
+    mlir_size = f", an MLIR file of {mlir_file.stat().st_size / MB:.1f} MB" if mlir_file else ""
+    print(f"{hlo} ({ours.file_mb:.1f} MB, with its companions){mlir_size};"
           f" {os.cpu_count()} cores, load average {load[0]:.2f} before, {os.getloadavg()[0]:.2f} after")
     print_table(table(ours, theirs, xla, args))
     print("\n".join(notes(figures) for figures in (ours, theirs) if figures))
