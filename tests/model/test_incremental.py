@@ -33,9 +33,12 @@ DUMPS = {
     "hlo": (Path(str(SPLIT_MLP) + ".txt").read_text(), FileKind.HLO_MODULE),
     "over-lines": (OVER_LINES, FileKind.HLO_MODULE),
     "handwritten": (HANDWRITTEN.read_text(), FileKind.HLO_MODULE),
+    # the first item's reading depends on the token after its name, lines below it
+    "one-instruction": ("// a bug report\nx /* its name\n */\n= f32[4] add(f32[4] y,\n  f32[4] negate(f32[4] z))\n"
+                        "x\n{\n  ROOT y = f32[] parameter(0)\n}\n", FileKind.HLO_MODULE),
     "buffer-assignment": (Path(str(COMBINED_MLP) + "-buffer-assignment.txt").read_text(), FileKind.BUFFER_ASSIGNMENT),
 }
-HOSTILE = ["{", "}", "(", ")", '"', "\n", "\r\n", "é", "😀", "%", "/*", "*/", " ", "ROOT ", "}\n", "{\n"]
+HOSTILE = ["{", "}", "(", ")", '"', "\n", "\r\n", "é", "😀", "%", "/*", "*/", " ", "ROOT ", "}\n", "{\n", "= "]
 PROPERTY = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

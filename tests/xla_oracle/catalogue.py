@@ -546,6 +546,12 @@ REJECTED = (
           "ROOT /* the\n root */\nROOT x = f32[] abs(f32[] y)\n"),
     Entry("a text of one instruction: ROOT, its name and its `=` on three lines", True,
           "ROOT // c\nx // c\n= f32[] add(f32[] y, f32[] z)\n"),
+    Entry("a text of one instruction, its name alone above its `=`", True, "x // c\n= f32[] add(f32[] y, f32[] z)\n"),
+    Entry("a text of one instruction, a block comment from its name to its `=`", True,
+          "// a bug report\nx /* a\n b */= f32[] abs(f32[] y)\n"),
+    Entry("a text of one instruction, its name alone, then another instruction", False,
+          "x\n= f32[] abs(f32[] y)\nz = f32[] negate(f32[] y)\n"),
+    Entry("a name alone after the module's header, an `=` below it", False, "HloModule m\nx\n= f32[] parameter(0)\n"),
     Entry("a nested instruction's operands over lines", True, entry("ROOT v = f32[4] add(p, negate(// c", "p))")),
     Entry("an inline computation in the operands-continued instruction of a lone name", True, entry(
         "ROOT w /* a", " b */= f32[4] while(p), condition={ a = f32[4] parameter(0) ROOT t = pred[] constant(true) },",

@@ -27,6 +27,7 @@ from hlo_lsp.model.scanning import (
     rescan_edited,
     scan_in_steps,
     scan_lines,
+    settle_first_item,
     split_in_steps,
 )
 from hlo_lsp.parsing.file_kinds import FileKind
@@ -94,6 +95,7 @@ class Document:
         with paused_collector():
             lines = split_in_steps(text, _SPLIT_STEP)
             scans = scan_in_steps(self.scanner, lines, _SCAN_STEP)
+            settle_first_item(self.scanner, lines, scans)
             self._set_chunks(make_chunks(lines, scans, self.scanner.initial_state, self.scanner, CHUNK_LINES))
         self._text = None  # only now: a glance may search it while the scan runs
 
@@ -116,8 +118,9 @@ class Document:
                 break
         lines = text[:end].split("\n")
         state = self.scanner.initial_state
-        return Document.sparse(self.kind, self.source, self._line_count,
-                               [(0, lines, scan_lines(self.scanner, state, lines), state)])
+        scans = scan_lines(self.scanner, state, lines)
+        settle_first_item(self.scanner, lines, scans)
+        return Document.sparse(self.kind, self.source, self._line_count, [(0, lines, scans, state)])
 
     @classmethod
     def sparse(cls, kind: FileKind, source: str, line_count: int, runs: list[Run],

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hlo_lsp.parsing.ba_mentions import ba_line_mentions
 from hlo_lsp.parsing.ba_scanner import scan_ba_line
 from hlo_lsp.parsing.file_kinds import FileKind
-from hlo_lsp.parsing.hlo_scanner import comment_end_blanked, hlo_line_uses, scan_hlo_line
+from hlo_lsp.parsing.hlo_scanner import (
+    FIRST_ITEM_LOOK_AHEAD,
+    comment_end_blanked,
+    first_item_looks_ahead,
+    first_item_rescan,
+    hlo_line_uses,
+    scan_hlo_line,
+)
 from hlo_lsp.parsing.line_scan import LineScan, Ref, State, plain_scan
 
 
@@ -20,9 +27,23 @@ class Scanner:
     # A line that ends a block comment left open above, with what the comment holds on it blanked (its uses
     # read then): None for files without block comments.
     comment_end_blanked: Callable[[State, str], str | None] | None = None
+    # The one scan that looks ahead, that of the text's first item (None: no scan of these files does).
+    first_item: FirstItem | None = None
 
 
-HLO = Scanner("top", scan_hlo_line, hlo_line_uses, comment_end_blanked)
+@dataclass(frozen=True)
+class FirstItem:
+    """How a text's first item is read when the lines below it decide how (see Document's scan)."""
+
+    # Given the text's first lines and their scans: (line, its scan) where the first item reads otherwise.
+    rescan: Callable[[Sequence[str], Sequence[LineScan]], tuple[int, LineScan] | None]
+    # Whether a first item's line is one the lines below it decide, and how many of them the look-ahead reads.
+    looks_ahead: Callable[[str], bool]
+    lines: int
+
+
+HLO = Scanner("top", scan_hlo_line, hlo_line_uses, comment_end_blanked,
+              FirstItem(first_item_rescan, first_item_looks_ahead, FIRST_ITEM_LOOK_AHEAD))
 BUFFER_ASSIGNMENT = Scanner("top", scan_ba_line, ba_line_mentions)
 
 

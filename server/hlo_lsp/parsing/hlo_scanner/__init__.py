@@ -4,6 +4,7 @@ The modules, from the entry down:
 - machine: `scan_hlo_line`, one line in the state the line above leaves (states.py tells them);
 - instructions, structure, continuations: instruction lines, the module's other items (header, tables,
   computation headers and ends), and the lines an item goes on over;
+- first_item: a text's first item, a lone name, read by the token after it (a look-ahead);
 - owners: whether an item goes on below its line, and which of its parts the line below holds;
 - uses: the names a scanned line uses, read only where they are asked for;
 - lexing, forms: comments, strings and brackets as XLA's lexer reads them, and the line forms told apart;
@@ -11,6 +12,8 @@ The modules, from the entry down:
 """
 
 from hlo_lsp.parsing.hlo_scanner.continuations import continued_end, goes_on_from_above
+from hlo_lsp.parsing.hlo_scanner.first_item import LOOK_AHEAD as FIRST_ITEM_LOOK_AHEAD
+from hlo_lsp.parsing.hlo_scanner.first_item import first_item_looks_ahead, first_item_rescan
 from hlo_lsp.parsing.hlo_scanner.forms import INLINE_KEYS
 from hlo_lsp.parsing.hlo_scanner.instructions import continued_instruction_data, scan_instruction_at, several_items
 from hlo_lsp.parsing.hlo_scanner.lexing import (
@@ -30,6 +33,7 @@ from hlo_lsp.parsing.hlo_scanner.uses import hlo_line_uses, item_text, printed_p
 __all__ = [
     "ATTRIBUTES",
     "COMP",
+    "FIRST_ITEM_LOOK_AHEAD",
     "INLINE_KEYS",
     "RAW_KEY",
     "TABLE_NAMES",
@@ -39,6 +43,8 @@ __all__ = [
     "comment_end_blanked",
     "continued_end",
     "continued_instruction_data",
+    "first_item_looks_ahead",
+    "first_item_rescan",
     "goes_on_from_above",
     "hlo_line_uses",
     "in_block_comment",
