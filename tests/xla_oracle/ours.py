@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hlo_lsp.analysis.checks.opcodes.inline_bodies import body_module, inline_bodies
-from hlo_lsp.analysis.checks.opcodes.reader import read_instruction
+from hlo_lsp.analysis.checks.opcodes.nested import nested_instructions
+from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, read_instruction
 from hlo_lsp.analysis.run import check_module
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.hlo_module import Computation, HloModule
@@ -27,6 +28,7 @@ from hlo_lsp.parsing.hlo_scanner import (
     hlo_line_uses,
     item_text,
 )
+from hlo_lsp.parsing.hlo_scanner.forms import LITERAL_OPCODES
 from hlo_lsp.parsing.line_scan import LineScan, Ref, Role, as_one_line
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.workspace.loader import load
@@ -161,12 +163,33 @@ def _instruction(hlo: HloModule, line: int, start: int, scan: LineScan, names: I
 
 
 def _lone_instruction(hlo: HloModule, line: int, names: Iterator[str], dropped: frozenset[tuple[int, int]]) -> Model:
-    """A text of one instruction as XLA builds it: a computation `_` of a parameter for each operand (written
-    with its shape), then the instruction, its root."""
+    """A text of one instruction as XLA builds it: a computation `_` of a parameter for each operand written
+    with its shape, then the instruction, its root."""
     inline: list[ComputationModel] = []
-    instruction = _instruction(hlo, line, 0, hlo.document.scan(line), names, inline, dropped)
-    parameters = tuple(Instruction(operand, "parameter", None, (), (), False) for operand in instruction.operands)
+    scan = hlo.document.scan(line)
+    instruction = _instruction(hlo, line, 0, scan, names, inline, dropped)
+    text = as_one_line(blank_comments(hlo.instruction_text(line))[0])
+    read = read_instruction(text, continued_instruction_data(text, scan.data))
+    made = list(dict.fromkeys(_parameters_made(read))) if read is not None else list(instruction.operands)
+    parameters = tuple(Instruction(name, "parameter", None, (), (), False) for name in made)
     return (*inline, ComputationModel("_", True, (*parameters, replace(instruction, root=True))))
+
+
+def _parameters_made(read: InstructionParts) -> Iterator[str]:
+    """The names XLA's parser makes a parameter of, in the order it reads them: each operand written with its
+    shape (`f32[] y`), and, as it first tries a nested instruction written with its shape (`f32[] abs(...)`) as
+    such an operand, that instruction's opcode too; then the nested instruction's own operands."""
+    nested = {parts.operands_span[0]: parts for parts in nested_instructions(read)}
+    for start, end in read.operands if read.opcode not in LITERAL_OPCODES else ():
+        inner = next((parts for open_paren, parts in nested.items() if start <= open_paren < end), None)
+        if inner is None:
+            words = read.text[start:end].split()
+            if len(words) > 1:  # a shape, then the name
+                yield words[-1].removeprefix("%")
+            continue
+        if inner.shape:
+            yield inner.opcode
+        yield from _parameters_made(inner)
 
 
 def _uses(hlo: HloModule, line: int, start: int, scan: LineScan) -> list[tuple[int, Ref]]:

@@ -31,6 +31,26 @@ def test_a_result_shape_left_out_where_it_cannot_be_inferred(tmp_path: Path) -> 
         (5, "shape-required", "cannot infer shape for opcode: reshape; write the result shape before it")]
 
 
+@pytest.mark.parametrize(("instruction", "found"), [
+    # XLA: instruction does not exist: reshape (it tries the slot as an operand's name first, then as an instruction)
+    ("ROOT r = f32[4] add(p, reshape(p))",
+     ("shape-required", "cannot infer shape for opcode: reshape; write the result shape before it", "reshape")),
+    ("ROOT r = f32[4] add(p, f32[4] pp(p))", ("unknown-opcode", "unknown opcode pp", "pp")),
+    ("ROOT r = f32[4] add(p, f32[4] all-gather(p))",  # a nested instruction has no attributes
+     ("missing-attribute", "attribute dimensions is expected but not seen (all-gather requires it)", "all-gather")),
+    ("ROOT r = f32[4] add(p, abs(negate(p, p)))", ("operand-count", "negate expects 1 operand, but has 2", "(p, p)")),
+])
+def test_an_instruction_nested_in_an_operand_list_follows_its_opcode_s_rules(tmp_path: Path, instruction: str,
+                                                                             found: tuple[str, str, str]) -> None:
+    assert one(tmp_path, module(instruction)) == (4, *found)
+
+
+def test_nested_instructions_xla_accepts_read_clean(tmp_path: Path) -> None:
+    text = module("c = f32[4] add(p, f32[4] constant({1, 2, 3, 4}))",
+                  "ROOT t = (f32[4], (f32[4], f32[4])) tuple(c, (f32[4], f32[4]) tuple(p, negate(abs(p))))")
+    assert opcode_problems(tmp_path, text) == []
+
+
 @pytest.mark.parametrize(("instruction", "message"), [
     ("ROOT r = f32[4] add(p)", "add expects 2 operands, but has 1"),
     ("ROOT r = f32[4] abs(p, p)", "abs expects 1 operand, but has 2"),
