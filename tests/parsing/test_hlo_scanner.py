@@ -15,7 +15,7 @@ from helpers import (
     SPLIT_CONTROL_FLOW,
     SPLIT_HLO,
 )
-from hlo_lsp.parsing.hlo_scanner import continued_end, goes_on_from_above, hlo_line_uses, scan_hlo_line
+from hlo_lsp.parsing.hlo_scanner import COMP, continued_end, goes_on_from_above, hlo_line_uses, scan_hlo_line
 from hlo_lsp.parsing.line_scan import LineScan, Role
 
 COMBINED_MLP_HLO = Path(str(COMBINED_MLP) + ".txt")  # JAX 0.4.38: no `%`, `} // name`
@@ -127,6 +127,16 @@ def test_literal_operands_of_parameter_and_constant_are_not_uses(needle: str) ->
     text, scan = line(GPU_HLO_SEED, needle)
     assert scan.kind == "instruction"
     assert uses(text, scan) == []
+
+
+@pytest.mark.parametrize(("text", "used"), [
+    ("  ROOT v = f32[] add(z, f32[] constant(inf))", ["z"]),  # a nested constant's literal names nothing
+    ("  ROOT v = (f32[4], (f32[4], f32[4])) tuple(p, (f32[4], f32[4]) tuple(q, // c", ["p", "q"]),  # open below
+    ("  ROOT v = f32[4] add(p, negate(abs(q)))", ["p", "q"]),
+])
+def test_the_operands_of_a_nested_instruction_are_uses(text: str, used: list[str]) -> None:
+    scan = scan_hlo_line(COMP, text)
+    assert [name for _, name, *_ in uses(text, scan)] == used
 
 
 # ---- no `%` (JAX 0.4.38) ----------------------------------------------------------------

@@ -246,15 +246,17 @@ class HloModule(HeaderAndTables):
         """The text of `line` with the continuation lines after it."""
         return text_over_lines(self.document, line)
 
-    def instruction_text(self, line: int, name: str | None = None) -> str:
+    def instruction_text(self, line: int, name: str | None = None, at: int | None = None) -> str:
         """The full text of the instruction on `line`, with continuation lines; on a line of several
-        items, that of the one `instruction_scan` picks (the others blanked)."""
+        items, that of the one starting `at` that column, else the one `instruction_scan` picks (the
+        others blanked: two computations on one line may each have an instruction of the same name)."""
         text = self.whole_text(line)
         scan = self.document.scan(line)
         if scan.kind == "items":
-            picked = self.instruction_scan(line, name)
-            start = next((start for start, item in scan.data if item is picked), 0)
-            return item_text(text, scan, start)
+            if at is None:
+                picked = self.instruction_scan(line, name)
+                at = next((start for start, item in scan.data if item is picked), 0)
+            return item_text(text, scan, at)
         return text
 
     def instruction_scan(self, line: int, name: str | None = None) -> LineScan:

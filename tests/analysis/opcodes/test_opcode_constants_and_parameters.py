@@ -92,6 +92,13 @@ def test_parameter_numbers(tmp_path: Path) -> None:
         "parameter-number")
 
 
+def test_parameter_numbers_of_a_computation_opened_after_another_s_end_on_its_line(tmp_path: Path) -> None:
+    # XLA: Duplicate parameter number 0 (each computation has an `x` on line 2: the second's is read)
+    text = ("HloModule m\n\nc {\n  x = f32[] parameter(0) ROOT y = f32[] abs(x) } ENTRY e { x = f32[] parameter(0)\n"
+            "  p = f32[] parameter(0)\n}\n")
+    assert one(tmp_path, text) == (4, "parameter-number", "Duplicate parameter number 0 (first on line 4)", "0")
+
+
 def test_a_parameter_number_after_a_comment_is_read_as_xla_reads_it(tmp_path: Path) -> None:
     # XLA: Duplicate parameter number 0
     twice = module("ROOT r = f32[4] add(p, q)", params=("p = f32[4] parameter(0)", "q = f32[4] parameter(/* c */0)"))

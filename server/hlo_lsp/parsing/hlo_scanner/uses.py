@@ -171,14 +171,15 @@ def _collect_operands(text: str, start: int, end: int, refs: RefCollector) -> No
         match = _TRAILING_NAME.search(item)
         if match:
             refs.add(Role.INSTRUCTION_USE, match.group(1), item_start + match.start(1))
-        elif item.rstrip().endswith(")"):  # a nested instruction, `negate(p)`: its operands are used
-            nested = _NESTED_OPCODE.search(item)
-            close = matching_paren(text, item_start + nested.end() - 1) if nested else -1
-            if nested:  # (its list may go on below the line: `negate(abs(p)` above `), q`)
-                _collect_operands(text, item_start + nested.end(), close if 0 < close <= item_end else item_end, refs)
+        elif (nested := _NESTED_OPCODE.search(item)) is not None and nested.group(1) not in LITERAL_OPCODES:
+            # a nested instruction, `negate(p)`: its operands are used (a constant's literal names nothing)
+            close = matching_paren(text, item_start + nested.end() - 1)
+            if close < 0 or close > item_end or item.rstrip().endswith(")"):  # (its list may go on below the
+                end = close if 0 < close <= item_end else item_end             # line: `negate(abs(p)`, `tuple(p,`)
+                _collect_operands(text, item_start + nested.end(), end, refs)
 
 
-_NESTED_OPCODE = re.compile(r"(?<![%\w.\-])[a-z][a-z0-9_\-]*\(")
+_NESTED_OPCODE = re.compile(r"(?<![%\w.\-])([a-z][a-z0-9_\-]*)\(")
 _BRACKETED = re.compile(r"\[[^\[\]]*\]|\{[^{}]*\}|\([^()]*\)")
 
 

@@ -93,11 +93,11 @@ def _numbered_parameters(hlo: HloModule, header: int) -> list[tuple[int, str, in
     if computation is None or _has_unread_line(hlo, computation.line, computation.end_line):
         return []
     parameters, written = [], 0
-    for line, _, scan in hlo.instruction_items(computation):
+    for line, start, scan in hlo.instruction_items(computation):
         data = scan.data
         if data[3] and data[3] != "parameter":
             continue
-        text = hlo.instruction_text(line, data[0])
+        text = hlo.instruction_text(line, at=start)
         data = continued_instruction_data(text, data)  # its opcode perhaps on a line below
         blanked = without_comments(text)
         # Counted in whole instruction texts, comments aside: a parameter on the line of another
