@@ -392,3 +392,12 @@ def test_a_line_that_ends_a_comment_left_open_above_uses_no_name_inside_it() -> 
     assert [(line, ref.name) for line, ref in document.all_uses()] == [(3, "p")]
     edited = document.apply_edit(Range(Position(4, 2), Position(4, 2)), "y ")
     assert [(line, ref.name) for line, ref in edited.all_uses()] == [(3, "p")]
+
+
+def test_a_line_that_starts_inside_a_string_uses_only_what_follows_the_string() -> None:
+    # XLA reads the whole `q` line as part of the metadata string above it: `calls={op_name=` names nothing
+    text = ('HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT v = f32[4] abs(p), metadata={op_name="x\n'
+            '    q = f32[4] abs(p), calls={op_name=" source_line=1 source_file="\n  z.py"}\n}\n')
+    document = Document(text, FileKind.HLO_MODULE)
+    assert document.uses_on_line(4) == ()
+    assert [ref.name for _, ref in document.all_uses()] == ["p"]

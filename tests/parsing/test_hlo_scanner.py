@@ -133,10 +133,23 @@ def test_literal_operands_of_parameter_and_constant_are_not_uses(needle: str) ->
     ("  ROOT v = f32[] add(z, f32[] constant(inf))", ["z"]),  # a nested constant's literal names nothing
     ("  ROOT v = (f32[4], (f32[4], f32[4])) tuple(p, (f32[4], f32[4]) tuple(q, // c", ["p", "q"]),  # open below
     ("  ROOT v = f32[4] add(p, negate(abs(q)))", ["p", "q"]),
+    ("  ROOT v = f32[] add(z, f32[] constant(inf// c", ["z"]),  # the literal's `)` below
 ])
 def test_the_operands_of_a_nested_instruction_are_uses(text: str, used: list[str]) -> None:
     scan = scan_hlo_line(COMP, text)
     assert [name for _, name, *_ in uses(text, scan)] == used
+
+
+def test_backend_config_inside_a_string_opens_no_raw_braces() -> None:
+    # XLA's re-printed text: the string holds `backend_config={op_name=`; the line ends the instruction
+    text = '  ROOT %v = f32[4]{0} abs(%p), metadata={op_name="x\\n q = abs(p), backend_config={op_name=" a="b"}'
+    assert scan_hlo_line(COMP, text).end_state == COMP
+
+
+def test_an_attribute_key_inside_a_string_names_nothing() -> None:
+    # XLA's re-printed text: the metadata string holds `calls={op_name=`, which is no attribute
+    text = '  ROOT %v = f32[4]{0} abs(%p), metadata={op_name="x\\n q = abs(p), calls={op_name=" source_file="z.py"}'
+    assert [(role, name) for role, name, *_ in uses(text, scan_hlo_line(COMP, text))] == [(Role.INSTRUCTION_USE, "p")]
 
 
 # ---- no `%` (JAX 0.4.38) ----------------------------------------------------------------

@@ -14,6 +14,8 @@ from hlo_lsp.model.derived import Derived
 from hlo_lsp.parsing.line_scan import LineProblem, LineScan, Ref, State
 from hlo_lsp.parsing.scanners import Scanner
 
+_MAY_START_IN_A_STRING = frozenset(("continuation", "items"))  # (a string closes, the item goes on)
+
 
 class Chunk:
     """A run of consecutive lines with their scans; immutable once built."""
@@ -69,6 +71,7 @@ class Chunk:
                     changed = None
                     uses = [read(text, scan) for text, scan in zip(self.lines, self.scans)]
                 self._reread_after_comments(uses, changed)
+                self._reread_after_strings(uses, changed)
                 # With the uses, the set of the names they hold: built here, by whoever reads the
                 # uses first (the check, in the background), not by the first question that looks
                 # a name up, which would wait for every chunk's set.
@@ -87,6 +90,19 @@ class Chunk:
             lines = [local for local, text in enumerate(texts) if "*/" in text] if "*/" in "\n".join(texts) else []
         for local in lines:
             if "*/" in texts[local]:
+                text = blanked(scans[local - 1].end_state if local else self.start_state, texts[local])
+                if text is not None:
+                    uses[local] = self._scanner.uses(text, scans[local])
+
+    def _reread_after_strings(self, uses: list[tuple[Ref, ...]], lines: list[int] | None) -> None:
+        """The uses of the `lines` (all by default) that start inside a string left open above, read again
+        without what the string holds (`calls={a` in a string names nothing): the line alone cannot tell."""
+        blanked = self._scanner.string_start_blanked
+        if blanked is None:
+            return
+        texts, scans = self.lines, self.scans
+        for local in range(len(scans)) if lines is None else lines:
+            if scans[local].kind in _MAY_START_IN_A_STRING:
                 text = blanked(scans[local - 1].end_state if local else self.start_state, texts[local])
                 if text is not None:
                     uses[local] = self._scanner.uses(text, scans[local])

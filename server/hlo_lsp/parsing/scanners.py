@@ -15,6 +15,7 @@ from hlo_lsp.parsing.hlo_scanner import (
     first_item_rescan,
     hlo_line_uses,
     scan_hlo_line,
+    string_start_blanked,
 )
 from hlo_lsp.parsing.line_scan import LineScan, Ref, State, plain_scan
 
@@ -27,6 +28,8 @@ class Scanner:
     # A line that ends a block comment left open above, with what the comment holds on it blanked (its uses
     # read then): None for files without block comments.
     comment_end_blanked: Callable[[State, str], str | None] | None = None
+    # A line that starts inside a string left open above, with the string's end blanked (its uses read then).
+    string_start_blanked: Callable[[State, str], str | None] | None = None
     # The one scan that looks ahead, that of the text's first item (None: no scan of these files does).
     first_item: FirstItem | None = None
 
@@ -42,7 +45,7 @@ class FirstItem:
     lines: int
 
 
-HLO = Scanner("top", scan_hlo_line, hlo_line_uses, comment_end_blanked,
+HLO = Scanner("top", scan_hlo_line, hlo_line_uses, comment_end_blanked, string_start_blanked,
               FirstItem(first_item_rescan, first_item_looks_ahead, FIRST_ITEM_LOOK_AHEAD))
 BUFFER_ASSIGNMENT = Scanner("top", scan_ba_line, ba_line_mentions)
 

@@ -44,6 +44,13 @@ def test_async_chains_xla_accepts(tmp_path: Path) -> None:
     assert opcode_problems(tmp_path, text) == []
 
 
+def test_an_async_start_shape_over_lines_reads_as_one(tmp_path: Path) -> None:
+    # XLA accepts a block comment over lines inside the state's layout (as a TPU dump writes `s32[]{:S(2)}`)
+    start = "s = ((f32[4]), f32[4], s32[]{/* a\n b */:S(2)}) async-start(p), calls=w"
+    text = module(start, "ROOT d = f32[4] async-done(s)", before=NEGATE)
+    assert opcode_problems(tmp_path, text) == []
+
+
 @pytest.mark.parametrize(("body", "message", "underlined"), [
     (("a = f32[4] abs(p) ROOT d = f32[4] async-done(a)",),
      "AsyncUpdate and AsyncDone expect a single async op as their operand", "(a)"),

@@ -45,6 +45,21 @@ def test_an_instruction_nested_in_an_operand_list_follows_its_opcode_s_rules(tmp
     assert one(tmp_path, module(instruction)) == (4, *found)
 
 
+NOT_A_TUPLE_SHAPE = "an operand's `(` opens a tuple shape, which this is not (XLA: expected primitive type)"
+
+
+@pytest.mark.parametrize("operands", ["p, (p)", "p, (\n  negate(abs(p)))"])  # XLA: expected primitive type
+def test_an_operand_that_opens_with_a_parenthesis_is_a_tuple_shape(tmp_path: Path, operands: str) -> None:
+    problems = opcode_problems(tmp_path, module(f"ROOT r = (f32[4], f32[4]) tuple({operands})"))
+    assert [(p.range.start.line, p.code, p.message) for p in problems] == [(4, "operand-shape", NOT_A_TUPLE_SHAPE)]
+
+
+def test_an_operand_written_with_its_tuple_shape_reads_clean(tmp_path: Path) -> None:
+    text = module("t = (f32[4], f32[4]) tuple(p, p)",
+                  "ROOT r = (f32[4], (f32[4], f32[4])) tuple(p, (f32[4], f32[4]) t)")
+    assert opcode_problems(tmp_path, text) == []
+
+
 def test_nested_instructions_xla_accepts_read_clean(tmp_path: Path) -> None:
     text = module("c = f32[4] add(p, f32[4] constant({1, 2, 3, 4}))",
                   "ROOT t = (f32[4], (f32[4], f32[4])) tuple(c, (f32[4], f32[4]) tuple(p, negate(abs(p))))")

@@ -23,6 +23,7 @@ from hlo_lsp.parsing.hlo_scanner.lexing import (
     comment_end_blanked,
     matching_paren,
     raw_braces_blanked,
+    string_start_blanked,
     without_comments,
 )
 from hlo_lsp.parsing.hlo_scanner.machine import leaves_a_string_open, scan_hlo_line
@@ -57,5 +58,6 @@ __all__ = [
     "scan_hlo_line",
     "scan_instruction_at",
     "several_items",
+    "string_start_blanked",
     "without_comments",
 ]

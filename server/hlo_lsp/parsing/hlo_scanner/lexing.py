@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hlo_lsp.parsing.hlo_scanner.states import RAW, RAW_STRING, in_block_comment
+from hlo_lsp.parsing.hlo_scanner.states import RAW, RAW_STRING, in_block_comment, in_string
 from hlo_lsp.parsing.line_scan import State, as_spaces, bracket_balance
 
 # (a `//` comment is matched to be let be: a `/*` in it opens nothing)
@@ -37,6 +37,15 @@ def comment_end_blanked(state: State, text: str) -> str | None:
     if close < 0 or not in_block_comment(state):
         return None
     return " " * (close + 2) + text[close + 2 :]
+
+
+def string_start_blanked(state: State, text: str) -> str | None:
+    """`text` with its start blanked to the quote that closes a string left open above (`state`, the state
+    before the line, says so; all of it where the string goes on below), or None where it starts in none."""
+    if not in_string(state):
+        return None
+    close = string_end(text, -1)
+    return " " * len(text) if close < 0 else " " * (close + 1) + text[close + 1 :]
 
 
 def leading_comment_blanked(text: str) -> str:
@@ -148,7 +157,8 @@ def head_depth(depth: int, text: str) -> int:
 
 
 RAW_KEY = "backend_config"  # the key whose braces XLA reads as raw text
-_RAW_OPENING = re.compile(r"backend_config\s*=\s*\{")  # (in a text with its comments blanked)
+# (in a text with its comments blanked; a string is matched whole: the key in a string opens nothing)
+_RAW_OPENING_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|backend_config\s*=\s*\{')
 _BRACE_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}]')
 _CLOSED_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
@@ -163,16 +173,23 @@ def raw_braces(text: str) -> tuple[str, int, str]:
     """`text` with what backend_config's braces hold blanked, how many braces stay open at its end (0: they
     close), and the owner of the line below where they do (RAW, or RAW_STRING inside a string of them)."""
     clean = without_comments(text)
-    opening = _RAW_OPENING.search(clean)
-    while opening is not None:
-        body = opening.end()
-        balance, end = brace_balance_until_closed(text, body, 1)
+    opening = _raw_opening(clean, 0)
+    while opening >= 0:
+        balance, end = brace_balance_until_closed(text, opening, 1)
         if end < 0:
-            return text[:body] + as_spaces(text[body:]), 1 + balance, raw_braces_owner(text, body)
-        text = text[:body] + as_spaces(text[body : end - 1]) + text[end - 1 :]
+            return text[:opening] + as_spaces(text[opening:]), 1 + balance, raw_braces_owner(text, opening)
+        text = text[:opening] + as_spaces(text[opening : end - 1]) + text[end - 1 :]
         clean = without_comments(text)
-        opening = _RAW_OPENING.search(clean, end)
+        opening = _raw_opening(clean, end)
     return text, 0, RAW
+
+
+def _raw_opening(clean: str, start: int) -> int:
+    """Where the braces of backend_config open after `start` (after its `{`), outside strings; -1: nowhere."""
+    for found in _RAW_OPENING_OR_STRING.finditer(clean, start):
+        if found.group()[0] != '"':
+            return found.end()
+    return -1
 
 
 def raw_braces_owner(text: str, start: int) -> str:

@@ -168,11 +168,13 @@ def _collect_operands(text: str, start: int, end: int, refs: RefCollector) -> No
         item = text[item_start:item_end]
         if "/*" in item:
             item = _BLOCK_COMMENT.sub(lambda m: " " * len(m.group(0)), item)
+        nested = _NESTED_OPCODE.search(item) if "(" in item else None
+        if nested is not None and nested.group(1) in LITERAL_OPCODES:
+            continue  # a nested constant: its literal names nothing (`constant(inf`, its `)` below)
         match = _TRAILING_NAME.search(item)
         if match:
             refs.add(Role.INSTRUCTION_USE, match.group(1), item_start + match.start(1))
-        elif (nested := _NESTED_OPCODE.search(item)) is not None and nested.group(1) not in LITERAL_OPCODES:
-            # a nested instruction, `negate(p)`: its operands are used (a constant's literal names nothing)
+        elif nested is not None:  # a nested instruction, `negate(p)`: its operands are used
             close = matching_paren(text, item_start + nested.end() - 1)
             if close < 0 or close > item_end or item.rstrip().endswith(")"):  # (its list may go on below the
                 end = close if 0 < close <= item_end else item_end             # line: `negate(abs(p)`, `tuple(p,`)
@@ -268,12 +270,23 @@ def _collect_attribute_refs(text: str, start: int, refs: RefCollector) -> None:
     if leading is not None:
         _attribute_ref(text, leading, refs)
     for match in _ATTRIBUTE_REF.finditer(text, start):
+        if text.count('"', start, match.start()) % 2 and _in_string(text, start, match.start()):
+            continue  # a key in a string names nothing: `op_name="x, calls={y"`
         if match.lastindex == _FRAME_KEY_GROUP:  # on every line of a dump: read here, without a call
             number = _INT.match(text, match.end())
             if number:
                 refs.add(Role.FRAME_USE, number.group(0), match.end())
                 continue
         _attribute_ref(text, match, refs)
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?')
+
+
+def _in_string(text: str, start: int, at: int) -> bool:
+    """Whether `at` is inside a string that opens after `start` (the quotes before it are odd: escaped ones
+    counted apart)."""
+    return any(found.start() < at < found.end() for found in _STRING.finditer(text, start, at + 1))
 
 
 def _attribute_ref(text: str, match: re.Match[str], refs: RefCollector) -> None:

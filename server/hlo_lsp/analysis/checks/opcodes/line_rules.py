@@ -12,7 +12,7 @@ from hlo_lsp.analysis.checks.opcodes.dropped_operands import OPCODE_OPERANDS, ha
 from hlo_lsp.analysis.checks.opcodes.findings import Judgement
 from hlo_lsp.analysis.checks.opcodes.inline_bodies import inline_bodies
 from hlo_lsp.analysis.checks.opcodes.layouts import layout_findings
-from hlo_lsp.analysis.checks.opcodes.nested import judge_nested
+from hlo_lsp.analysis.checks.opcodes.nested import judge_nested, tuple_shaped_operands
 from hlo_lsp.analysis.checks.opcodes.opcode_rules import OPCODE_RULES
 from hlo_lsp.analysis.checks.opcodes.reader import ARRAY_SHAPE, InstructionParts, parsed_shape
 from hlo_lsp.analysis.checks.opcodes.text_keys import value_digits_matter
@@ -61,6 +61,7 @@ def judge(read: InstructionParts) -> Judgement:
         _operand_count(read, rule, judgement)
     if "(" in read.text[read.operands_span[0] + 1 : read.operands_span[1]]:
         judge_nested(read, judgement, judge)
+        tuple_shaped_operands(read, judgement)
     check_attributes(read, allowed, required, judgement)
     _opcode_rules(read, judgement)
     return judgement

@@ -10,7 +10,8 @@ import re
 from collections.abc import Callable, Iterator
 
 from hlo_lsp.analysis.checks.opcodes.findings import Judgement
-from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, read_instruction
+from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, parsed_shape, read_instruction
+from hlo_lsp.parsing.hlo_scanner import matching_paren
 from hlo_lsp.parsing.hlo_scanner.forms import LITERAL_OPCODES
 
 # `[shape] opcode(` at an operand slot's start: the opcode is the first name followed by `(` that no `%`,
@@ -40,3 +41,20 @@ def judge_nested(read: InstructionParts, judgement: Judgement, judge: Callable[[
     lines is not asked: XLA's parser checks a nested instruction on its own)."""
     for nested in nested_instructions(read):
         judgement.findings += judge(nested).findings
+
+
+def tuple_shaped_operands(read: InstructionParts, judgement: Judgement) -> None:
+    """An operand slot that starts with `(` starts a tuple shape, as XLA's parser reads it (`tuple(p, (p))`:
+    "expected primitive type"), which a name or a nested instruction follows."""
+    if read.opcode in LITERAL_OPCODES:  # its operands are literals: `constant((1, 2))`
+        return
+    for start, end in read.operands:
+        first = start + len(read.text[start:end]) - len(read.text[start:end].lstrip())
+        if read.text[first] != "(":
+            continue
+        close = matching_paren(read.text, first)
+        if close < 0 or close >= end or parsed_shape(read.text[first : close + 1]) is None:
+            judgement.add((first, max(close + 1, first + 1) if 0 <= close < end else end), "operand-shape",
+                          "an operand's `(` opens a tuple shape, which this is not (XLA: expected primitive type)")
+        elif not read.text[close + 1 : end].strip():
+            judgement.add((first, close + 1), "operand-shape", "a tuple shape without the operand it is the shape of")

@@ -75,7 +75,7 @@ def read_instruction(text: str, data: tuple[object, ...]) -> InstructionParts | 
     shape = text[shape_start:opcode_start]
     if text.find("/", shape_start, opcode_start) >= 0:  # `p = /* c */ parameter(0)`: comments blanked, then cut
         shape = without_comments(text[:opcode_start])[shape_start:]
-    shape = shape.strip()
+    shape = shape.strip().replace("\r", " ").replace("\n", " ")  # (over lines: `s32[]{/* a` / ` b */:S(2)}`)
     return InstructionParts(clean, opcode, (opcode_start, open_paren), shape,
                             (open_paren, close + 1), operands, attributes)
 
