@@ -163,6 +163,16 @@ def test_instruction_names_xla_rejects(tmp_path: Path, name: str, message: str) 
     assert the_problem(tmp_path, text) == (4, "instruction-name", message, name.lstrip("%"))
 
 
+@pytest.mark.parametrize("name", ["inf", "nan", "true", "maximal", "unknown"])
+def test_a_keyword_of_xla_s_lexer_is_no_name_without_its_sigil(tmp_path: Path, name: str) -> None:
+    # XLA: expects name, at the definition; `%inf` is a name
+    text = (f"HloModule m\n\nENTRY e {{\n  p = f32[4] parameter(0)\n  {name} = f32[4] abs(p)\n"
+            "  ROOT w = f32[4] negate(p)\n}\n")
+    message = f"{name} is a keyword of XLA's HLO text, not a name (XLA: expects name): write it `%{name}`, or rename it"
+    assert the_problem(tmp_path, text) == (4, "instruction-name", message, name)
+    assert no_problem(tmp_path, text.replace(f"  {name} =", f"  %{name} ="))
+
+
 def test_instruction_names_xla_accepts(tmp_path: Path) -> None:
     names = ("%tuple", "%__xla_v", "%_v", "%F32", "%opaque_type", "%invalid")
     lines = "".join(f"  {name} = f32[4] abs(p)\n" for name in names)

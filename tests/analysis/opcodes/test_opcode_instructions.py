@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from opcode_cases import ADD, ERROR, NEGATE, module, one, opcode_problems, underlined_in
 
+from helpers import problems_of
 from hlo_lsp.analysis.checks.opcodes.reader import read_instruction
 from hlo_lsp.parsing.hlo_scanner import COMP, scan_hlo_line
 
@@ -52,6 +53,22 @@ NOT_A_TUPLE_SHAPE = "an operand's `(` opens a tuple shape, which this is not (XL
 def test_an_operand_that_opens_with_a_parenthesis_is_a_tuple_shape(tmp_path: Path, operands: str) -> None:
     problems = opcode_problems(tmp_path, module(f"ROOT r = (f32[4], f32[4]) tuple({operands})"))
     assert [(p.range.start.line, p.code, p.message) for p in problems] == [(4, "operand-shape", NOT_A_TUPLE_SHAPE)]
+
+
+@pytest.mark.parametrize("operands", ["p, inf", "p, f32[4] true", "p, negate(// c\ninf)"])  # XLA: expects name
+def test_an_operand_spelt_like_a_keyword_is_no_name(tmp_path: Path, operands: str) -> None:
+    path = tmp_path / "m.hlo"
+    path.write_text(module(f"ROOT r = f32[4] add({operands})"))
+    keyword = operands.split()[-1].strip(")")
+    assert [(p.code, p.message) for p in problems_of(path)] == [
+        ("syntax", f"{keyword} is a keyword of XLA's HLO text, not an instruction's name (XLA: expects name)")]
+
+
+def test_a_nested_constant_s_literal_over_lines_names_nothing(tmp_path: Path) -> None:
+    text = "x = f32[4] add(f32[4] y, f32[4] constant(/* a\n b */inf))\n"  # XLA accepts: a text of one instruction
+    path = tmp_path / "m.hlo"
+    path.write_text(text)
+    assert [p.code for p in problems_of(path)] == []
 
 
 def test_an_operand_written_with_its_tuple_shape_reads_clean(tmp_path: Path) -> None:

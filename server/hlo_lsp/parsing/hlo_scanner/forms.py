@@ -27,3 +27,6 @@ CALLED_KEYS = (*INLINE_KEYS, "comparator", "branch_computations", "called_comput
 COMPUTATION_LIST_KEYS = frozenset(("branch_computations", "called_computations", "calls"))
 # Opcodes whose operands are literals, not instruction names.
 LITERAL_OPCODES = frozenset(("constant", "parameter"))
+# The words XLA's lexer reads as keywords or numbers, not names: an instruction spelt so needs its `%`.
+KEYWORDS = frozenset(("true", "false", "inf", "nan", "HloModule", "ENTRY", "ROOT", "maximal", "replicated", "manual",
+                      "last_tile_dim_replicate", "shard_as", "shard_like", "unknown"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from hlo_lsp.parsing.hlo_scanner import forms
-from hlo_lsp.parsing.hlo_scanner.forms import CALLED_KEYS, COMPUTATION_LIST_KEYS, LITERAL_OPCODES
+from hlo_lsp.parsing.hlo_scanner.forms import CALLED_KEYS, COMPUTATION_LIST_KEYS, KEYWORDS, LITERAL_OPCODES
 from hlo_lsp.parsing.hlo_scanner.lexing import (
     RAW_KEY,
     blank_comments,
@@ -172,6 +172,8 @@ def _collect_operands(text: str, start: int, end: int, refs: RefCollector) -> No
         if nested is not None and nested.group(1) in LITERAL_OPCODES:
             continue  # a nested constant: its literal names nothing (`constant(inf`, its `)` below)
         match = _TRAILING_NAME.search(item)
+        if match and match.group(1) in KEYWORDS and item[match.start()] != "%":
+            continue  # `inf`, `true`: a literal's token (`constant(` above), or no name at all
         if match:
             refs.add(Role.INSTRUCTION_USE, match.group(1), item_start + match.start(1))
         elif nested is not None:  # a nested instruction, `negate(p)`: its operands are used

@@ -17,6 +17,7 @@ from hlo_lsp.analysis.checks.opcodes.opcode_rules import OPCODE_RULES
 from hlo_lsp.analysis.checks.opcodes.reader import ARRAY_SHAPE, InstructionParts, parsed_shape
 from hlo_lsp.analysis.checks.opcodes.text_keys import value_digits_matter
 from hlo_lsp.analysis.checks.opcodes.values import split_top_level
+from hlo_lsp.parsing.hlo_scanner.forms import KEYWORDS, LITERAL_OPCODES
 from hlo_lsp.parsing.syntax import TupleShape
 
 _SIZED_TOKEN = re.compile(r"(?<![A-Za-z0-9_])(?:token|opaque)\[\s*[^\]\s]")
@@ -59,6 +60,8 @@ def judge(read: InstructionParts) -> Judgement:
     allowed, required = _allowed(opcode, rule, wrapped)
     if rule is not None:
         _operand_count(read, rule, judgement)
+    if opcode not in LITERAL_OPCODES:
+        _keyword_operands(read, judgement)
     if "(" in read.text[read.operands_span[0] + 1 : read.operands_span[1]]:
         judge_nested(read, judgement, judge)
         tuple_shaped_operands(read, judgement)
@@ -111,6 +114,16 @@ def _operand_count(read: InstructionParts, rule: tables.OpcodeRule, judgement: J
                                              "(XLA's parser crashes)")
     if expected in ("dynamic-slice", "dynamic-update-slice", "conditional") and count >= _FEWEST[expected][0]:
         judgement.actions.add("cross")
+
+
+def _keyword_operands(read: InstructionParts, judgement: Judgement) -> None:
+    """An operand spelt like a keyword of XLA's lexer without its `%` (`add(p, inf)`): no name at all."""
+    for start, end in read.operands:
+        words = read.text[start:end].split()
+        if words and words[-1] in KEYWORDS:
+            at = read.text.rindex(words[-1], start, end)
+            judgement.add((at, at + len(words[-1])), "syntax", f"{words[-1]} is a keyword of XLA's HLO text, "
+                                                               f"not an instruction's name (XLA: expects name)")
 
 
 def _rank(shape: str) -> int:
