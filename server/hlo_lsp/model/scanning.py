@@ -4,7 +4,7 @@ A line's scan depends only on its text and the scanner state entering it, so an 
 lines it replaced and then the following lines only until the state entering one equals the state
 the old scan had there: every line after that keeps its old scan. One scan also looks ahead: that of a
 text's first item, which the lines below it may decide (`Scanner.first_item`); it is settled after the
-first lines are scanned, and after each edit of the first chunk.
+first lines are scanned, and after each edit that may change how it reads.
 """
 
 from __future__ import annotations
