@@ -8,6 +8,7 @@ Edits share every chunk they do not touch between a document's versions.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable, Iterable
 
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.derived import Derived
@@ -85,14 +86,10 @@ class Chunk:
         blanked = self._scanner.comment_end_blanked
         if blanked is None:
             return
-        texts, scans = self.lines, self.scans
+        texts = self.lines
         if lines is None:  # (one search in C: a dump has no comment)
             lines = [local for local, text in enumerate(texts) if "*/" in text] if "*/" in "\n".join(texts) else []
-        for local in lines:
-            if "*/" in texts[local]:
-                text = blanked(scans[local - 1].end_state if local else self.start_state, texts[local])
-                if text is not None:
-                    uses[local] = self._scanner.uses(text, scans[local])
+        self._reread(uses, (local for local in lines if "*/" in texts[local]), blanked)
 
     def _reread_after_strings(self, uses: list[tuple[Ref, ...]], lines: list[int] | None) -> None:
         """The uses of the `lines` (all by default) that start inside a string left open above, read again
@@ -100,12 +97,19 @@ class Chunk:
         blanked = self._scanner.string_start_blanked
         if blanked is None:
             return
+        scans = self.scans
+        candidates = range(len(scans)) if lines is None else lines
+        self._reread(uses, (local for local in candidates if scans[local].kind in _MAY_START_IN_A_STRING), blanked)
+
+    def _reread(self, uses: list[tuple[Ref, ...]], lines: Iterable[int],
+                blanked: Callable[[State, str], str | None]) -> None:
+        """The uses of `lines` read again from their text as `blanked` gives it for the state entering each
+        (None: the line's own uses stand)."""
         texts, scans = self.lines, self.scans
-        for local in range(len(scans)) if lines is None else lines:
-            if scans[local].kind in _MAY_START_IN_A_STRING:
-                text = blanked(scans[local - 1].end_state if local else self.start_state, texts[local])
-                if text is not None:
-                    uses[local] = self._scanner.uses(text, scans[local])
+        for local in lines:
+            text = blanked(scans[local - 1].end_state if local else self.start_state, texts[local])
+            if text is not None:
+                uses[local] = self._scanner.uses(text, scans[local])
 
     def problems(self) -> list[tuple[int, LineProblem]]:
         """(local line, problem) of the lines the scanner could not read."""

@@ -16,11 +16,9 @@ from typing import NamedTuple
 
 from hlo_lsp.model.chunk import Chunk
 from hlo_lsp.model.priority import let_questions_first
-from hlo_lsp.parsing.line_scan import LineScan, State
+from hlo_lsp.parsing.line_scan import LineScan, State, first_item_index
 from hlo_lsp.parsing.scanners import Scanner
 from hlo_lsp.text import Position, Range, python_index
-
-_BEFORE_AN_ITEM = frozenset(("blank", "comment"))  # the kinds of line before a text's first item
 
 
 def split_in_steps(text: str, step: int) -> list[str]:
@@ -71,12 +69,10 @@ def settle_first_item(scanner: Scanner, lines: list[str], scans: list[LineScan],
     if found is None:
         return False
     line, scan = found
-    old_state, scans[line] = scans[line].end_state, scan
-    for following in range(line + 1, len(lines)):
-        if scans[following - 1].end_state == old_state:
-            break
-        old_state = scans[following].end_state
-        scans[following] = scanner.scan(scans[following - 1].end_state, lines[following])
+    old_lines, old_scans, old_entering = lines[line + 1 :], scans[line + 1 :], scans[line].end_state
+    del lines[line + 1 :], scans[line:]
+    scans.append(scan)
+    _rescan_until_agreement(scanner, lines, scans, old_lines, old_scans, old_entering)
     return True
 
 
@@ -154,12 +150,12 @@ def rescan_edited(scanner: Scanner, chunks: list[Chunk], starts: list[int], star
 def _through_first_item(chunks: list[Chunk], following: int, new_lines: list[str], new_scans: list[LineScan]) -> int:
     """Appends the chunks from `following` on, as they are, until the lines hold the text's first item (an edit
     may have removed the one before it): the index of the first chunk not appended."""
-    held = any(scan.kind not in _BEFORE_AN_ITEM for scan in new_scans)
+    held = first_item_index(new_scans) is not None
     while not held and following < len(chunks):
         chunk = chunks[following]
         new_lines += chunk.lines
         new_scans += chunk.scans
-        held = any(scan.kind not in _BEFORE_AN_ITEM for scan in chunk.scans)
+        held = first_item_index(chunk.scans) is not None
         following += 1
     return following
 
@@ -169,13 +165,8 @@ def _first_item_line(scanner: Scanner, chunks: list[Chunk]) -> int | None:
     the text has none yet; None when the scanner never looks ahead)."""
     if scanner.first_item is None:
         return None
-    line = 0
-    for chunk in chunks:
-        for scan in chunk.scans:
-            if scan.kind not in _BEFORE_AN_ITEM:
-                return line
-            line += 1
-    return line
+    line = first_item_index(scan for chunk in chunks for scan in chunk.scans)
+    return line if line is not None else sum(len(chunk.lines) for chunk in chunks)
 
 
 def _may_change_first_item(scanner: Scanner, chunks: list[Chunk], starts: list[int], first_item: int,

@@ -90,6 +90,14 @@ def plain_scan(kind: str, state: State) -> LineScan:
     return scan
 
 
+_NO_ITEM_KINDS = frozenset(("blank", "comment"))
+
+
+def first_item_index(scans: Iterable[LineScan]) -> int | None:
+    """The index of the first scan that reads an item (not a blank or comment line), or None."""
+    return next((index for index, scan in enumerate(scans) if scan.kind not in _NO_ITEM_KINDS), None)
+
+
 class RefCollector:
     """Builds Refs for one line, converting Python indices to UTF-16 columns once."""
 

@@ -14,11 +14,10 @@ from hlo_lsp.parsing.hlo_scanner.instructions import lone_name
 from hlo_lsp.parsing.hlo_scanner.lexing import blank_comments, without_comments, without_line_comment
 from hlo_lsp.parsing.hlo_scanner.states import TOP, into_comment
 from hlo_lsp.parsing.hlo_scanner.structure import outside_computation
-from hlo_lsp.parsing.line_scan import LineScan
+from hlo_lsp.parsing.line_scan import LineScan, first_item_index
 
 _LONE_NAME = forms.LONE_NAME
 LOOK_AHEAD = 64  # lines searched for the token after the name (comments may stand between)
-_BEFORE_AN_ITEM = frozenset(("blank", "comment"))
 
 
 def first_item_looks_ahead(text: str) -> bool:
@@ -31,7 +30,7 @@ def first_item_rescan(lines: Sequence[str], scans: Sequence[LineScan]) -> tuple[
     """(line, its scan) when the text's first item is a lone name, scanned as a computation's header, and
     the token after it is `=`: the name of the text's one instruction (None otherwise, and when that token is
     not among `lines`). The lines are scanned without look-ahead first: a name read so is never rescanned."""
-    first = next((line for line, scan in enumerate(scans) if scan.kind not in _BEFORE_AN_ITEM), None)
+    first = first_item_index(scans)
     if first is None or (first and scans[first - 1].end_state != TOP):  # (after a lone `ROOT`: its instruction)
         return None
     blanked, unclosed = blank_comments(lines[first])

@@ -42,10 +42,7 @@ def comment_end_blanked(state: State, text: str) -> str | None:
 def string_start_blanked(state: State, text: str) -> str | None:
     """`text` with its start blanked to the quote that closes a string left open above (`state`, the state
     before the line, says so; all of it where the string goes on below), or None where it starts in none."""
-    if not in_string(state):
-        return None
-    close = string_end(text, -1)
-    return " " * len(text) if close < 0 else " " * (close + 1) + text[close + 1 :]
+    return (string_closed(text) or " " * len(text)) if in_string(state) else None
 
 
 def leading_comment_blanked(text: str) -> str:

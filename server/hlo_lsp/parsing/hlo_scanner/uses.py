@@ -25,7 +25,7 @@ from hlo_lsp.parsing.hlo_scanner.states import (
     OPERAND_OWNERS,
     PREDECESSORS,
 )
-from hlo_lsp.parsing.line_scan import LineScan, Ref, RefCollector, Role, make_ref
+from hlo_lsp.parsing.line_scan import LineScan, Ref, RefCollector, Role, make_ref, open_string_end
 from hlo_lsp.parsing.names import NAME
 
 # The forms this module reads, bound as its own names (see forms.py).
@@ -272,23 +272,14 @@ def _collect_attribute_refs(text: str, start: int, refs: RefCollector) -> None:
     if leading is not None:
         _attribute_ref(text, leading, refs)
     for match in _ATTRIBUTE_REF.finditer(text, start):
-        if text.count('"', start, match.start()) % 2 and _in_string(text, start, match.start()):
-            continue  # a key in a string names nothing: `op_name="x, calls={y"`
+        if text.count('"', start, match.start()) % 2 and open_string_end(text[start : match.start()], False)[1]:
+            continue  # a key in a string names nothing: `op_name="x, calls={y"` (escaped quotes are no ends)
         if match.lastindex == _FRAME_KEY_GROUP:  # on every line of a dump: read here, without a call
             number = _INT.match(text, match.end())
             if number:
                 refs.add(Role.FRAME_USE, number.group(0), match.end())
                 continue
         _attribute_ref(text, match, refs)
-
-
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?')
-
-
-def _in_string(text: str, start: int, at: int) -> bool:
-    """Whether `at` is inside a string that opens after `start` (the quotes before it are odd: escaped ones
-    counted apart)."""
-    return any(found.start() < at < found.end() for found in _STRING.finditer(text, start, at + 1))
 
 
 def _attribute_ref(text: str, match: re.Match[str], refs: RefCollector) -> None:

@@ -60,11 +60,11 @@ def judge(read: InstructionParts) -> Judgement:
     allowed, required = _allowed(opcode, rule, wrapped)
     if rule is not None:
         _operand_count(read, rule, judgement)
-    if opcode not in LITERAL_OPCODES:
+    if opcode not in LITERAL_OPCODES:  # (else its operands are a literal)
         _keyword_operands(read, judgement)
-    if "(" in read.text[read.operands_span[0] + 1 : read.operands_span[1]]:
-        judge_nested(read, judgement, judge)
-        tuple_shaped_operands(read, judgement)
+        if "(" in read.text[read.operands_span[0] + 1 : read.operands_span[1]]:
+            judge_nested(read, judgement, judge)
+            tuple_shaped_operands(read, judgement)
     check_attributes(read, allowed, required, judgement)
     _opcode_rules(read, judgement)
     return judgement

@@ -45,9 +45,8 @@ def judge_nested(read: InstructionParts, judgement: Judgement, judge: Callable[[
 
 def tuple_shaped_operands(read: InstructionParts, judgement: Judgement) -> None:
     """An operand slot that starts with `(` starts a tuple shape, as XLA's parser reads it (`tuple(p, (p))`:
-    "expected primitive type"), which a name or a nested instruction follows."""
-    if read.opcode in LITERAL_OPCODES:  # its operands are literals: `constant((1, 2))`
-        return
+    "expected primitive type"), which a name or a nested instruction follows (`read`: no constant or parameter,
+    whose operands are a literal: `constant((1, 2))`)."""
     for start, end in read.operands:
         first = start + len(read.text[start:end]) - len(read.text[start:end].lstrip())
         if read.text[first] != "(":
