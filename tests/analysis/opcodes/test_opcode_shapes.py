@@ -111,6 +111,16 @@ UNARY = "failed to infer shape for opcode: {}, error: {} (write the result shape
     # The operand's own shape inferred first: abs(i) is s32[4].
     ("a = abs(i)\n  ROOT v = is-finite(a)", "is-finite", "Expected element type in shape to be floating point "
                                                          "for IsFinite operation; got S32."),
+    ("ROOT v = select(b, p, q)", "select", "Operands to select must be the same shape; got f32[4] and f32[5]."),
+    # The cause a long run found (seed 20251127): the branch a broadcast of a scalar with dimensions={}, inferred f32[].
+    ("a = broadcast(s), dimensions={}\n  ROOT v = select(b, a, p)", "select",
+     "Operands to select must be the same shape; got f32[] and f32[4]."),
+    ("ROOT v = select(i, p, p)", "select", "Select's pred operand must have PRED element type; got s32[4]."),
+    ("c = pred[5] parameter(6)\n  ROOT v = select(c, p, p)", "select",
+     "Operands to select and predicate must be the same shape; got f32[4] and f32[4] and pred[5]."),
+    ("ROOT v = select(b, t, t)", "select", "Expected array argument for select on-true, but got (f32[4], f32[4])."),
+    # The select's own shape inferred (f32[4]), then the add's.
+    ("a = select(b, p, p)\n  ROOT v = add(a, q)", "add", "Binary op with incompatible shapes: f32[4] and f32[5]."),
 ])
 def test_operands_xla_infers_no_shape_from(tmp_path: Path, instruction: str, opcode: str, error: str) -> None:
     line, code, message, underlined = one(tmp_path, entry(instruction))
@@ -124,6 +134,9 @@ def test_operands_xla_infers_no_shape_from(tmp_path: Path, instruction: str, opc
     "h = bf16[4] parameter(6)\n  ROOT v = add(p, h)",  # floating types of two precisions
     "ROOT v = f32[4] abs(t)",  # a written shape: XLA's parser infers nothing
     "ROOT v = select(b, p, p)", "ROOT v = mulhi(p, p)",
+    "c = pred[] parameter(6)\n  ROOT v = select(c, p, p)",  # a scalar predicate picks whole branches
+    "a = select(b, p, p)\n  ROOT v = add(a, p)",
+    "ROOT v = f32[4] select(b, s, p)",  # a written shape: XLA's parser infers nothing
 ])
 def test_inferred_shapes_xla_accepts(tmp_path: Path, instruction: str) -> None:
     assert opcode_problems(tmp_path, entry(instruction)) == []

@@ -19,6 +19,7 @@ from hlo_lsp.analysis.checks.opcodes.inferred_operands import (
     BINARY_INFERRED,
     binary_operands,
     dot_operands,
+    select_operands,
     unary_operand,
 )
 from hlo_lsp.analysis.checks.opcodes.inline_bodies import body_module, inline_body
@@ -312,7 +313,7 @@ _CROSS_RULES: dict[str, CrossRule] = {
     "dynamic-update-slice": _dynamic_slice,
     "conditional": _conditional, "get-tuple-element": _get_tuple_element, "custom-call": _layout_constraints,
     "scan": _scan_parameters, "call": _call_arity, "reduce-window": _reduce_window, "dot": dot_operands,
-    "while": _while,
+    "while": _while, "select": select_operands,
     **dict.fromkeys(UNARY_TYPES, unary_operand),
     **dict.fromkeys(BINARY_INFERRED, binary_operands),
 }

@@ -1,15 +1,17 @@
 """The shapes XLA's parser infers where none is written (`ROOT v = abs(p)`), as its ShapeInference does,
-for the few opcodes where that is cheap and certain: elementwise unary and binary operations, compare and
-copy, and tuples. Where the shape is not certain, there is none (None), and no rule reports on it.
+for the few opcodes where that is cheap and certain: elementwise unary and binary operations, compare, select
+and copy, broadcasts, dots and tuples. Where the shape is not certain, there is none (None), and no rule reports on it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from hlo_lsp.analysis.checks.opcodes.literals import ELEMENT_TYPES
 from hlo_lsp.analysis.checks.opcodes.other_lines import definition, operand_name, shape_text
 from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts, parsed_shape, read_instruction
+from hlo_lsp.analysis.checks.opcodes.shape_rules import compatible
 from hlo_lsp.analysis.checks.opcodes.values import int64_value
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.hlo_scanner import continued_instruction_data, without_comments
@@ -186,7 +188,33 @@ def _result(opcode: str, operands: list[Shape]) -> Shape | None:
         return _unary_result(opcode, arrays[0])
     if (opcode in BINARY or opcode == "compare") and len(arrays) == 2:
         return _binary_result(opcode, arrays[0], arrays[1])
+    if opcode == "select" and len(arrays) == 3 and select_problem(*arrays) is None:
+        pred, on_true = arrays[0], arrays[1]
+        full_rank = on_true if not pred.dims else pred
+        if any(size < 0 for size in full_rank.dims) or any(full_rank.bounded) or any(on_true.bounded):
+            return None  # dynamic sizes: XLA's rules for them are not followed here
+        return ArrayShape(on_true.element_type, full_rank.dims)
     return None
+
+
+def select_problem(pred: Shape, on_true: Shape, on_false: Shape) -> str | None:
+    """Why XLA cannot infer a select's shape from its operands' (InferSelectShape's messages), or None."""
+    for what, shape in (("select pred", pred), ("select on-true", on_true), ("select on-false", on_false)):
+        if not is_array(shape):
+            return f"Expected array argument for {what}, but got {shape}."
+    assert isinstance(pred, ArrayShape) and isinstance(on_true, ArrayShape) and isinstance(on_false, ArrayShape)
+    if not compatible(on_true, on_false):
+        return f"Operands to select must be the same shape; got {on_true} and {on_false}."
+    if pred.element_type != "pred":
+        return f"Select's pred operand must have PRED element type; got {pred}."
+    if pred.dims and not (_compatible_dims(pred, on_true) and _compatible_dims(pred, on_false)):
+        return f"Operands to select and predicate must be the same shape; got {on_true} and {on_false} and {pred}."
+    return None
+
+
+def _compatible_dims(a: ArrayShape, b: ArrayShape) -> bool:
+    """ShapeUtil::CompatibleIgnoringElementType."""
+    return compatible(dataclasses.replace(a, element_type=b.element_type), b)
 
 
 def _unary_result(opcode: str, operand: ArrayShape) -> ArrayShape | None:

@@ -1,13 +1,21 @@
 """The operands XLA's parser cannot infer a result shape from, where none is written: a unary operation of a
 tuple, a token or an element type it does not take; a binary operation of a non-array, of two element types,
-of two ranks or of sizes that do not broadcast; a dot whose dimension numbers do not pair up. With the
+of two ranks or of sizes that do not broadcast; a dot whose dimension numbers do not pair up; a select whose
+branches differ or whose predicate is not of their size. With the
 result shape written, XLA's parser infers nothing and says nothing of these (its verifier does).
 """
 
 from __future__ import annotations
 
 from hlo_lsp.analysis.checks.opcodes.findings import Judgement
-from hlo_lsp.analysis.checks.opcodes.inference import BINARY, dot_problem, is_array, operand_shape, unary_problem
+from hlo_lsp.analysis.checks.opcodes.inference import (
+    BINARY,
+    dot_problem,
+    is_array,
+    operand_shape,
+    select_problem,
+    unary_problem,
+)
 from hlo_lsp.analysis.checks.opcodes.reader import InstructionParts
 from hlo_lsp.model.hlo_module import HloModule
 from hlo_lsp.parsing.syntax import ArrayShape, Shape
@@ -36,6 +44,14 @@ def dot_operands(hlo: HloModule, line: int, read: InstructionParts, judgement: J
     lhs, rhs = (operand_shape(hlo, line, read.item(span), 0) for span in read.operands)
     if lhs is not None and rhs is not None:
         _report(read, judgement, dot_problem(lhs, rhs, read))
+
+
+def select_operands(hlo: HloModule, line: int, read: InstructionParts, judgement: Judgement) -> None:
+    if read.shape or len(read.operands) != 3:
+        return
+    pred, on_true, on_false = (operand_shape(hlo, line, read.item(span), 0) for span in read.operands)
+    if pred is not None and on_true is not None and on_false is not None:
+        _report(read, judgement, select_problem(pred, on_true, on_false))
 
 
 def _report(read: InstructionParts, judgement: Judgement, problem: str | None) -> None:

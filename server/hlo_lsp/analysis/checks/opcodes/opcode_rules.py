@@ -109,7 +109,7 @@ def _scan(read: InstructionParts, judgement: Judgement) -> None:
 
 
 def _needs(action: str) -> LineRule:
-    """A rule that only asks for work on other lines (`cross` only where the result shape is written)."""
+    """A rule that only asks for work on other lines (`cross` only where no result shape is written)."""
     def rule(read: InstructionParts, judgement: Judgement) -> None:
         if action != "cross" or not read.shape:
             judgement.actions.add(action)
@@ -122,7 +122,8 @@ OPCODE_RULES: dict[str, LineRule] = {
     "collective-permute-start": _collective_permute, "all-reduce": _global_device_ids,
     "all-reduce-start": _global_device_ids, "reduce-scatter": _global_device_ids, "custom-call": _custom_call,
     "scan": _scan, "reshape": _needs("reshape"), "send-done": _needs("channel"), "recv-done": _needs("channel"),
-    **dict.fromkeys(("get-tuple-element", "call", "dot", "reduce-window", "while", *UNARY_TYPES, *BINARY_INFERRED),
+    **dict.fromkeys(("get-tuple-element", "call", "dot", "reduce-window", "while", "select", *UNARY_TYPES,
+                     *BINARY_INFERRED),
                     _needs("cross")),
     **dict.fromkeys(("concatenate", "sort", "all-to-all", "ragged-all-to-all", "get-dimension-size",
                      "set-dimension-size", "all-gather", "all-gather-start"), _dimensions_size),
