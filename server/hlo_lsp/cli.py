@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from hlo_lsp import __version__
+import hlo_lsp
 from hlo_lsp.lsp.memory_json import file_location, report_json
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.session import (
@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hlo-lsp", description="XLA HLO dump checker and language server.")
-    parser.add_argument("--version", action="version", version=f"hlo-lsp {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     commands = parser.add_subparsers(dest="command")
     check = commands.add_parser("check", help="check dump files or folders, like a compiler")
     check.add_argument("paths", nargs="+", metavar="PATH", help="dump files or folders (e.g. an --xla_dump_to folder)")
@@ -60,6 +60,14 @@ def _parser() -> argparse.ArgumentParser:
         # Language clients (vscode-languageclient among them) add --stdio when they start a stdio server.
         command_parser.add_argument("--stdio", action="store_true", help="serve over stdio (the default)")
     return parser
+
+
+class _Version(argparse.Action):
+    """argparse's version action, with the version read only when asked for (see hlo_lsp.__getattr__)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f"hlo-lsp {hlo_lsp.__version__}")
+        parser.exit()
 
 
 def _check(paths: list[str], output: str) -> int:

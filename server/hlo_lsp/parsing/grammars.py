@@ -40,7 +40,7 @@ def _cache(grammar: str) -> str | bool:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError:
         return False
-    python = "%d.%d" % sys.version_info[:2]
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
     return str(folder / f"{grammar}-lark{lark.__version__}-py{python}.cache")
 
 
