@@ -10,7 +10,7 @@ deterministic: the same dump gives the same bytes.
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape, quoteattr
+import html
 
 from hlo_lsp.analysis.memory import CONSTANT, OUTPUT, PARAMETER, TEMPORARY, UNALLOCATED
 from hlo_lsp.analysis.timeline import TimelineBuffer
@@ -28,6 +28,12 @@ PEAK_COLOUR, HIGHEST_COLOUR, INK, GRID = "#d62728", "#555555", "#222222", "#e3e3
 COLOURS = {PARAMETER: "#4e79a7", CONSTANT: "#b07aa1", OUTPUT: "#59a14f", TEMPORARY: "#f28e2b",
            UNALLOCATED: "#9d9d9d"}
 STEP_TITLES_UP_TO = 1000  # steps: beyond this many, the usage area has no title per step
+
+
+def escape(text: str) -> str:
+    """Text as an SVG element holds it: `&`, `<` and `>` escaped (html's escape, as xml.sax's would, which
+    imports urllib, http and ssl on the way)."""
+    return html.escape(text, quote=False)
 
 
 def timeline_svg(report: MemoryReport) -> str:
@@ -54,7 +60,7 @@ def _n(value: float) -> str:
 
 
 def _text(x: float, y: float, content: str, anchor: str = "start", **attributes: str) -> str:
-    extra = "".join(f" {name.replace('_', '-')}={quoteattr(value)}" for name, value in attributes.items())
+    extra = "".join(f' {name.replace("_", "-")}="{html.escape(value)}"' for name, value in attributes.items())
     return f'<text x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}"{extra}>{escape(content)}</text>'
 
 
