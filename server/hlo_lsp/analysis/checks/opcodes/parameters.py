@@ -20,7 +20,6 @@ from hlo_lsp.problems import Problem
 # The parameter numbers of computations that number them 0, 1, 2... in order (the common case).
 ORDERED = {count: [str(number) for number in range(count)] for count in range(1, 64)}
 _NUMBER_SETS = {count: frozenset(numbers) for count, numbers in ORDERED.items()}
-_NUMBER_SETS_LIMIT = 256
 
 
 def parameter_line(read: InstructionParts, judgement: Judgement) -> None:
@@ -50,10 +49,8 @@ def numbered_in_order(numbers: list[str]) -> bool:
     """Whether the numbers are 0 to n-1 as XLA prints them, in any order (without converting one)."""
     count = len(numbers)
     expected = _NUMBER_SETS.get(count)
-    if expected is None:  # a computation of many parameters: its set is made once, not on every re-check
-        expected = frozenset(str(number) for number in range(count))
-        if len(_NUMBER_SETS) < _NUMBER_SETS_LIMIT:
-            _NUMBER_SETS[count] = expected
+    if expected is None:  # a computation of many parameters: a set made for it alone (one kept would outlive
+        expected = frozenset(str(number) for number in range(count))  # the module, and keep its memory)
     return len(set(numbers)) == count and expected.issuperset(numbers)
 
 
