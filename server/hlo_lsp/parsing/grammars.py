@@ -34,7 +34,9 @@ def _cache(grammar: str) -> str | bool:
     a hundredth, at every start): the user's own cache folder, never a shared temporary one (lark loads
     the file with pickle). Lark checks the file against a digest of the grammar and options; False (no
     cache) where the folder cannot be made."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # (the XDG spec: a relative path is ignored)
+        base = os.path.join(os.path.expanduser("~"), ".cache")
     folder = Path(base) / "hlo-lsp"
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
