@@ -9,7 +9,7 @@ mostly mutants of the forms the catalogue had just gained), 4 in 2 (465fa86), 1 
 seed 20251127: 4 in 3 (2804f23), then 1 in 1 (c2116e3: a text's one instruction, its name alone above its `=`,
 fixed since). One with seed 20251126 (966068c) found 6 in 4. Then, the default seed again, each run drawing other
 mutants as the catalogue grew: 6 in 3 (f5615f4), 11 in 6 (14c3cef), 3 in 1 (6677bae), none (3867610); seed 20251127
-at 3867610: 1 in 1 (a select's inferred branches of two shapes, fixed since). Each cause those runs left was fixed since, is known (what hlo-lsp
+at 3867610: 1 in 1 (a select's inferred branches of two shapes, fixed since); at ae43673, none. Each cause those runs left was fixed since, is known (what hlo-lsp
 reports on purpose: xla_oracle.judge.KNOWN), or is listed here. A test fails on any cause not listed here; a
 cause fixed is taken off the list."""
 
