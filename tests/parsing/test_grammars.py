@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import logging
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -222,37 +219,3 @@ def test_a_module_with_an_unclosed_computation_is_refused() -> None:
     assert isinstance(error, ParseError)
     assert error.start == broken.index("cond {") + len("cond ")  # `cond` read as an instruction name
     assert "`=`" in error.message
-
-
-# ---- the analysed tables kept between starts ---------------------------------------------------------------
-_LOAD_AND_PARSE = """
-import sys, time
-from hlo_lsp.parsing.hlo_syntax import parse_module
-from hlo_lsp.parsing.grammars import buffer_assignment_parser, memory_report_parser
-buffer_assignment_parser(); memory_report_parser()
-module = parse_module(sys.stdin.read())
-print(repr(module))
-"""
-
-
-def _parsed_in_a_fresh_process(cache_home: Path, text: str) -> str:
-    environment = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
-    done = subprocess.run([sys.executable, "-c", _LOAD_AND_PARSE], input=text, capture_output=True, text=True,
-                          env=environment, check=True, timeout=120)
-    return done.stdout
-
-
-def test_the_grammars_tables_are_kept_in_the_users_cache_and_read_back_the_same(tmp_path: Path) -> None:
-    text = Path(str(SPLIT_MLP) + ".txt").read_text()
-    built = _parsed_in_a_fresh_process(tmp_path, text)  # builds, then writes the tables
-    kept = sorted(path.name for path in (tmp_path / "hlo-lsp").iterdir())
-    assert [name.split("-lark")[0] for name in kept] == ["buffer-assignment", "hlo-records", "memory-report"]
-    assert (tmp_path / "hlo-lsp").stat().st_mode & 0o077 == 0  # the user's alone: lark reads it with pickle
-    assert _parsed_in_a_fresh_process(tmp_path, text) == built  # read from the cache
-
-
-def test_a_cache_folder_that_cannot_be_made_builds_the_tables_each_time(tmp_path: Path) -> None:
-    blocked = tmp_path / "a-file"
-    blocked.write_text("")
-    text = Path(str(SPLIT_MLP) + ".txt").read_text()
-    assert _parsed_in_a_fresh_process(blocked, text) == _parsed_in_a_fresh_process(tmp_path, text)

@@ -7,13 +7,10 @@ they are read from the repository's top-level `grammar/` folder.
 from __future__ import annotations
 
 import functools
-import os
-import sys
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 
-import lark
 from lark import Lark, Token, Transformer
 from lark.lark import PostLex
 
@@ -27,23 +24,6 @@ def grammar_dir() -> Path:
     if packaged.is_dir():
         return Path(str(packaged))
     return Path(__file__).resolve().parents[3] / "grammar"
-
-
-def _cache(grammar: str) -> str | bool:
-    """Where lark keeps a grammar's analysed tables (building them takes a fifth of a second, loading them
-    a hundredth, at every start): the user's own cache folder, never a shared temporary one (lark loads
-    the file with pickle). Lark checks the file against a digest of the grammar and options; False (no
-    cache) where the folder cannot be made."""
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    if not os.path.isabs(base):  # (the XDG spec: a relative path is ignored)
-        base = os.path.join(os.path.expanduser("~"), ".cache")
-    folder = Path(base) / "hlo-lsp"
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError:
-        return False
-    python = f"{sys.version_info.major}.{sys.version_info.minor}"
-    return str(folder / f"{grammar}-lark{lark.__version__}-py{python}.cache")
 
 
 class BracketNewlines(PostLex):
@@ -87,7 +67,6 @@ def hlo_parser(transformer: Transformer | None = None) -> Lark:
         postlex=BracketNewlines(),
         transformer=transformer,
         maybe_placeholders=False,
-        cache=_cache("hlo" if transformer is None else "hlo-records"),
     )
 
 
@@ -106,7 +85,6 @@ def buffer_assignment_parser() -> Lark:
         start=list(BUFFER_ASSIGNMENT_STARTS),
         postlex=BracketNewlines(),
         maybe_placeholders=False,
-        cache=_cache("buffer-assignment"),
     )
 
 
@@ -119,5 +97,4 @@ def memory_report_parser() -> Lark:
         start="report",
         postlex=BracketNewlines(),
         maybe_placeholders=False,
-        cache=_cache("memory-report"),
     )

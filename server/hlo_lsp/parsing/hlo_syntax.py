@@ -250,7 +250,7 @@ _parser_lock = threading.Lock()
 
 
 def prepare_parser() -> None:
-    """Makes the grammar's parser now (see grammars._cache), so that the first request
+    """Builds the grammar's parser now (a fraction of a second), so that the first request
     that needs it does not wait for it; a language server calls this when it starts."""
     _parser()
 

@@ -73,8 +73,7 @@ class Session:
 
     @staticmethod
     def prepare() -> None:
-        """Makes the grammar's parser in a thread (loaded from the user's cache in a hundredth of a second, or
-        built in a fifth the first time; the first hover needs it)."""
+        """Builds the grammar's parser in a thread (a second at start; the first hover needs it)."""
         threading.Thread(target=prepare_parser, name="prepare-parser", daemon=True).start()
 
     # ---- documents ----------------------------------------------------------------------
