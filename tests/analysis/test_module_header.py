@@ -139,6 +139,13 @@ def test_computation_attributes_xla_rejects(tmp_path: Path, closing: str, code: 
     assert the_problem(tmp_path, CLOSED + closing + "\n") == (5, code, message, underlined)
 
 
+def test_an_attribute_on_the_line_below_a_lone_closing_brace_is_checked(tmp_path: Path) -> None:
+    # XLA: 7:3 unexpected attribute "foo". Allowed attributes: execution_thread (its lexer reads on past the line end)
+    assert the_problem(tmp_path, CLOSED + "\n, foo=1\n") == (
+        6, "unknown-attribute", 'unexpected attribute "foo" after a computation; the one allowed is execution_thread',
+        "foo")
+
+
 def test_computation_attributes_xla_accepts(tmp_path: Path) -> None:
     assert no_problem(tmp_path, CLOSED + ", execution_thread='main'\n")
     assert no_problem(tmp_path, CLOSED + ' // e, execution_thread=x\n')
