@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from hlo_lsp.parsing import hlo_syntax
+from hlo_lsp.parsing.digit_templates import digits_as_zero
 from hlo_lsp.parsing.names import NAME
 from hlo_lsp.parsing.syntax import Attribute, ModuleHeader, ParseError
 
@@ -23,7 +24,6 @@ _BARE_NAMES = re.compile(rf"(?<![A-Za-z0-9_.\-%]){_KEYWORD_AHEAD}{NAME}")
 _DIGITS = re.compile(r"[0-9]+")
 _VALID_TEMPLATES: set[tuple[str, str]] = set()
 _VALID_NUMBERED: set[tuple[str, bytes]] = set()  # lines with their digits replaced: a template's template
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _TEMPLATE_LIMIT = 200_000
 
 
@@ -105,7 +105,7 @@ def module_header_error(text: str) -> ParseError | None:
 def _template_error(text: str, rule: str, parse: Any) -> ParseError | None:
     # Lines that differ only in their digits (`fusion.95` for `fusion.96`, a layer index in an
     # op_name) have the same template, and digits alone are cheap to replace: try that first.
-    numbered = (rule, _digits_as_zero(text))
+    numbered = (rule, digits_as_zero(text))
     if numbered in _VALID_NUMBERED:
         return None
     template = (rule, instruction_template(text))
@@ -118,13 +118,6 @@ def _template_error(text: str, rule: str, parse: Any) -> ParseError | None:
     if len(_VALID_NUMBERED) < _TEMPLATE_LIMIT:
         _VALID_NUMBERED.add(numbered)
     return None
-
-
-def _digits_as_zero(text: str) -> bytes:
-    """`text` with every digit replaced by 0, one for one. Done on its UTF-8 bytes because a byte
-    table translates in C: a regex substitution over a 40 MB module's lines takes eight times as
-    long. (UTF-8 is one-to-one and never puts an ASCII digit inside a multi-byte character.)"""
-    return text.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZERO)
 
 
 # ---- Long lines ------------------------------------------------------------------------------

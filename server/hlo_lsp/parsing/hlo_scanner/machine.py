@@ -1,7 +1,8 @@
 """The HLO line-state machine: each line scanned in the state the line above leaves.
 
 It reads each line with a few regular expressions, without building a syntax
-tree, so a 40 MB module is indexed in about a second. The lark grammar
+tree, so a 40 MB module is indexed in about a second; an instruction line of a template read
+before (digit_templates.py) is not read again. The lark grammar
 (grammar/hlo.lark) parses a line only when its structure is asked for. XLA's
 parser takes whitespace, line ends and comments between any two tokens; dumps
 put one item on a line, and that is the fast path. Here too: the states of a
@@ -11,8 +12,10 @@ block comment, of a string over lines and of a lone `ROOT` or `ENTRY`.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 
+from hlo_lsp.parsing.digit_templates import digits_as_zero, remember, template_cache
 from hlo_lsp.parsing.hlo_scanner import forms, rescan
 from hlo_lsp.parsing.hlo_scanner.continuations import continued_line, scan_continuation
 from hlo_lsp.parsing.hlo_scanner.instructions import instruction_scan, lone_name
@@ -26,7 +29,7 @@ from hlo_lsp.parsing.hlo_scanner.lexing import (
 )
 from hlo_lsp.parsing.hlo_scanner.states import COMP, RAW, RAW_OWNERS, TOP, in_string, into_comment
 from hlo_lsp.parsing.hlo_scanner.structure import outside_computation, scan_at_top, scan_in_computation
-from hlo_lsp.parsing.line_scan import LineScan, State, line_problem, plain_scan
+from hlo_lsp.parsing.line_scan import LineScan, Ref, Role, State, line_problem, new_tuple, plain_scan
 from hlo_lsp.parsing.names import NAME
 
 # The forms this module reads, bound as its own names (see forms.py).
@@ -43,6 +46,14 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
     if text.endswith("\r"):
         text = text[:-1]
     if state == COMP:
+        template = digits_as_zero(text) if text.isascii() else None
+        known = _KNOWN_INSTRUCTIONS.get(template) if template is not None else None
+        if known is not None:  # most lines of a large module: a template read before (inlined, as below)
+            name_start, name_end, shape_start, opcode_start, opcode_end, opcode, is_root = known
+            name = text[name_start:name_end]
+            data = (name, shape_start, opcode_start, opcode or sys.intern(text[opcode_start:opcode_end]), is_root)
+            definition = (new_tuple(Ref, (_INSTRUCTION_DEF, name, name_start, name_end)),)
+            return new_tuple(LineScan, ("instruction", COMP, definition, data, None))
         fast = _INSTRUCTION_START.match(text)
         if fast is not None:
             # Whether the fast match read the line right, by what it took for the shape: not when that
@@ -52,7 +63,12 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
             shape = fast.group(3)
             if "=" not in shape and "/" not in shape and ("(" not in shape or _OPCODE_CALL.search(shape) is None):
                 # A comment may hide how the line ends (`abs(p), /* a`): the line is read with it blanked.
-                return instruction_scan(text, fast) if "/*" not in text else _scan_with_comments(state, text)
+                if "/*" in text:
+                    return _scan_with_comments(state, text)
+                scan = instruction_scan(text, fast)
+                if template is not None:
+                    _learn_template(template, scan)
+                return scan
     if isinstance(state, tuple) and state[0] in _ITEM_STATES:
         if state[0] in ("cont", "root", "entry") and "/*" in text and state[-1] not in RAW_OWNERS:
             # an item going on: its comments too (what backend_config's braces hold is raw text: not there)
@@ -68,6 +84,23 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
 
 
 rescan.line = scan_hlo_line  # for the parts below that scan a line again (rescan.py)
+
+# An instruction line that is one whole item, by its template (digit_templates.py): (name start, name end,
+# shape start, opcode start, opcode end, opcode or None where it holds a digit (`atan2`), is_root).
+_KNOWN_INSTRUCTIONS: dict[bytes, tuple[int, int, int, int, int, str | None, bool]] = template_cache()
+_INSTRUCTION_DEF = Role.INSTRUCTION_DEF
+
+
+def _learn_template(template: bytes, scan: LineScan) -> None:
+    """Keeps the scan of an instruction line that is one whole item, for the lines of its template."""
+    if scan.end_state != COMP or scan.kind != "instruction" or scan.problem is not None or len(scan.refs) != 1:
+        return
+    name, shape_start, opcode_start, opcode, is_root = scan.data
+    definition = scan.refs[0]
+    known_opcode = None if any(digit in opcode for digit in "0123456789") else opcode
+    opcode_end = opcode_start + len(opcode)
+    remember(_KNOWN_INSTRUCTIONS, template,
+             (definition.start, definition.end, shape_start, opcode_start, opcode_end, known_opcode, is_root))
 
 
 _OPCODE_CALL = re.compile(r"[a-z][a-z0-9_\-]*\(")  # in what the fast match took for a shape: an opcode

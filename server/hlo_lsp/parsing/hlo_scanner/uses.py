@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from hlo_lsp.parsing.digit_templates import digits_as_zero, remember, template_cache
 from hlo_lsp.parsing.hlo_scanner import forms
 from hlo_lsp.parsing.hlo_scanner.forms import CALLED_KEYS, COMPUTATION_LIST_KEYS, KEYWORDS, LITERAL_OPCODES
 from hlo_lsp.parsing.hlo_scanner.lexing import (
@@ -25,7 +26,7 @@ from hlo_lsp.parsing.hlo_scanner.states import (
     OPERAND_OWNERS,
     PREDECESSORS,
 )
-from hlo_lsp.parsing.line_scan import LineScan, Ref, RefCollector, Role, make_ref, open_string_end
+from hlo_lsp.parsing.line_scan import LineScan, Ref, RefCollector, Role, make_ref, new_tuple, open_string_end
 from hlo_lsp.parsing.names import NAME
 
 # The forms this module reads, bound as its own names (see forms.py).
@@ -71,6 +72,11 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
             return ()
         if text.endswith("\r"):
             text = text[:-1]
+        template = digits_as_zero(text) if text.isascii() else None
+        known = _KNOWN_USES.get(template) if template is not None else None
+        if known is not None and known[0] == data[2] and known[1] == len(data[3]):  # (see _learn_uses)
+            return tuple([new_tuple(Ref, (role, text[start:end], start, end)) for role, start, end in known[2]])
+        written = text
         refs = RefCollector(text)  # its columns: those of the text as written, comments and all
         if "/" in text and ("/*" in text or "//" in text):  # (op_name strings hold a `/` on most lines)
             if RAW_KEY in text:  # what backend_config's braces hold is raw text, comments and all
@@ -85,6 +91,8 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
             _collect_operands(text, open_paren + 1, close_paren if close_paren > 0 else len(text), refs)
         if close_paren > 0:
             _collect_attribute_refs(text, close_paren + 1, refs)
+        if template is not None:
+            _learn_uses(template, written, data, refs.refs)
         return tuple(refs.refs)
     if kind not in _KINDS_WITH_USES:
         return ()
@@ -119,6 +127,18 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
         return tuple(refs.refs)
     _table_row_uses(text, scan.data[2], refs)  # a table row: the kinds with uses are all told above
     return tuple(refs.refs)
+
+
+# The uses of an instruction line, by its template (digit_templates.py): (opcode start, opcode length, (role,
+# start, end) of each name). What a line uses hangs on where its opcode's `(` is, which the line's scan tells:
+# kept with it, and a line scanned otherwise reads its uses itself.
+_KNOWN_USES: dict[bytes, tuple[int, int, tuple[tuple[Role, int, int], ...]]] = template_cache()
+
+
+def _learn_uses(template: bytes, text: str, data: tuple, refs: list[Ref]) -> None:
+    places = tuple((ref.role, ref.start, ref.end) for ref in refs)
+    if all(text[start:end] == ref.name for ref, (_, start, end) in zip(refs, places, strict=True)):
+        remember(_KNOWN_USES, template, (data[2], len(data[3]), places))
 
 
 def item_text(text: str, scan: LineScan, start: int) -> str:
