@@ -17,6 +17,9 @@ class Entry(NamedTuple):
 
 
 P = "p = f32[4] parameter(0)"
+ELEMENT_TYPES = ("pred", "s1", "s2", "s4", "s8", "s16", "s32", "s64", "u1", "u2", "u4", "u8", "u16", "u32", "u64",
+                 "f16", "bf16", "f32", "f64", "c64", "c128", "f8e5m2", "f8e4m3", "f8e4m3fn", "f8e4m3b11fnuz",
+                 "f8e5m2fnuz", "f8e4m3fnuz", "f8e3m4", "f4e2m1fn", "f8e8m0fnu", "token", "opaque")
 BRANCHES = ("HloModule m\n\nb1 {\n  x = f32[] parameter(0)\n  ROOT y = f32[] abs(x)\n}\n\n"
             "b2 {\n  x = f32[] parameter(0)\n  ROOT y = f32[] negate(x)\n}\n\n")
 ADD = "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n\n"
@@ -360,6 +363,11 @@ ACCEPTED = (
     Entry("binary without a shape, degenerate dimensions", True, entry(
         "ROOT v = add(a, b)", params=("a = f32[4,1] parameter(0)", "b = f32[1,5] parameter(1)"))),
     Entry("copy of a tuple without a shape", True, entry("ROOT v = copy(t)", params=("t = (f32[4]) parameter(0)",))),
+    Entry("every element type", True, entry(*(f"v{number} = {kind}[] parameter({number})"
+                                               for number, kind in enumerate(ELEMENT_TYPES)),
+                                             "ROOT t = (s4[]) tuple(v3)", params=())),
+    Entry("names before brackets in strings, comments and attribute values", True, entry(
+        'ROOT v = f32[4] abs(p), metadata={op_name="s3[4] x[1]"} /* s3[2] */ // u3[1]')),
 )
 
 REJECTED = (
@@ -765,6 +773,15 @@ REJECTED = (
           entry("ROOT v = add(f32[5] constant({1,2,3,4,5}), p)")),
     Entry("async-start without calls", False, entry("s = ((f32[4]), f32[4], s32[]) async-start(p)",
                                                     "ROOT d = f32[4] async-done(s)")),
+    Entry("an element type no one defined, s3", False, entry("ROOT q = s3[] parameter(0)", params=())),
+    Entry("an element type in capitals", False, entry("ROOT q = F32[4] abs(p)")),
+    Entry("tuple as an element type", False, entry("ROOT q = tuple[] parameter(0)", params=())),
+    Entry("an unknown element type in a tuple shape", False, entry("ROOT q = (f32[4], s3[]) tuple(p, p)")),
+    Entry("an unknown element type in a signature", False,
+          "HloModule m\n\nENTRY e (p: s3[4]) -> f32[4] {\n  ROOT p = f32[4] parameter(0)\n}\n"),
+    Entry("an unknown element type in entry_computation_layout", False, entry(
+        "ROOT v = f32[4] abs(p)", head="HloModule m, entry_computation_layout={(s3[4]{0})->f32[4]{0}}")),
+    Entry("an unknown element type in an operand's shape", False, entry("ROOT q = f32[4] add(s3[4] p, f32[4] p)")),
 )
 
 CATALOGUE: tuple[Entry, ...] = ACCEPTED + REJECTED

@@ -13,6 +13,7 @@ from typing import Any
 
 from hlo_lsp.parsing import hlo_syntax
 from hlo_lsp.parsing.digit_templates import digits_as_zero
+from hlo_lsp.parsing.element_types import element_type_spans, unknown_element_type
 from hlo_lsp.parsing.names import NAME
 from hlo_lsp.parsing.syntax import Attribute, ModuleHeader, ParseError
 
@@ -23,7 +24,8 @@ _SIGIL_NAMES = re.compile(rf"(?<![A-Za-z0-9_.\-])%{_KEYWORD_AHEAD}{NAME}")
 _BARE_NAMES = re.compile(rf"(?<![A-Za-z0-9_.\-%]){_KEYWORD_AHEAD}{NAME}")
 _DIGITS = re.compile(r"[0-9]+")
 _VALID_TEMPLATES: set[tuple[str, str]] = set()
-_VALID_NUMBERED: set[tuple[str, bytes]] = set()  # lines with their digits replaced: a template's template
+# lines with their digits replaced (a template's template): the places of their element types
+_VALID_NUMBERED: dict[tuple[str, bytes], tuple[tuple[int, int], ...]] = {}
 _TEMPLATE_LIMIT = 200_000
 
 
@@ -105,19 +107,30 @@ def module_header_error(text: str) -> ParseError | None:
 def _template_error(text: str, rule: str, parse: Any) -> ParseError | None:
     # Lines that differ only in their digits (`fusion.95` for `fusion.96`, a layer index in an
     # op_name) have the same template, and digits alone are cheap to replace: try that first.
+    # The grammar takes any name for an element type: the names are checked on each line, at the places
+    # its numbered template keeps (digits tell `s4` from `s3`).
     numbered = (rule, digits_as_zero(text))
-    if numbered in _VALID_NUMBERED:
-        return None
-    template = (rule, instruction_template(text))
-    if template not in _VALID_TEMPLATES and not _long_template_parses(template[1], rule):
-        result = parse(text)
-        if isinstance(result, ParseError):
-            return result
-    if len(_VALID_TEMPLATES) < _TEMPLATE_LIMIT:
-        _VALID_TEMPLATES.add(template)
-    if len(_VALID_NUMBERED) < _TEMPLATE_LIMIT:
-        _VALID_NUMBERED.add(numbered)
-    return None
+    types = _VALID_NUMBERED.get(numbered)
+    if types is None:
+        template = (rule, instruction_template(text))
+        if template not in _VALID_TEMPLATES and not _long_template_parses(template[1], rule):
+            result = parse(text)
+            if isinstance(result, ParseError):
+                return result
+        if len(_VALID_TEMPLATES) < _TEMPLATE_LIMIT:
+            _VALID_TEMPLATES.add(template)
+        types = element_type_spans(text)
+        if len(_VALID_NUMBERED) < _TEMPLATE_LIMIT:
+            _VALID_NUMBERED[numbered] = types
+    unknown = unknown_element_type(text, types) if types else None
+    return None if unknown is None else ParseError(*unknown, _unknown_type_message(text[unknown[0] : unknown[1]]))
+
+
+def _unknown_type_message(name: str) -> str:
+    if name == "tuple":
+        return "`tuple[...]` is no shape: a tuple is written `(shape, ...)`"
+    return (f"`{name}` is not an element type: XLA's are pred, s1-s64, u1-u64, f16, bf16, f32, f64, c64, c128, "
+            "the f8 and f4 types (f8e4m3fn, f8e5m2, ...), token and opaque")
 
 
 # ---- Long lines ------------------------------------------------------------------------------
