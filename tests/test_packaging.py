@@ -21,7 +21,7 @@ def test_wheel_ships_the_grammars_and_checks_a_dump(tmp_path: Path) -> None:
     wheel = next(tmp_path.glob("hlo_lsp-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert {"hlo_lsp/grammar/hlo.lark", "hlo_lsp/grammar/buffer_assignment.lark",
-            "hlo_lsp/grammar/memory_report.lark", "hlo_lsp/grammar/common.lark",
+            "hlo_lsp/grammar/memory_report.lark", "hlo_lsp/grammar/common.lark", "hlo_lsp/grammar/hlo.tables",
             f"hlo_lsp-{version}.dist-info/licenses/LICENSE"} <= set(names)
     target = tmp_path / "installed"
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target),
@@ -36,6 +36,14 @@ def test_wheel_ships_the_grammars_and_checks_a_dump(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "0 error(s), 0 warning(s)" in result.stderr
+    # The installed copy loads its HLO parser from the shipped tables, not by analysing the grammar.
+    result = subprocess.run(
+        [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+         "from hlo_lsp.parsing.grammars import _loaded_hlo_parser; assert _loaded_hlo_parser(None) is not None",
+         str(target)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
     # Its version is read from the installed package's metadata.
     result = subprocess.run(
         [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); from hlo_lsp.cli import main; "

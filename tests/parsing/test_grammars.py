@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import logging
+import pickle
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,21 +13,29 @@ import interegular
 import pytest
 from lark import Lark, Tree
 from lark import logger as lark_logger
+from lark.exceptions import UnexpectedInput
 
 from helpers import COMBINED_MLP, DUMP_FILES, HANDWRITTEN, SPLIT_MLP
+from hlo_lsp.parsing import grammars
 from hlo_lsp.parsing.ba_syntax import buffer_assignment_error, memory_report_error
 from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
 from hlo_lsp.parsing.grammars import (
     BUFFER_ASSIGNMENT_STARTS,
     HLO_STARTS,
+    HLO_TABLES,
     BracketNewlines,
+    _DataOnly,
+    _loaded_hlo_parser,
     buffer_assignment_parser,
     grammar_dir,
+    hlo_grammar_digest,
     hlo_parser,
+    hlo_tables,
     memory_report_parser,
 )
-from hlo_lsp.parsing.hlo_syntax import parse_module
+from hlo_lsp.parsing.hlo_syntax import HloTransformer, parse_error_of, parse_module
 from hlo_lsp.parsing.syntax import ComputationHeader, Instruction, ModuleHeader, ParseError
+from xla_oracle.catalogue import CATALOGUE
 
 # The start symbols grammars.py builds each grammar with (common.lark is only imported).
 STARTS: dict[str, object] = {
@@ -219,3 +229,56 @@ def test_a_module_with_an_unclosed_computation_is_refused() -> None:
     assert isinstance(error, ParseError)
     assert error.start == broken.index("cond {") + len("cond ")  # `cond` read as an instruction name
     assert "`=`" in error.message
+
+
+# ---- The HLO grammar's tables (grammar/hlo.tables, written by scripts/grammar-tables) ----------------------
+
+
+def test_the_shipped_tables_are_those_of_the_grammar() -> None:
+    shipped = _DataOnly(io.BytesIO((grammar_dir() / HLO_TABLES).read_bytes())).load()
+    assert shipped["digest"] == hlo_grammar_digest(), "grammar/hlo.tables is stale: run scripts/grammar-tables"
+
+
+def _reading(parser: Lark, text: str, start: str) -> object:
+    try:
+        return parser.parse(text, start=start)
+    except UnexpectedInput as error:
+        return parse_error_of(text, error)
+    except Exception as error:  # (what the grammar takes and XLA's parser does not, found by the transformer)
+        return f"{type(error).__name__}: {error}"
+
+
+def test_the_parser_loaded_from_the_tables_reads_as_the_one_built_from_the_grammar() -> None:
+    loaded = _loaded_hlo_parser(HloTransformer())
+    assert loaded is not None, "the tables did not load"
+    built = Lark.open(str(grammar_dir() / "hlo.lark"), postlex=BracketNewlines(), transformer=HloTransformer(),
+                      parser="lalr", start=list(HLO_STARTS), maybe_placeholders=False)
+    texts = [(entry.text, "module") for entry in CATALOGUE]
+    for path in DUMPS:
+        if _kind(path) is FileKind.HLO_MODULE:
+            text = path.read_text()
+            if len(text) < 40_000:  # (lark parses 1-3 MB/s: the larger modules' first lines below)
+                texts.append((text, "module"))
+            texts += [(line.strip(), "instruction") for line in text.split("\n")[:300] if " = " in line]
+    for text, start in texts:
+        assert _reading(loaded, text, start) == _reading(built, text, start), text[:200]
+
+
+def test_without_tables_or_with_stale_ones_the_parser_is_built_from_the_grammar(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("hlo.lark", "common.lark"):
+        (tmp_path / name).write_text((grammar_dir() / name).read_text())
+    monkeypatch.setattr(grammars, "grammar_dir", lambda: tmp_path)
+    assert _loaded_hlo_parser(None) is None  # none there
+    (tmp_path / HLO_TABLES).write_bytes(hlo_tables())
+    assert _loaded_hlo_parser(None) is not None
+    (tmp_path / "common.lark").write_text((grammar_dir() / "common.lark").read_text() + "\n// edited\n")
+    assert _loaded_hlo_parser(None) is None  # the grammar changed after the tables were written
+
+
+def test_tables_that_would_build_objects_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("hlo.lark", "common.lark"):
+        (tmp_path / name).write_text((grammar_dir() / name).read_text())
+    (tmp_path / HLO_TABLES).write_bytes(pickle.dumps({"digest": Path("x")}))
+    monkeypatch.setattr(grammars, "grammar_dir", lambda: tmp_path)
+    assert _loaded_hlo_parser(None) is None
