@@ -24,9 +24,19 @@ def memo(maxsize: int | None) -> Callable[[Callable[..., T]], functools._lru_cac
     return remembered
 
 
+_TABLES: list[Callable[[], None]] = []
+
+
+def forgotten_with_memos(clear: Callable[[], None]) -> None:
+    """Has `forget` call `clear` too: that of a table kept as a memo is (what was read of a line's template)."""
+    _TABLES.append(clear)
+
+
 def forget() -> None:
     """Clears every memo, and the patterns `re` compiled and keeps (one for each name or time a glance
     searched a text for)."""
     for cached in _MEMOS:
         cached.cache_clear()
+    for clear in _TABLES:
+        clear()
     re.purge()

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from helpers import SPLIT_MLP, copy_module, line_with
+from hlo_lsp.parsing.digit_templates import templates_kept
 from hlo_lsp.parsing.hlo_syntax import parse_shape
 from hlo_lsp.session import Cursor, Session, Span
 from hlo_lsp.text import Position, Range
@@ -89,9 +90,12 @@ def test_closing_the_last_open_file_forgets_the_memos_and_closing_another_keeps_
     hovered = session.hover(str(hlo), None, Cursor.at(Position(line_with(hlo, "ENTRY") + 1, 4)))
     assert hovered is not None
     assert parse_shape.cache_info().currsize > 0
+    assert templates_kept() > 0  # what was read of lines by their templates (digit_templates.py): memos too
     session.close(str(live))  # its module stays open: the memos stay
     assert session.store.wait_released(60)
     assert parse_shape.cache_info().currsize > 0
+    assert templates_kept() > 0
     session.close(str(hlo))
     assert session.store.wait_released(60)
     assert parse_shape.cache_info().currsize == 0
+    assert templates_kept() == 0

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from hlo_lsp.memos import forgotten_with_memos
+
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 # A text of few repeats costs a key per line, never memory: a cache that fills up starts again.
@@ -26,13 +28,16 @@ def digits_as_zero(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZERO)
 
 
-_CACHES: list[dict[bytes, Any]] = []
+_CACHES: list[dict[Any, Any]] = []
 
 
-def template_cache() -> dict[bytes, Any]:
-    """A new cache of what was read of lines, by template (`forget_templates` empties it)."""
-    cache: dict[bytes, Any] = {}
+def template_cache() -> dict[Any, Any]:
+    """A new cache of what was read of lines, by template: emptied by `forget_templates`, and with the memos
+    when the session holds no module (hlo_lsp.memos: entries made among a module's objects would keep a
+    megabyte of the allocator's memory each)."""
+    cache: dict[Any, Any] = {}
     _CACHES.append(cache)
+    forgotten_with_memos(cache.clear)
     return cache
 
 

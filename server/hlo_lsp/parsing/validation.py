@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from hlo_lsp.parsing import hlo_syntax
-from hlo_lsp.parsing.digit_templates import digits_as_zero
+from hlo_lsp.parsing.digit_templates import digits_as_zero, template_cache
 from hlo_lsp.parsing.element_types import element_type_spans, unknown_element_type
 from hlo_lsp.parsing.names import NAME
 from hlo_lsp.parsing.syntax import Attribute, ModuleHeader, ParseError
@@ -23,9 +23,9 @@ _KEYWORD_AHEAD = r"(?!(?:HloModule|ROOT|ENTRY|SC|[TLESPMD])(?![A-Za-z0-9_.\-]))"
 _SIGIL_NAMES = re.compile(rf"(?<![A-Za-z0-9_.\-])%{_KEYWORD_AHEAD}{NAME}")
 _BARE_NAMES = re.compile(rf"(?<![A-Za-z0-9_.\-%]){_KEYWORD_AHEAD}{NAME}")
 _DIGITS = re.compile(r"[0-9]+")
-_VALID_TEMPLATES: set[tuple[str, str]] = set()
+_VALID_TEMPLATES: dict[tuple[str, str], None] = template_cache()  # (a set, kept as a dict's keys)
 # lines with their digits replaced (a template's template): the places of their element types
-_VALID_NUMBERED: dict[tuple[str, bytes], tuple[tuple[int, int], ...]] = {}
+_VALID_NUMBERED: dict[tuple[str, bytes], tuple[tuple[int, int], ...]] = template_cache()
 _TEMPLATE_LIMIT = 200_000
 
 
@@ -118,7 +118,7 @@ def _template_error(text: str, rule: str, parse: Any) -> ParseError | None:
             if isinstance(result, ParseError):
                 return result
         if len(_VALID_TEMPLATES) < _TEMPLATE_LIMIT:
-            _VALID_TEMPLATES.add(template)
+            _VALID_TEMPLATES[template] = None
         types = element_type_spans(text)
         if len(_VALID_NUMBERED) < _TEMPLATE_LIMIT:
             _VALID_NUMBERED[numbered] = types
