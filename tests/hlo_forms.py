@@ -247,6 +247,20 @@ def literal_out_of_range(rng: random.Random, text: str) -> tuple[str, str]:
     return text[: match.start(2)] + value + text[match.end(2):], f"literal_out_of_range@{match.start()}:{value}"
 
 
+# Element types XLA does not know, near those it does.
+UNKNOWN_ELEMENT_TYPES = ("s3", "u5", "f8", "F32", "tuple", "bf8", "f8e4m3fnx", "c32", "int32")
+_ELEMENT_TYPE = re.compile(r"(?<![A-Za-z0-9_.%\-])(pred|[suf][0-9]+|bf16|c64|c128|f8e[0-9a-z]+)\[")
+
+
+def unknown_element_type(rng: random.Random, text: str) -> tuple[str, str]:
+    matches = list(_ELEMENT_TYPE.finditer(text))
+    if not matches:
+        return text, "unknown_element_type(none)"
+    match = rng.choice(matches)
+    value = rng.choice(UNKNOWN_ELEMENT_TYPES)
+    return text[: match.start(1)] + value + text[match.end(1):], f"unknown_element_type@{match.start()}:{value}"
+
+
 def _drop_operand(rng: random.Random, line: str) -> str | None:
     span = _operands(line)
     if span is None or span[0] >= span[1]:
@@ -382,6 +396,7 @@ OPERATORS: tuple[Operator, ...] = (
     _lines_operator(_drop_header, "drop_header", _module_headers), reorder_computations,
     _lines_operator(_execution_thread, "execution_thread",
                     lambda lines: [end for _, end in _computations(lines)]),
+    unknown_element_type,
 )
 
 
