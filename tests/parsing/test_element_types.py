@@ -42,6 +42,7 @@ def test_a_line_of_a_known_template_with_an_unknown_type_gets_its_error(tmp_path
 @pytest.mark.parametrize(("line", "name"), [
     ("ROOT t = (f32[4], F32[4]) tuple(p, p)", "F32"),
     ("ROOT q = f32[4] add(u3[4] p, f32[4] p)", "u3"),
+    ("%v=F32[4] abs(p)", "F32"),
     ('ROOT c = f32[4] custom-call(p), custom_call_target="x", operand_layout_constraints={f3[4]{0}}', "f3"),
 ])
 def test_an_unknown_element_type_inside_an_instruction_is_an_error(tmp_path: Path, line: str, name: str) -> None:

@@ -782,6 +782,8 @@ REJECTED = (
     Entry("an unknown element type in entry_computation_layout", False, entry(
         "ROOT v = f32[4] abs(p)", head="HloModule m, entry_computation_layout={(s3[4]{0})->f32[4]{0}}")),
     Entry("an unknown element type in an operand's shape", False, entry("ROOT q = f32[4] add(s3[4] p, f32[4] p)")),
+    Entry("an unknown element type after a name with its `=` glued", False, entry("%v=F32[4] abs(p)",
+                                                                                   "ROOT w = f32[4] negate(v)")),
 )
 
 CATALOGUE: tuple[Entry, ...] = ACCEPTED + REJECTED

@@ -19,21 +19,21 @@ ELEMENT_TYPES = frozenset((
     "token", "opaque",
 ))
 
-# A name before `[`, but not an attribute's value (`replica_groups=mesh['x'=2]`, XLA's mesh form, is no shape).
-_SHAPE_START = re.compile(r"(?<![A-Za-z0-9_.%\-=])(?!mesh\[)([A-Za-z_][A-Za-z0-9_]*)\[")
+_SHAPE_START = re.compile(r"(?<![A-Za-z0-9_.%\-])([A-Za-z_][A-Za-z0-9_]*)\[")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"?', re.S)
 
 
 def element_type_spans(text: str) -> tuple[tuple[int, int], ...]:
     """(start, end) of each name before a `[` in `text` (perhaps over lines): the element types of its
-    shapes, outside strings, comments and what backend_config's braces hold (an attribute's value that
-    starts so is none: XLA's printer writes a shape after `= `)."""
+    shapes, outside strings, comments and what backend_config's braces hold (`replica_groups=mesh['x'=2]`,
+    XLA's mesh of replica groups, is no shape)."""
     if "[" not in text:
         return ()
     clean = without_comments(raw_braces_blanked(text) if RAW_KEY in text else text)
     if '"' in clean:
         clean = _STRING.sub(lambda found: " " * len(found.group()), clean)
-    return tuple(found.span(1) for found in _SHAPE_START.finditer(clean))
+    return tuple(found.span(1) for found in _SHAPE_START.finditer(clean)
+                 if found.group(1) != "mesh" or clean[found.start() - 1 : found.start()] != "=")
 
 
 def unknown_element_type(text: str, spans: tuple[tuple[int, int], ...]) -> tuple[int, int] | None:
