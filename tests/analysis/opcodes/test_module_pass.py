@@ -126,3 +126,18 @@ def test_a_line_that_ends_a_comment_from_above_is_judged_where_it_does_not(tmp_p
     alone.write_text(f"HloModule m\n\nENTRY e {{\n  p = f32[4] parameter(0)\n{line}\n}}\n")
     assert [(p.range.start.line, p.range.start.character, p.code, p.message) for p in problems_of(alone)
             if p.severity is Severity.ERROR] == [(4, 9, "operand-count", "abs expects 1 operand, but has 0")]
+
+
+def test_a_header_first_read_in_a_string_still_heads_its_computation(tmp_path: Path) -> None:
+    """Long run on 2c1d05c (text #45955): `ENTRY e {// c` read first inside a string over lines (a line of no
+    item, its verdict learned as an instruction's: none) was skipped where it heads a computation, and the
+    computation's duplicate parameter number went unseen."""
+    in_string = tmp_path / "in_string.hlo"
+    in_string.write_text('HloModule m\n\nENTRY f {\n  ROOT v = f32[4] parameter(0), metadata={op_name="x\n'
+                         'ENTRY e {// c\ny"}\n}\n')
+    assert problems_of(in_string) == []
+    duplicate = tmp_path / "duplicate.hlo"
+    duplicate.write_text("HloModule m\n\nENTRY e {// c\n  q = f32[4] parameter(0)\n  p = f32[4] parameter(0)\n"
+                         "  ROOT v = f32[4] abs(p)\n}\n")
+    assert [(p.range.start.line, p.code, p.message) for p in problems_of(duplicate)] == [
+        (4, "parameter-number", "Duplicate parameter number 0 (first on line 4)")]

@@ -18,7 +18,7 @@ from hlo_lsp.analysis.checks.opcodes.parameters import number_span
 from hlo_lsp.analysis.checks.opcodes.reader import read_instruction
 from hlo_lsp.analysis.checks.opcodes.text_keys import CACHE_LIMIT, template
 from hlo_lsp.model.document import Chunk
-from hlo_lsp.parsing.hlo_scanner import COMP, in_block_comment, scan_hlo_line
+from hlo_lsp.parsing.hlo_scanner import COMP, TOP, in_block_comment, scan_hlo_line
 
 _JUDGED_KINDS = frozenset(("instruction", "items", "computation", "blank"))
 Verdict = tuple[str, ...]  # what each line of a text still needs; () for nothing
@@ -69,7 +69,10 @@ class VerdictCache:
             self.known.add(key)
             return
         if scan.kind not in _JUDGED_KINDS:  # the same text may be an instruction elsewhere (in a computation
-            scan = scan_hlo_line(COMP, text)  # written inline): its verdict is the instruction's
+            scan = scan_hlo_line(COMP, text)  # written inline): its verdict is the instruction's; or a header
+            if scan.kind not in _JUDGED_KINDS or scan.problem is not None:  # (`ENTRY e {// c` read in a string
+                at_top = scan_hlo_line(TOP, text)                            # first): its verdict is a header's
+                scan = at_top if at_top.kind == "computation" else scan
         if scan.kind not in _JUDGED_KINDS and "=" in text:  # or hold several items elsewhere (`{ a = f32[]
             verdict: Verdict = EVALUATE                      # parameter(0)` below a header's lone name)
         else:
