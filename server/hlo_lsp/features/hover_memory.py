@@ -8,7 +8,6 @@ value counted with its whole instruction's size; new format: with its own size).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hlo_lsp.analysis.memory import MemorySummary, memory_by_space, memory_summary
@@ -69,7 +68,7 @@ def _printed_peak(section: LiveRangeSection, time: int) -> Peak:
     counted = section.peak.sizes  # (one dict for every question of a glance: not changed)
     total = section.peak.total if section.peak else section.breakdown_total
     old = section.peak_format == "old"
-    return Peak(time, _scheduled_at(section, time), total, counted, old, None, old)
+    return Peak(time, section.scheduled.get(time), total, counted, old, None, old)
 
 
 def _recomputed_peak(hlo: HloModule | None, buffers: BufferAssignment) -> Peak | None:
@@ -103,10 +102,6 @@ def space_peaks(hlo: HloModule | None, buffers: BufferAssignment, spaces: Memory
 
 # The peaks of each space, for the last structure of the HLO module (its shapes size the values) and spaces.
 _SPACE_PEAKS: DerivedKey[tuple[tuple[object, MemorySpaces], dict[int, Peak]]] = DerivedKey("space peaks")
-
-
-def _scheduled_at(section: LiveRangeSection, time: int) -> str | None:
-    return next((entry.name for entry in section.schedule if entry.time == time), None)
 
 
 def space_text(space: MemorySpace) -> str:
@@ -147,12 +142,11 @@ def value_facts(buffers: BufferAssignment, value: BufferValue, peak: Peak | None
     return facts
 
 
-def live_range_text(section: LiveRangeSection, live: LiveRange, markdown: bool = True,
-                    scheduled: Mapping[int, str] | None = None) -> str:
+def live_range_text(section: LiveRangeSection, live: LiveRange, markdown: bool = True) -> str:
     """`[9, 10]: from `ynn_fusion.1` to `add_maximum_fusion`` (an end at max is past the last instruction);
-    names without backticks for plain text. `scheduled`: the schedule by time, when the caller has it."""
+    names without backticks for plain text."""
     def at(time: int) -> str | None:
-        name = scheduled.get(time) if scheduled is not None else _scheduled_at(section, time)
+        name = section.scheduled.get(time)
         return _code(name) if markdown else name
 
     first = at(live.start)

@@ -112,7 +112,7 @@ def _live_text(index: MemoryIndex, live: LiveRange) -> str:
     """`[9, 10]: from ynn_fusion.1 to add_maximum_fusion`, as the hover says it, in plain text."""
     if index.section is None:
         return f"[{live.start}, {live.end}]"
-    return live_range_text(index.section, live, markdown=False, scheduled=index.scheduled)
+    return live_range_text(index.section, live, markdown=False)
 
 
 # ---- buffer-assignment files ----------------------------------------------------------------

@@ -45,7 +45,7 @@ class ModulePeak:
 
 
 class MemoryIndex:
-    """Thread-local allocations, the schedule by time, and (on first use) the peak of a buffer assignment."""
+    """Thread-local allocations and (on first use) the peak of a buffer assignment."""
 
     def __init__(self, buffers: BufferAssignment) -> None:
         # Held weakly: the index is kept on the buffer assignment (`derived`), and a cycle between them
@@ -54,10 +54,6 @@ class MemoryIndex:
         self.thread_local: frozenset[int] = frozenset(
             allocation.index for allocation in buffers.allocations if allocation.is_thread_local)
         self.section: LiveRangeSection | None = buffers.live_range
-        self.scheduled: dict[int, str] = {}
-        if self.section is not None:
-            for scheduled in self.section.schedule:
-                self.scheduled.setdefault(scheduled.time, scheduled.name)
         self._peaks: dict[object, ModulePeak | None] = {}  # by the module structure they were read with
 
     def values_of(self, name: str) -> list[BufferValue]:
