@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from hlo_lsp.parsing.hlo_scanner import RAW_KEY, raw_braces_blanked, without_comments
+from hlo_lsp.parsing.line_scan import as_spaces
 
 # primitive_util's names for the array and token types (xla/primitive_util.cc); `tuple` names no array.
 ELEMENT_TYPES = frozenset((
@@ -31,7 +32,7 @@ def element_type_spans(text: str) -> tuple[tuple[int, int], ...]:
         return ()
     clean = without_comments(raw_braces_blanked(text) if RAW_KEY in text else text)
     if '"' in clean:
-        clean = _STRING.sub(lambda found: " " * len(found.group()), clean)
+        clean = _STRING.sub(lambda found: as_spaces(found.group()), clean)
     return tuple(found.span(1) for found in _SHAPE_START.finditer(clean)
                  if found.group(1) != "mesh" or clean[found.start() - 1 : found.start()] != "=")
 

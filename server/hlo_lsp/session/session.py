@@ -73,7 +73,8 @@ class Session:
 
     @staticmethod
     def prepare() -> None:
-        """Builds the grammar's parser in a thread (a second at start; the first hover needs it)."""
+        """Makes the grammar's parser in a thread (loaded from its tables in a hundredth of a second; the
+        first hover needs it)."""
         threading.Thread(target=prepare_parser, name="prepare-parser", daemon=True).start()
 
     # ---- documents ----------------------------------------------------------------------
