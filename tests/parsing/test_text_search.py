@@ -3,6 +3,7 @@ they find is where the scanned lines put it."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from pathlib import Path
 from unittest.mock import patch
@@ -15,6 +16,7 @@ from hlo_lsp.model.document import Document
 from hlo_lsp.parsing import text_search
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.text_search import (
+    UnindentedLinesAbove,
     allocation_numbers,
     defined_names,
     definition_offsets,
@@ -22,7 +24,6 @@ from hlo_lsp.parsing.text_search import (
     has_indented_line_after_non_header,
     schedule_entry_offset,
     scheduled_names,
-    unindented_line_starts,
 )
 
 
@@ -47,11 +48,39 @@ def test_a_dump_has_no_cross_line_forms_and_no_instruction_outside_a_computation
     assert has_indented_line_after_non_header(text + "\n}\n  %stray = f32[] parameter(0)\n")
 
 
-def test_unindented_lines_are_the_module_and_computation_headers_and_closing_braces() -> None:
-    text = SPLIT_HLO.read_text()
-    starts = unindented_line_starts(text)
-    assert starts and all(text[start] not in " \t\n/" for start in starts)
-    assert sum(text[start] == "}" for start in starts) == text.count("\n}")
+def _unindented_line_starts(text: str) -> list[int]:
+    """Every line start `UnindentedLinesAbove` may answer, found reading forwards."""
+    return [match.end() for match in re.finditer(r"\n(?=[^ \t\r\n/])", text)]
+
+
+def _start_before(starts: list[int], offset: int) -> int:
+    index = bisect.bisect_right(starts, offset) - 1
+    return starts[index] if index >= 0 else -1
+
+
+def test_the_line_above_an_instruction_that_is_not_indented_is_its_computations_header() -> None:
+    text, document = _scanned(SPLIT_HLO, FileKind.HLO_MODULE)
+    above = UnindentedLinesAbove(text)
+    line_starts = [0, *(match.end() for match in re.finditer("\n", text))]
+    header = -1
+    for line, scan in document.scans():
+        if scan.kind == "computation":
+            header = line
+        elif scan.kind == "instruction":
+            offset = text.index(scan.data[0], line_starts[line])  # (the name, mid-line)
+            assert text.count("\n", 0, above.start_before(offset)) == header, scan.data[0]
+
+
+@given(st.lists(st.sampled_from(["", " x", "\tx", "x", "}", "// c", "/x", "\r", " ", "ENTRY e {"]), max_size=60),
+       st.lists(st.integers(min_value=0, max_value=400), max_size=12))
+@settings(max_examples=300, deadline=None)
+def test_searching_upwards_finds_what_a_forward_reading_finds(lines: list[str], offsets: list[int]) -> None:
+    text = "\n".join(lines)
+    starts = _unindented_line_starts(text)
+    above = UnindentedLinesAbove(text)
+    with patch.object(text_search, "_FIRST_WINDOW", 3), patch.object(text_search, "_LAST_WINDOW", 7):
+        for offset in (min(offset, len(text)) for offset in offsets):  # windows of a few characters
+            assert above.start_before(offset) == _start_before(starts, offset), offset
 
 
 def test_schedule_entries_and_allocations_are_found_in_the_live_range_and_buffer_files() -> None:

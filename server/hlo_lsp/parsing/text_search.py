@@ -5,6 +5,7 @@ schedule entry without reading the file line by line."""
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 
 from hlo_lsp.parsing.hlo_scanner import TABLE_NAMES
@@ -20,6 +21,7 @@ _DEFINITION_PREFIX = re.compile(r"(?:%|ROOT|ROOT\s+%)?\s*")
 _HEADER_PREFIX = re.compile(r"(?:ENTRY(?:[ \t]*%)?|%)?")  # before a computation's name on its header (spaces cut)
 _DEFINED_NAME = re.compile(r"\n[ \t]+(?:ROOT[ \t]+)?%?(" + NAME + r")[ \t]*=")
 _UNINDENTED_LINE = re.compile(r"\n(?=[^ \t\r\n/])")
+_FIRST_WINDOW, _LAST_WINDOW = 4_096, 1 << 20  # characters searched backwards at first, at most
 # An indented line below a line that opens no computation (a `}`, a header the scanner cannot read,
 # anything else), blank and `//` lines between: the module reads it outside any computation.
 _INDENTED_AFTER_NON_HEADER = re.compile(
@@ -59,9 +61,43 @@ def has_indented_line_after_non_header(text: str) -> bool:
     return _INDENTED_AFTER_NON_HEADER.search(text) is not None
 
 
-def unindented_line_starts(text: str) -> list[int]:
-    """Where each line that is neither indented, blank nor a `//` comment starts."""
-    return [match.end() for match in _UNINDENTED_LINE.finditer(text)]
+def unindented_line_start_before(text: str, offset: int, floor: int = 0) -> int:
+    """Where the last line that is neither indented, blank nor a `//` comment starts at or before `offset`,
+    after `floor` (its newline at `floor` or later), or -1: searched backwards, a window at a time, so
+    that it costs what lies between `offset` and that line, not what lies above it."""
+    end, window = offset + 1, _FIRST_WINDOW
+    while True:
+        start = max(floor, end - window)
+        last = deque(_UNINDENTED_LINE.finditer(text, start, end), maxlen=1)
+        if last:
+            return last[0].end()
+        if start == floor:
+            return -1
+        end, window = start + 1, min(window * 4, _LAST_WINDOW)  # (a newline at `start` was looked at)
+
+
+class UnindentedLinesAbove:
+    """`unindented_line_start_before` of any offset of one text, each search stopping where an earlier one
+    tells the rest: a computation's instructions share the way up to its header."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._known: list[list[int]] = []  # [start, checked]: no other such line starts after start, up to checked
+
+    def start_before(self, offset: int) -> int:
+        floor, below = 0, None
+        for known in self._known:
+            if known[0] <= offset <= known[1]:
+                return known[0]
+            if floor <= known[1] < offset:
+                floor, below = known[1], known
+        found = unindented_line_start_before(self._text, offset, floor)
+        if found < 0 and below is not None:
+            below[1] = offset
+            return below[0]
+        if found >= 0:
+            self._known.append([found, offset])
+        return found
 
 
 def definition_offsets(text: str, name: str, start: int = 0, end: int | None = None) -> Iterator[int]:

@@ -3,7 +3,6 @@ tables, found by text search and scanned in the state the whole file's scan ente
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Iterator
 
 from hlo_lsp.model.glance.text_index import Declined, Picks, Text
@@ -12,6 +11,7 @@ from hlo_lsp.parsing.hlo_scanner import in_string, leaves_a_string_open
 from hlo_lsp.parsing.line_scan import LineScan, State
 from hlo_lsp.parsing.text_search import (
     BlockNames,
+    UnindentedLinesAbove,
     defined_names,
     definition_offsets_in,
     definitions,
@@ -19,7 +19,6 @@ from hlo_lsp.parsing.text_search import (
     has_indented_line_after_non_header,
     is_header_prefix,
     table_header_after,
-    unindented_line_starts,
 )
 
 _HEAD_LINES = 100_000  # lines before the first computation worth scanning (stack-frame tables)
@@ -183,13 +182,11 @@ class HloText(Text):
     def computation_header(self, offset: int) -> int:
         """The header line of the computation around `offset`: the nearest line before it that is not
         indented (a header, or a `}` or anything else the caller declines)."""
-        index = bisect.bisect_right(self._unindented_starts, offset) - 1
-        if index < 0:
+        start = self._unindented_lines.start_before(offset)
+        if start < 0:
             raise Declined
-        return self.line_at(self._unindented_starts[index])
+        return self.line_at(start)
 
     @lazy
-    def _unindented_starts(self) -> list[int]:
-        """Where each line that is neither indented, blank nor a `//` comment starts: the headers and
-        `}` of the computations, and the module's top lines."""
-        return unindented_line_starts(self.text)
+    def _unindented_lines(self) -> UnindentedLinesAbove:
+        return UnindentedLinesAbove(self.text)
