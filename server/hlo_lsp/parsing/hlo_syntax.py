@@ -252,8 +252,18 @@ _parser_lock = threading.Lock()
 def prepare_parser() -> None:
     """Makes the grammar's parser now (loaded from grammar/hlo.tables in a hundredth of a second, or built
     in a fifth where they are stale), so that the first request that needs it does not wait for it; a
-    language server calls this when it starts."""
+    language server calls this when it starts. It parses a few lines too: the lexer of each parser state
+    is compiled the first time a text reaches it, the first hover's parse would wait for that (10 ms)."""
     _parser()
+    for text, start in _WARM_UP:
+        parse_rule(text, start)
+
+
+_WARM_UP = (
+    ('%f.1 = (f32[2,3]{1,0}, s32[]) fusion(f32[2,3]{1,0} %a, s32[] %b), kind=kLoop, calls=%c, '
+     'metadata={op_name="a" source_file="b" source_line=1}', "instruction"),
+    ("%c (p.0: f32[2,3], p.1: s32[]) -> (f32[2,3], s32[]) {", "computation_header"),
+)
 
 
 def _parser() -> Lark:
