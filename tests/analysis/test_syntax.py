@@ -194,6 +194,34 @@ def test_an_edit_is_checked_again_in_proportion_to_its_size() -> None:
         assert in_order(problems) == in_order(syntax_problems(Document(edited.text, FileKind.HLO_MODULE, SOURCE)))
 
 
+LINE_PIECES = ["x", "(", ")", '"', "%", "f32[", ", metadata={", "/*", "*/", " = ", "{", "}", "0"]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_edits_within_lines_have_a_fresh_checks_problems(data: st.DataObject) -> None:
+    """Edits that add no line (what typing in one line does): a chunk edited line for line takes its unchanged
+    lines' problems from its previous version and checks the changed lines alone, when they read alone."""
+    text = data.draw(st.sampled_from([Path(f"{SPLIT_MLP}.txt"), HANDWRITTEN]), label="dump").read_text()
+    edit_like_a_fresh_check(data, Document(text, FileKind.HLO_MODULE, SOURCE), LINE_PIECES, edits=6, columns=90)
+
+
+def test_an_edit_of_one_instruction_line_parses_that_line_alone_again() -> None:
+    text = Path(f"{SPLIT_MLP}.txt").read_text()
+    document = Document(text, FileKind.HLO_MODULE, SOURCE)  # chunks of 512 lines: the module is one chunk
+    syntax_problems(document)
+    line = next(number for number in range(60, document.line_count) if " f32[" in document.line(number))
+    column = document.line(line).index(" f32[") + len(" f3")
+    edited = document.apply_edit(Range(Position(line, column), Position(line, column)), "3")  # `f332[`: no type
+    with mock.patch.object(syntax_module, "_HLO_PARSERS", dict(syntax_module._HLO_PARSERS)) as parsers:
+        parsers["instruction"] = mock.Mock(wraps=parsers["instruction"])
+        problems = syntax_problems(edited)
+    assert parsers["instruction"].call_count == 1
+    assert [p.range.start.line for p in problems] == [line]
+    assert in_order(problems) == in_order(syntax_problems(Document(edited.text, FileKind.HLO_MODULE, SOURCE)))
+
+
 def test_an_edit_in_the_next_chunk_rechecks_an_item_that_continues_there() -> None:
     """A multi-line constant starts on line 24 and continues on lines 25-27: with chunks of 25 lines,
     its last lines sit in the next chunk, and breaking one of them is found again."""

@@ -130,9 +130,11 @@ def _grammar_problems(document: Document, flagged: set[int], on_lines: Callable[
         keep = after is None or not after.scans or not goes_on_from_above(after.scans[0])
         found = _kept_problems(chunk, source, start) if keep else None
         if found is None:
+            found = _edited_chunk_problems(document, start, chunk, flagged) if keep else None
+        if found is None:
             found = list(_chunk_problems(document, start, chunk, flagged))
-            if keep:
-                _keep(chunk, source, start, found)
+        if keep:
+            _keep(chunk, source, start, found)
         if found:
             problems.extend(found)
     return problems
@@ -162,11 +164,40 @@ def _keep(chunk: Chunk, source: str, start: int, problems: list[Problem]) -> Non
     chunk.derived.put(_DERIVED_KEY, (source, start, problems))
 
 
-def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[int]) -> Iterator[Problem]:
+def _edited_chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[int]) -> list[Problem] | None:
+    """The problems of a chunk edited line for line from one whose problems are kept: those of its unchanged
+    lines taken from them, its changed lines checked again, when each is an instruction alone on its line
+    before and after (an edit of a name, a shape or an attribute); else None."""
+    before = chunk.before()
+    kept = _kept_problems(before, document.source, start) if before is not None else None
+    if before is None or kept is None:
+        return None
+    changed = chunk.changed_lines(before)
+    if not all(_alone(chunk, local) and _alone(before, local) for local in changed):
+        return None
+    lines = {start + local for local in changed}
+    problems = [problem for problem in kept if problem.range.start.line not in lines]
+    problems += _chunk_problems(document, start, chunk, flagged, changed)
+    return sorted(problems, key=Problem.sort_key)
+
+
+def _alone(chunk: Chunk, local: int) -> bool:
+    """Whether line `local` of the chunk is an instruction read alone: entered and left outside any item, the
+    next line no continuation of it, no block comment's end or start on it."""
+    scans, text = chunk.scans, chunk.lines[local]
+    entered = scans[local - 1].end_state if local else chunk.start_state
+    following = scans[local + 1] if local + 1 < len(scans) else None
+    return (scans[local].kind == "instruction" and scans[local].end_state == "comp" and entered == "comp"
+            and (following is None or not goes_on_from_above(following)) and "/*" not in text and "*/" not in text)
+
+
+def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[int],
+                    only: list[int] | None = None) -> Iterator[Problem]:
+    """The grammar's problems of the chunk's lines (`only`: of those local lines)."""
     parsers = _HLO_PARSERS if document.kind is FileKind.HLO_MODULE else _BA_PARSERS
     lines, scans = chunk.lines, chunk.scans
     last = len(scans) - 1
-    for local, scan in enumerate(scans):
+    for local, scan in enumerate(scans) if only is None else ((local, scans[local]) for local in only):
         kind = scan.kind
         parse = parsers.get(kind)
         if (parse is None and kind != "items") or start + local in flagged:
