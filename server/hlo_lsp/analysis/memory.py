@@ -62,22 +62,27 @@ class ShapeLookup:
 
     def __init__(self, hlo: HloModule | None, buffers: BufferAssignment | None) -> None:
         self._hlo = paired_module(hlo, buffers)
-        self._from_values: dict[str, str] = {}
-        if buffers is not None:
-            for used in buffers.used_values:
-                if used.instruction_shape is not None:
-                    self._from_values.setdefault(used.name, used.instruction_shape)
+        self._buffers = buffers
+        self._from_values: dict[str, str] | None = None  # read when the module lacks a shape (a 20 MB file at times)
 
     def shape(self, name: str) -> Shape | None:
         if self._hlo is not None:
             shape = self._hlo.shape_of(name)
             if shape is not None:
                 return shape
-        text = self._from_values.get(name)
+        text = self._value_shapes().get(name)
         if text is None:
             return None
         parsed = parse_shape(text)
         return None if isinstance(parsed, ParseError) else parsed
+
+    def _value_shapes(self) -> dict[str, str]:
+        if self._from_values is None:
+            self._from_values = {}
+            for used in self._buffers.used_values if self._buffers is not None else ():
+                if used.instruction_shape is not None:
+                    self._from_values.setdefault(used.name, used.instruction_shape)
+        return self._from_values
 
 
 def sized_ranges(ranges: Iterable[LiveRange], shape_of: Callable[[str], Shape | None]) -> list[SizedRange] | None:
@@ -213,12 +218,10 @@ def memory_summary(hlo: HloModule | None, buffers: BufferAssignment,
     """Peak and the buffers live at it, by XLA's own accounting (matches its printed peak, which
     counts every memory space); with `color`, the same accounting over that space's values alone."""
     index = ValueIndex(buffers)
-    if color is None:
-        total = buffers.totals.size if buffers.totals else sum(a.size for a in buffers.allocations)
-        count = len(buffers.allocations)
-    else:
-        allocations = [allocation for allocation in buffers.allocations if allocation.color == color]
-        total, count = sum(allocation.size for allocation in allocations), len(allocations)
+    # The allocations' sizes, which XLA's `Total bytes used:` adds up (the total-bytes check says where it does
+    # not): that line is in the values file, 20 MB at 40 MB, which a peak needs nothing else of.
+    allocations = [allocation for allocation in buffers.allocations if color is None or allocation.color == color]
+    total, count = sum(allocation.size for allocation in allocations), len(allocations)
     section = buffers.live_range
     sized = sized if sized is not None else sized_module(hlo, buffers)
     if sized is not None and color is not None:
@@ -294,22 +297,31 @@ def instruction_origins(hlo: HloModule | None, buffers: BufferAssignment | None,
     """Each instruction's origin: from the paired HLO module when it defines it, else from the
     `from instruction:` text of one of its Used values."""
     hlo = paired_module(hlo, buffers)
-    used_values: dict[str, UsedValue] = {}
-    for value in buffers.used_values if buffers is not None else ():
-        if value.instruction_text:
-            used_values.setdefault(value.name, value)
+    used_values: dict[str, UsedValue] | None = None  # read for a name the module does not define
     origins: dict[str, Origin] = {}
     for name in names:
         site = hlo.site(name) if hlo is not None else None
-        used = used_values.get(name)
         if hlo is not None and site is not None:
             place = Place(hlo.document.source, site.line, site.name_range)
             origins[name] = _origin(place, hlo.instruction_text(site.line), hlo)
-        elif used is not None and used.instruction_text is not None:
+            continue
+        if used_values is None:
+            used_values = _values_with_text(buffers)
+        used = used_values.get(name)
+        if used is not None and used.instruction_text is not None:
             origins[name] = _origin(used.instruction_place, used.instruction_text, None)
         else:
             origins[name] = NO_ORIGIN
     return origins
+
+
+def _values_with_text(buffers: BufferAssignment | None) -> dict[str, UsedValue]:
+    """The first Used value of each instruction that prints its `from instruction:` text."""
+    found: dict[str, UsedValue] = {}
+    for value in buffers.used_values if buffers is not None else ():
+        if value.instruction_text:
+            found.setdefault(value.name, value)
+    return found
 
 
 def framework_op(op_type: str | None, op_name: str | None) -> str | None:

@@ -135,7 +135,9 @@ def _usage_by_kind(found: Iterable[TimelineBuffer], max_time: int) -> dict[str, 
     """Bytes live at each step 0..max_time per kind, by running sums of start and end+1 deltas."""
     deltas: dict[str, list[int]] = {}
     for buffer in found:
-        delta = deltas.setdefault(buffer.kind, [0] * (max_time + 2))
+        delta = deltas.get(buffer.kind)
+        if delta is None:  # (not `setdefault`, which would build a list of every step for each buffer)
+            delta = deltas[buffer.kind] = [0] * (max_time + 2)
         delta[buffer.live_range.start] += buffer.size
         delta[buffer.live_range.end + 1] -= buffer.size
     usage = {}
