@@ -65,3 +65,11 @@ def test_the_editor_benchmark_runs_at_1_mb(tmp_path: Path, style: str) -> None:
     assert figures["references_count"] >= 2
     table = done.stdout
     assert "first_hover_s" in table and "<= 1 s (40 MB)" in table
+
+
+def test_the_compare_benchmark_matches_every_byte_of_the_bundled_pair() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks/compare_pairs.py")], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    row = next(line for line in done.stdout.splitlines() if line.startswith("shared pair: narrow → wide"))
+    assert row.split()[5:9] == ["jit__lambda", "1,341,744", "17,899,824", "18"] and "100.0%" in row

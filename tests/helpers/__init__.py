@@ -37,6 +37,8 @@ from helpers.paths import (
     GPU_HLO_SEED,
     GPU_SEED,
     HANDWRITTEN,
+    PAIR_NARROW,
+    PAIR_WIDE,
     PRODUCERS,
     SPLIT_CONTROL_FLOW,
     SPLIT_HLO,
@@ -54,7 +56,8 @@ from helpers.paths import (
 
 __all__ = [
     "COMBINED_CONTROL_FLOW", "COMBINED_HLO", "COMBINED_MLP", "CORPUS", "DATA", "DUMP_FILES", "EDITS", "FLAX_LOWP",
-    "FLAX_SCAN", "GPU_HLO_SEED", "GPU_SEED", "HANDWRITTEN", "HLO_PIECES", "PRODUCERS", "RANDOM_EDITS",
+    "FLAX_SCAN", "GPU_HLO_SEED", "GPU_SEED", "HANDWRITTEN", "HLO_PIECES", "PAIR_NARROW", "PAIR_WIDE",
+    "PRODUCERS", "RANDOM_EDITS",
     "SPLIT_CONTROL_FLOW", "SPLIT_HLO", "SPLIT_MLP", "TF_EVAL", "TORCH_EVAL", "TPU_JAX_SEED", "TPU_MATMUL",
     "TPU_PALLAS", "TPU_SEED", "TPU_STEP", "after_random_edits_like_a_fresh_document",
     "after_random_module_edits_like_a_fresh_check", "copy_module", "edited_copies", "is_dump", "line_with",

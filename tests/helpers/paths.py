@@ -16,6 +16,9 @@ SPLIT_MLP = DATA / "jax-0.10.2" / "mlp3" / "module_0000.jit_mlp.cpu_after_optimi
 COMBINED_MLP = DATA / "jax-0.4.38" / "mlp3" / "module_0001.jit_mlp.cpu_after_optimizations"
 SPLIT_CONTROL_FLOW = DATA / "jax-0.10.2" / "control_flow" / "module_0000.jit_f.cpu_after_optimizations"
 COMBINED_CONTROL_FLOW = DATA / "jax-0.4.38" / "control_flow" / "module_0001.jit_f.cpu_after_optimizations"
+# The shared corpus's compare pair: one MLP train step at widths 256 and 1024 (tests/data/jax-0.10.2/pair_mlp_*).
+PAIR_NARROW = DATA / "jax-0.10.2" / "pair_mlp_narrow"
+PAIR_WIDE = DATA / "jax-0.10.2" / "pair_mlp_wide"
 GPU_SEED = DATA / "seeds" / "torchxla-gpu-decode.buffer-assignment.txt"
 GPU_HLO_SEED = DATA / "seeds" / "torchxla-gpu-decode-batch32.after_optimizations.txt"
 TPU_SEED = DATA / "seeds" / "tpu-allreduce-mlp.buffer-assignment.txt"

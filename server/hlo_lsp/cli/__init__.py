@@ -1,4 +1,5 @@
-"""Command line: `hlo-lsp check`, `hlo-lsp memory`, and (no arguments / `serve`) the language server."""
+"""Command line: `hlo-lsp check`, `hlo-lsp memory`, `hlo-lsp diff` (cli/diff.py), and (no arguments / `serve`) the
+language server."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import sys
 from collections.abc import Sequence
 
 import hlo_lsp
+from hlo_lsp.cli.diff import diff, threshold
+from hlo_lsp.cli.paths import shown
 from hlo_lsp.lsp.memory_json import file_location, report_json
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.session import (
@@ -31,6 +34,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args.paths, args.format)
         if args.command == "memory":
             return _memory(args.paths, args.top, args.svg, args.format, args.space)
+        if args.command == "diff":
+            return diff(args.a, args.b, args.top, args.format, args.fail_over, args.svg)
         return _serve(args.tcp)
     except KeyboardInterrupt:
         return 130
@@ -54,6 +59,16 @@ def _parser() -> argparse.ArgumentParser:
     memory.add_argument("--space", metavar="NAME",
                         help="the memory space to report (as the memory-usage report names it: vmem, smem, ...; "
                              "default: the default space)")
+    compare = commands.add_parser("diff", help="what grew between two dumps of one program: peaks and buffers")
+    compare.add_argument("a", metavar="A", help="the dump before: an --xla_dump_to folder, or any file of a module")
+    compare.add_argument("b", metavar="B", help="the dump after")
+    compare.add_argument("--top", type=int, default=15, help="how many buffer rows to list per module (default 15)")
+    compare.add_argument("--format", choices=("text", "json"), default="text")
+    compare.add_argument("--svg", metavar="OUT.svg", help="write the picture: both timelines on one scale and the "
+                                                         "buffers that changed most (several pairs: OUT.<module>.svg)")
+    compare.add_argument("--fail-over", type=threshold, metavar="LIMIT",
+                         help="exit 1 when a peak grew by more than LIMIT: a percentage of A's peak (10%%) or "
+                              "bytes (1048576, 512MiB, 1.5GB)")
     serve = commands.add_parser("serve", help="run the language server over stdio (the default)")
     for command_parser in (parser, serve):
         command_parser.add_argument("--tcp", metavar="HOST:PORT", help="serve over TCP instead of stdio (debugging)")
@@ -93,17 +108,11 @@ def _check(paths: list[str], output: str) -> int:
 def _print_problem(problem: Problem) -> None:
     start = problem.range.start
     label = "note" if problem.severity is Severity.INFO else problem.severity.label
-    where = f"{_shown(problem.source)}:{start.line + 1}:{start.character + 1}"
+    where = f"{shown(problem.source)}:{start.line + 1}:{start.character + 1}"
     print(f"{where}: {label}: {problem.message} [{problem.code}]")
     for related in problem.related:
         at = related.range.start
-        print(f"{_shown(related.source)}:{at.line + 1}:{at.character + 1}: note: {related.message}")
-
-
-def _shown(path: str) -> str:
-    """The path relative to the working folder when that is shorter to read."""
-    relative = os.path.relpath(path)
-    return path if relative.startswith(os.pardir + os.sep + os.pardir) else relative
+        print(f"{shown(related.source)}:{at.line + 1}:{at.character + 1}: note: {related.message}")
 
 
 def _problem_json(problem: Problem) -> dict[str, object]:

@@ -37,7 +37,7 @@ def escape(text: str) -> str:
 
 
 def timeline_svg(report: MemoryReport) -> str:
-    chart = _Chart(report)
+    chart = Chart(report)
     height = LANES_TOP + LANE * len(report.drawn) + 44
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
@@ -53,15 +53,15 @@ def timeline_svg(report: MemoryReport) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _n(value: float) -> str:
+def px(value: float) -> str:
     """A coordinate: one decimal, no trailing zero."""
     text = f"{value:.1f}"
     return text[:-2] if text.endswith(".0") else text
 
 
-def _text(x: float, y: float, content: str, anchor: str = "start", **attributes: str) -> str:
+def svg_text(x: float, y: float, content: str, anchor: str = "start", **attributes: str) -> str:
     extra = "".join(f' {name.replace("_", "-")}="{html.escape(value)}"' for name, value in attributes.items())
-    return f'<text x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}"{extra}>{escape(content)}</text>'
+    return f'<text x="{px(x)}" y="{px(y)}" text-anchor="{anchor}"{extra}>{escape(content)}</text>'
 
 
 def _shortened(label: str) -> str:
@@ -97,12 +97,15 @@ def time_step(last: int, ticks: int = 10) -> int:
         scale *= 10
 
 
-class _Chart:
-    def __init__(self, report: MemoryReport) -> None:
+class Chart:
+    def __init__(self, report: MemoryReport, usage_top: int = USAGE_TOP, usage_height: int = USAGE_HEIGHT,
+                 most: int | None = None) -> None:
+        """`most`: the bytes the usage axis must reach (another chart's drawn on the same scale), else this one's."""
         self.report = report
         self.timeline = report.timeline
+        self.usage_top, self.usage_height = usage_top, usage_height
         self.steps = self.timeline.max_time + 1  # the step after the last instruction holds what lives out
-        headroom = max(self.timeline.usage, default=0) * 115 // 100  # for the markers' labels
+        headroom = (most if most is not None else max(self.timeline.usage, default=0)) * 115 // 100  # (labels)
         self.byte_step = byte_step(headroom)
         self.top = max(-(-headroom // self.byte_step) * self.byte_step, self.byte_step)
 
@@ -110,7 +113,7 @@ class _Chart:
         return LEFT + PLOT_WIDTH * time / self.steps
 
     def y(self, count: int) -> float:
-        return USAGE_TOP + USAGE_HEIGHT - USAGE_HEIGHT * count / self.top
+        return self.usage_top + self.usage_height - self.usage_height * count / self.top
 
     # ---- heading -------------------------------------------------------------------------------
 
@@ -118,16 +121,16 @@ class _Chart:
         summary = self.timeline.summary
         peak = summary.peak_bytes or 0
         space = f", memory space {self.report.space.name}" if self.report.several_spaces else ""
-        lines = [_text(8, 22, f"Memory over program order: {self.report.name}{space}", font_size="15",
+        lines = [svg_text(8, 22, f"Memory over program order: {self.report.name}{space}", font_size="15",
                        font_weight="bold", fill=INK),
-                 _text(8, 40, f"peak {human_bytes(peak)} ({peak:,} bytes) at t={summary.peak_time}"
+                 svg_text(8, 40, f"peak {human_bytes(peak)} ({peak:,} bytes) at t={summary.peak_time}"
                        + (f" ({summary.peak_instruction})" if summary.peak_instruction else "")
                        + f" in {len(summary.buffers_at_peak)} buffers" + self._allocated_text(), fill=INK)]
         notes = self._other_spaces()
         if summary.whole_instruction_sizes:
             notes.append("sizes as this XLA's peak list counts them: a live tuple element counts as its whole "
                          "tuple instruction")
-        lines += [_text(8, 56 + 14 * number, note, fill=HIGHEST_COLOUR) for number, note in enumerate(notes[:2])]
+        lines += [svg_text(8, 56 + 14 * number, note, fill=HIGHEST_COLOUR) for number, note in enumerate(notes[:2])]
         return lines + self._peak_split()
 
     def _other_spaces(self) -> list[str]:
@@ -150,32 +153,32 @@ class _Chart:
     def _peak_split(self) -> list[str]:
         """The legend: each kind's colour, with its bytes at the peak."""
         at_peak = self.timeline.summary.bytes_by_kind()
-        y = USAGE_TOP + 10
-        parts = ['<g id="legend">', _text(8, y, "at the peak", font_weight="bold", fill=INK)]
+        y = self.usage_top + 10
+        parts = ['<g id="legend">', svg_text(8, y, "at the peak", font_weight="bold", fill=INK)]
         for kind in self.timeline.usage_by_kind:
             y += 17
-            parts.append(f'<rect x="8" y="{_n(y - 9)}" width="10" height="10" fill="{COLOURS[kind]}"/>')
-            parts.append(_text(23, y, PLURALS[kind], fill=INK))
-            parts.append(_text(LEFT - 62, y, human_bytes(at_peak.get(kind, 0)), "end", fill=INK))
+            parts.append(f'<rect x="8" y="{px(y - 9)}" width="10" height="10" fill="{COLOURS[kind]}"/>')
+            parts.append(svg_text(23, y, PLURALS[kind], fill=INK))
+            parts.append(svg_text(LEFT - 62, y, human_bytes(at_peak.get(kind, 0)), "end", fill=INK))
         y += 17
-        parts.append(_text(23, y, "total", font_weight="bold", fill=INK))
-        parts.append(_text(LEFT - 62, y, human_bytes(self.timeline.summary.peak_bytes or 0), "end",
+        parts.append(svg_text(23, y, "total", font_weight="bold", fill=INK))
+        parts.append(svg_text(LEFT - 62, y, human_bytes(self.timeline.summary.peak_bytes or 0), "end",
                            font_weight="bold", fill=INK))
         return [*parts, "</g>"]
 
     # ---- usage over time -------------------------------------------------------------------------
 
     def usage_panel(self) -> list[str]:
-        parts = ['<g id="usage">', *self._byte_axis(), *self._layers(), self._outline(),
-                 *self._time_axis(USAGE_TOP + USAGE_HEIGHT), *self._step_titles(), *self._highest_marker(), "</g>"]
-        return parts
+        return ['<g id="usage">', *self._byte_axis(), *self._layers(), self._outline(),
+                *self._time_axis(self.usage_top + self.usage_height), *self._step_titles(), *self._highest_marker(),
+                "</g>"]
 
     def _byte_axis(self) -> list[str]:
         parts = []
         for count in range(0, self.top + 1, self.byte_step):
             y = self.y(count)
-            parts.append(f'<line x1="{LEFT}" y1="{_n(y)}" x2="{LEFT + PLOT_WIDTH}" y2="{_n(y)}" stroke="{GRID}"/>')
-            parts.append(_text(LEFT - 6, y + 4, tick_bytes(count), "end", fill=INK))
+            parts.append(f'<line x1="{LEFT}" y1="{px(y)}" x2="{LEFT + PLOT_WIDTH}" y2="{px(y)}" stroke="{GRID}"/>')
+            parts.append(svg_text(LEFT - 6, y + 4, tick_bytes(count), "end", fill=INK))
         return parts
 
     def _step_line(self, values: list[int]) -> list[tuple[float, float]]:
@@ -194,7 +197,7 @@ class _Chart:
         for kind, steps in self.timeline.usage_by_kind.items():
             above = [low + count for low, count in zip(below, steps)]
             outline = self._step_line(above) + list(reversed(self._step_line(below)))
-            path = "M" + " L".join(f"{_n(x)} {_n(y)}" for x, y in outline) + " Z"
+            path = "M" + " L".join(f"{px(x)} {px(y)}" for x, y in outline) + " Z"
             parts.append(f'<path d="{path}" fill="{COLOURS[kind]}" fill-opacity="0.45" stroke="none">'
                          f"<title>{escape(PLURALS[kind])}</title></path>")
             below = above
@@ -202,28 +205,29 @@ class _Chart:
 
     def _outline(self) -> str:
         points = self._step_line(list(self.timeline.usage))
-        path = "M" + " L".join(f"{_n(x)} {_n(y)}" for x, y in points)
+        path = "M" + " L".join(f"{px(x)} {px(y)}" for x, y in points)
         return f'<path d="{path}" fill="none" stroke="{INK}" stroke-width="1.2"/>'
 
     def _time_axis(self, y: float) -> list[str]:
         step = time_step(self.timeline.max_time)
-        parts = [f'<line x1="{LEFT}" y1="{_n(y)}" x2="{LEFT + PLOT_WIDTH}" y2="{_n(y)}" stroke="{INK}"/>']
+        parts = [f'<line x1="{LEFT}" y1="{px(y)}" x2="{LEFT + PLOT_WIDTH}" y2="{px(y)}" stroke="{INK}"/>']
         for time in range(0, self.steps, step):
             x = self.x(time + 0.5)
-            parts.append(f'<line x1="{_n(x)}" y1="{_n(y)}" x2="{_n(x)}" y2="{_n(y + 4)}" stroke="{INK}"/>')
-            parts.append(_text(x, y + 15, str(time), "middle", fill=INK))
+            parts.append(f'<line x1="{px(x)}" y1="{px(y)}" x2="{px(x)}" y2="{px(y + 4)}" stroke="{INK}"/>')
+            parts.append(svg_text(x, y + 15, str(time), "middle", fill=INK))
         return parts
 
     def _step_titles(self) -> list[str]:
         if self.steps > STEP_TITLES_UP_TO:
             return []
         parts = []
-        width = _n(PLOT_WIDTH / self.steps)
+        width = px(PLOT_WIDTH / self.steps)
         for time, count in enumerate(self.timeline.usage):
             name = self.timeline.instruction_at(time) or "after the last instruction"
             title = f"t={time} {name}: {count:,} bytes ({human_bytes(count)}) live"
-            parts.append(f'<rect x="{_n(self.x(time))}" y="{USAGE_TOP}" width="{width}" height="{USAGE_HEIGHT}" '
-                         f'fill="#000000" fill-opacity="0"><title>{escape(title)}</title></rect>')
+            parts.append(f'<rect x="{px(self.x(time))}" y="{self.usage_top}" width="{width}" '
+                         f'height="{self.usage_height}" fill="#000000" fill-opacity="0"><title>{escape(title)}</title>'
+                         "</rect>")
         return parts
 
     def _highest_marker(self) -> list[str]:
@@ -236,18 +240,18 @@ class _Chart:
                  "XLA's peak step is where its running sum, which keeps a value until the step after its last "
                  "use, is largest; the bytes live at that step can be fewer.")
         return [f'<g id="highest"><title>{escape(title)}</title>',
-                f'<line x1="{_n(x)}" y1="{USAGE_TOP}" x2="{_n(x)}" y2="{USAGE_TOP + USAGE_HEIGHT}" '
+                f'<line x1="{px(x)}" y1="{self.usage_top}" x2="{px(x)}" y2="{self.usage_top + self.usage_height}" '
                 f'stroke="{HIGHEST_COLOUR}" stroke-dasharray="2 3"/>',
-                self._marker_label(x, USAGE_TOP + 28, label, HIGHEST_COLOUR), "</g>"]
+                self._marker_label(x, self.usage_top + 28, label, HIGHEST_COLOUR), "</g>"]
 
     @staticmethod
     def _marker_label(x: float, y: float, label: str, colour: str) -> str:
         """Right of the marker when it fits (about 6.2 pixels a character), else left of it; on a white
         halo (the same text stroked wide underneath) so that lines behind it do not cross it."""
         at, anchor = (x + 5, "start") if x + 5 + 6.2 * len(label) <= WIDTH - 4 else (x - 5, "end")
-        halo = _text(at, y, label, anchor, fill="#ffffff", stroke="#ffffff", stroke_width="4",
+        halo = svg_text(at, y, label, anchor, fill="#ffffff", stroke="#ffffff", stroke_width="4",
                      stroke_linejoin="round", aria_hidden="true")
-        return halo + _text(at, y, label, anchor, fill=colour)
+        return halo + svg_text(at, y, label, anchor, fill=colour)
 
     # ---- the largest buffers -------------------------------------------------------------------
 
@@ -258,12 +262,12 @@ class _Chart:
         count = len(self.timeline.buffers)
         which = f"all {count} buffers" if len(drawn) == count else f"the {len(drawn)} largest of {count} buffers"
         heading = f"{which}: live range × size (hover a bar for details)"
-        parts = ['<g id="buffers">', _text(8, LANES_TOP - 8, heading, fill=INK)]
+        parts = ['<g id="buffers">', svg_text(8, LANES_TOP - 8, heading, fill=INK)]
         largest = max(buffer.size for buffer in drawn) or 1
         for lane, buffer in enumerate(drawn):
             parts.extend(self._bar(lane, buffer, largest))
         parts.extend(self._time_axis(LANES_TOP + LANE * len(drawn)))
-        parts.append(_text(LEFT + PLOT_WIDTH / 2, LANES_TOP + LANE * len(drawn) + 32,
+        parts.append(svg_text(LEFT + PLOT_WIDTH / 2, LANES_TOP + LANE * len(drawn) + 32,
                            "program order (schedule step)", "middle", fill=INK))
         parts.append("</g>")
         return parts
@@ -279,9 +283,9 @@ class _Chart:
         return [
             f'<g class="buffer {buffer.kind}"><title>{escape(self._bar_title(buffer))}</title>',
             f'<rect x="0" y="{top}" width="{WIDTH}" height="{LANE}" fill="{background}"/>',
-            _text(8, baseline, _shortened(buffer.label), fill=INK, font_size="10"),
-            _text(LEFT - 8, baseline, human_bytes(buffer.size), "end", fill=INK, font_size="10"),
-            f'<rect x="{_n(x0)}" y="{_n(top + (LANE - height) / 2)}" width="{_n(x1 - x0)}" height="{_n(height)}" '
+            svg_text(8, baseline, _shortened(buffer.label), fill=INK, font_size="10"),
+            svg_text(LEFT - 8, baseline, human_bytes(buffer.size), "end", fill=INK, font_size="10"),
+            f'<rect x="{px(x0)}" y="{px(top + (LANE - height) / 2)}" width="{px(x1 - x0)}" height="{px(height)}" '
             f'fill="{colour}" fill-opacity="0.8" stroke="{colour}"/>',
             "</g>",
         ]
@@ -317,8 +321,8 @@ class _Chart:
             f" ({summary.peak_instruction})" if summary.peak_instruction else "")
         title = f"{label}: {count:,} bytes in {len(summary.buffers_at_peak)} buffers, by XLA's accounting"
         return [f'<g id="peak"><title>{escape(title)}</title>',
-                f'<line x1="{_n(x)}" y1="{USAGE_TOP}" x2="{_n(x)}" y2="{_n(bottom)}" stroke="{PEAK_COLOUR}" '
+                f'<line x1="{px(x)}" y1="{self.usage_top}" x2="{px(x)}" y2="{px(bottom)}" stroke="{PEAK_COLOUR}" '
                 f'stroke-width="1.5" stroke-dasharray="5 3"/>',
-                f'<circle cx="{_n(x)}" cy="{_n(self.y(count))}" r="4" fill="{PEAK_COLOUR}"/>',
-                self._marker_label(x, USAGE_TOP + 12, label, PEAK_COLOUR),
+                f'<circle cx="{px(x)}" cy="{px(self.y(count))}" r="4" fill="{PEAK_COLOUR}"/>',
+                self._marker_label(x, self.usage_top + 12, label, PEAK_COLOUR),
                 "</g>"]

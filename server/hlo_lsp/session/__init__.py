@@ -20,9 +20,11 @@ from hlo_lsp.analysis.run import CheckCancelled
 from hlo_lsp.analysis.timeline import AllocationUse, TimelineBuffer
 from hlo_lsp.features.call_hierarchy import Call, CallItem
 from hlo_lsp.features.code_lens import Lens
+from hlo_lsp.features.compared_modules import Unpaired
 from hlo_lsp.features.hover_memory import byte_text
 from hlo_lsp.features.inlay_hints import InlayHint
 from hlo_lsp.features.links import Link
+from hlo_lsp.features.memory_compare import BufferChange, Comparison, ModuleChange, PeakSide, SpaceChange
 from hlo_lsp.features.memory_timeline import PLURALS, MemoryReport
 from hlo_lsp.features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, Token
 from hlo_lsp.features.types import Fold, Highlight, HoverInfo, Location, Symbol, WorkspaceSymbol
@@ -37,9 +39,10 @@ from hlo_lsp.session.session import Checked, Session
 from hlo_lsp.workspace.loader import LoadedDump
 
 __all__ = [
-    "PLURALS", "TOKEN_MODIFIERS", "TOKEN_TYPES", "AllocationUse", "Answer", "Call", "CallItem", "CheckCancelled",
-    "Checked", "Cursor", "Document", "Fold", "Highlight", "HoverInfo", "InlayHint", "Lens", "Link", "LoadedDump",
-    "Location", "Memory", "MemoryReport", "MemorySpace", "MemorySummary", "MemoryTimeline", "ModuleDump", "Origin",
-    "PeakBuffer", "Session", "Span", "SpaceMemory", "Symbol", "TimelineBuffer", "Token", "WorkspaceSymbol",
-    "byte_text", "human_bytes", "module_stem",
+    "PLURALS", "TOKEN_MODIFIERS", "TOKEN_TYPES", "AllocationUse", "Answer", "BufferChange", "Call", "CallItem",
+    "CheckCancelled", "Checked", "Comparison", "Cursor", "Document", "Fold", "Highlight", "HoverInfo", "InlayHint",
+    "Lens", "Link", "LoadedDump", "Location", "Memory", "MemoryReport", "MemorySpace", "MemorySummary",
+    "MemoryTimeline", "ModuleChange", "ModuleDump", "Origin", "PeakBuffer", "PeakSide", "Session", "Span",
+    "SpaceChange", "SpaceMemory", "Symbol", "TimelineBuffer", "Token", "Unpaired", "WorkspaceSymbol", "byte_text",
+    "human_bytes", "module_stem",
 ]

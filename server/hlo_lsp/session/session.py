@@ -21,11 +21,13 @@ from typing import TypeVar
 from hlo_lsp.analysis import run
 from hlo_lsp.features.call_hierarchy import Call, CallItem, incoming_calls, outgoing_calls, prepare_call_hierarchy
 from hlo_lsp.features.code_lens import Lens, code_lenses
+from hlo_lsp.features.compare_svg import compare_svg
 from hlo_lsp.features.definition import definition
 from hlo_lsp.features.folding import bounded_folds
 from hlo_lsp.features.hover import hover
 from hlo_lsp.features.inlay_hints import InlayHint, inlay_hints
 from hlo_lsp.features.links import Link, document_links
+from hlo_lsp.features.memory_compare import Comparison, ModuleChange
 from hlo_lsp.features.memory_svg import timeline_svg
 from hlo_lsp.features.memory_timeline import MemoryReport
 from hlo_lsp.features.references import highlights, references
@@ -42,7 +44,7 @@ from hlo_lsp.parsing.hlo_syntax import prepare_parser
 from hlo_lsp.problems import Problem
 from hlo_lsp.session.cursor import Cursor, Span
 from hlo_lsp.session.glance_answers import NOTHING, Answer, glance_definition, glance_hover
-from hlo_lsp.session.memory import Memory, MemoryTimeline, module_memory, module_timeline
+from hlo_lsp.session.memory import Memory, MemoryTimeline, compare_dumps, module_memory, module_timeline
 from hlo_lsp.session.store import DocumentStore
 from hlo_lsp.text import Range
 from hlo_lsp.workspace.loader import LoadedDump, load
@@ -157,6 +159,17 @@ class Session:
         """The memory of a module `read` found, in the space `space` (a name as the memory-usage report gives
         it, or a color; None: the default space); None without a buffer assignment or such a space."""
         return module_memory(module, space)
+
+    @staticmethod
+    def compare(a: Sequence[str], b: Sequence[str]) -> Comparison:
+        """What grew from dump `a` to dump `b` (each: folders, or any file of a module), read from disk: their
+        modules with memory paired by name, each pair's peaks and the buffers live at them matched."""
+        return compare_dumps(a, b)
+
+    @staticmethod
+    def compare_svg(change: ModuleChange) -> str:
+        """A pair compared as an SVG picture: both timelines on one scale, and the buffers that changed most."""
+        return compare_svg(change)
 
     @staticmethod
     def memory_svg(report: MemoryReport) -> str:

@@ -1,5 +1,6 @@
 """Memory insight in the editor: inlay hints, code lenses (and the command of those that list buffers),
-links to the Python source, and the memory timeline command (`hlo.memoryTimeline`)."""
+links to the Python source, the memory timeline command (`hlo.memoryTimeline`) and the comparison of two dumps
+(`hlo.compare`)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
-from hlo_lsp.lsp import convert, memory_json
+from hlo_lsp.lsp import compare_json, convert, memory_json
 from hlo_lsp.lsp.language_server import HloLanguageServer
 
 MEMORY_TIMELINE = "hlo.memoryTimeline"
+COMPARE = "hlo.compare"
 
 
 async def inlay_hint(ls: HloLanguageServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
@@ -74,10 +76,20 @@ async def memory_timeline(ls: HloLanguageServer, *arguments: Any) -> dict[str, o
         ls.session.memory_timeline, ls.uris.source_of(uri), space)
 
 
+async def compare(ls: HloLanguageServer, *arguments: Any) -> dict[str, object] | None:
+    """Arguments: the URIs of A and B, each a dump folder or any file of a module. Answer: what `hlo-lsp diff
+    --format json` prints (lsp/compare_json.py), with each pair's picture; read from disk."""
+    if len(arguments) != 2 or not all(isinstance(uri, str) for uri in arguments):
+        raise JsonRpcInvalidParams(f"{COMPARE} takes two URIs (a dump folder or a file of each), not {arguments!r}")
+    return await ls.answered(lambda found: compare_json.comparison_json(
+        found, lambda place: convert.location_json(place, ls.resolve, ls.positions), ls.session.compare_svg),
+        ls.session.compare, [ls.uris.source_of(arguments[0])], [ls.uris.source_of(arguments[1])])
+
+
 HANDLERS = {
     types.TEXT_DOCUMENT_INLAY_HINT: inlay_hint,
     types.TEXT_DOCUMENT_CODE_LENS: (code_lens, types.CodeLensOptions(resolve_provider=True)),
     types.CODE_LENS_RESOLVE: code_lens_resolve,
     types.TEXT_DOCUMENT_DOCUMENT_LINK: document_link,
 }
-COMMANDS = {convert.SHOW_PEAK_BUFFERS: show_peak_buffers, MEMORY_TIMELINE: memory_timeline}
+COMMANDS = {convert.SHOW_PEAK_BUFFERS: show_peak_buffers, MEMORY_TIMELINE: memory_timeline, COMPARE: compare}

@@ -1,0 +1,75 @@
+"""The `hlo.compare` command over stdio, as VS Code and as Neovim ask it: the same JSON `hlo-lsp diff --format
+json` prints, with each pair's picture."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import xml.etree.ElementTree as ElementTree
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import LanguageClient, client_capabilities
+
+from helpers import PAIR_NARROW, PAIR_WIDE
+from helpers.lsp import CLIENTS, SERVER
+from hlo_lsp.cli import main
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+COMMAND = "hlo.compare"
+SVG = "{http://www.w3.org/2000/svg}"
+WIDE_HLO = PAIR_WIDE / "module_0000.jit__lambda.cpu_after_optimizations.txt"
+
+INITIALIZED: dict[str, types.InitializeResult] = {}
+
+
+async def compare(client: LanguageClient, *arguments: Any) -> Any:
+    return await asyncio.wait_for(client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=COMMAND, arguments=list(arguments))), 60)
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
+async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # noqa: ANN201
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        """The test client accepts the server's file watchers."""
+
+    INITIALIZED[request.param] = await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities(request.param), root_uri=PAIR_NARROW.parent.as_uri()))
+    lsp_client.profile = request.param  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_the_server_offers_the_command(client: LanguageClient) -> None:
+    provider = INITIALIZED[client.profile].capabilities.execute_command_provider  # type: ignore[attr-defined]
+    assert provider is not None and COMMAND in provider.commands
+
+
+async def test_the_answer_is_what_the_cli_prints_with_a_picture(client: LanguageClient,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    answer = await compare(client, PAIR_NARROW.as_uri(), WIDE_HLO.as_uri())  # a folder, and a file of a module
+    assert main(["diff", str(PAIR_NARROW), str(WIDE_HLO), "--format", "json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    (pair,) = answer["pairs"]
+    picture = pair.pop("svg")
+    assert answer == printed
+    assert (pair["a"]["peak"], pair["b"]["peak"], pair["delta"]) == (1_341_744, 17_899_824, 16_558_080)
+    root = ElementTree.fromstring(picture)
+    groups = {group.get("id") for group in root.iter(f"{SVG}g")}
+    assert {"side-a", "side-b", "changes"} <= groups
+    texts = ["".join(element.itertext()) for element in root.iter(f"{SVG}text")]
+    assert "peak 1.28MiB → 17.07MiB (+15.79MiB, +1234.1%); both on one byte scale" in texts
+
+
+async def test_wrong_arguments_are_an_error(client: LanguageClient) -> None:
+    with pytest.raises(Exception, match="two URIs"):
+        await compare(client, PAIR_NARROW.as_uri())
+
+
+async def test_nothing_to_compare_answers_no_pair(client: LanguageClient) -> None:
+    answer = await compare(client, (PAIR_NARROW / "missing.txt").as_uri(), WIDE_HLO.as_uri())
+    assert answer["pairs"] == [] and [entry["side"] for entry in answer["unpaired"]] == ["b"]
