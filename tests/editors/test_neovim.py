@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import hlo_lsp
-from helpers import DATA, PRODUCERS, SPLIT_MLP, copy_module, plant_in_copy
+from helpers import DATA, PAIR_NARROW, PAIR_WIDE, PRODUCERS, SPLIT_MLP, copy_module, plant_in_copy
 from hlo_lsp.parsing.file_kinds import detect_kind
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -348,4 +348,34 @@ def test_memory_timeline_command(tmp_path: Path) -> None:
         ],
         "row": "ynn_fusion.1{}",
         "definition": [definition, column_of(hlo, definition, f"{NAME} = ")],
+    }, tmp_path)
+
+
+# ---- :HloCompare ------------------------------------------------------------------------------------
+
+
+def test_compare_command(tmp_path: Path) -> None:
+    """`:HloCompare {folder}` from a module: the rows of both peaks in a split and in the quickfix list, the picture
+    written, and <CR> on a row opening that buffer's instruction in B."""
+    a_file = PAIR_NARROW / "module_0000.jit__lambda.cpu_after_optimizations.txt"
+    b_file = PAIR_WIDE / "module_0000.jit__lambda.cpu_after_optimizations.txt"
+    definition = line_of(b_file, "%ynn_fusion.11 = ")
+    run_nvim("compare.lua", {
+        "cmd": SERVER_COMMAND,
+        "module": str(a_file),
+        "other": str(PAIR_WIDE),
+        "b_file": str(b_file),
+        "lines": [
+            "jit__lambda",
+            f"A: {a_file}",
+            f"B: {b_file}",
+            "peak 1,341,744 → 17,899,824 bytes (1.28MiB → 17.07MiB): +16,558,080 bytes (+15.79MiB, +1234.1%)",
+            "18 rows, 100.0% of B's peak matched to A's",
+            f"{'+3.75MiB':>10}  {'copy.3{} 256.0KiB':<34} → {'copy.3{} 4.00MiB':<34} {'temporary':<10} ",
+        ],
+        "svg_contains": "peak 1.28MiB → 17.07MiB (+15.79MiB, +1234.1%); both on one byte scale",
+        "rows": 18,
+        "first_quickfix": "jit__lambda +3.75MiB: copy.3{} 256.0KiB → copy.3{} 4.00MiB",
+        "row": "ynn_fusion.11{}",
+        "definition": [definition, column_of(b_file, definition, "ynn_fusion.11 = ")],
     }, tmp_path)

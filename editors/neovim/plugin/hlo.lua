@@ -7,3 +7,4 @@ end
 vim.g.loaded_hlo_lsp = true
 require('hlo.filetype').add()
 require('hlo.memory').create_command() -- :HloMemoryTimeline
+require('hlo.compare').create_command() -- :HloCompare

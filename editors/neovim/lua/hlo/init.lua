@@ -71,6 +71,7 @@ function M.setup(opts)
   opts = opts or {}
   require('hlo.filetype').add()
   require('hlo.memory').create_command()
+  require('hlo.compare').create_command()
   local overrides = {}
   for key, value in pairs(opts) do
     if not PLUGIN_OPTIONS[key] then

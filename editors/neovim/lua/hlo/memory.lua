@@ -12,7 +12,8 @@ M.COMMAND = 'hlo.memoryTimeline'
 --- What the last run wrote: { module = ..., path = ... } (path is nil when the file could not be written).
 M.last = nil
 
-local function hlo_client(bufnr)
+--- The hlo client attached to `bufnr`, or nil.
+function M.client(bufnr)
   local get = vim.lsp.get_clients or vim.lsp.get_active_clients
   for _, client in ipairs(get({ bufnr = bufnr })) do
     if client.name == 'hlo' then
@@ -22,7 +23,8 @@ local function hlo_client(bufnr)
   return nil
 end
 
-local function request(client, method, params, handler, bufnr)
+--- client:request on Neovim 0.11+, client.request before.
+function M.request(client, method, params, handler, bufnr)
   if vim.fn.has('nvim-0.11') == 1 then
     return client:request(method, params, handler, bufnr)
   end
@@ -30,7 +32,7 @@ local function request(client, method, params, handler, bufnr)
 end
 
 --- 487464 -> '487,464'
-local function commas(count)
+function M.commas(count)
   local text = tostring(count)
   while true do
     local next_text, replaced = text:gsub('^(-?%d+)(%d%d%d)', '%1,%2')
@@ -75,7 +77,7 @@ function M.table_lines(result, path)
   local peak = result.peak
   local lines = {
     result.module,
-    string.format('peak %s bytes (%s) at step %s (%s), %d buffers', commas(peak.bytes), peak.human,
+    string.format('peak %s bytes (%s) at step %s (%s), %d buffers', M.commas(peak.bytes), peak.human,
       tostring(peak.time), peak.instruction or '?', peak.buffers),
   }
   local split = {}
@@ -99,7 +101,8 @@ function M.table_lines(result, path)
   return lines, rows
 end
 
-local function jump(buffer, client)
+--- Jumps, from the window before, to a place an answer gives ({ uri = ..., range = ... }).
+function M.jump(buffer, client)
   if not buffer.uri then
     return
   end
@@ -126,7 +129,7 @@ function M.show_table(result, client, path)
   vim.keymap.set('n', '<CR>', function()
     local row = rows[vim.api.nvim_win_get_cursor(0)[1]]
     if row then
-      jump(row, client)
+      M.jump(row, client)
     end
   end, { buffer = bufnr, desc = 'hlo-lsp: go to the instruction of this buffer' })
   return bufnr
@@ -156,13 +159,13 @@ end
 function M.timeline(opts)
   opts = opts or {}
   local bufnr = vim.api.nvim_get_current_buf()
-  local client = hlo_client(bufnr)
+  local client = M.client(bufnr)
   if not client then
     vim.notify('hlo-lsp: no hlo client is attached to this buffer', vim.log.levels.WARN)
     return
   end
   local params = { command = M.COMMAND, arguments = { vim.uri_from_bufnr(bufnr) } }
-  request(client, 'workspace/executeCommand', params, function(err, result)
+  M.request(client, 'workspace/executeCommand', params, function(err, result)
     if err then
       vim.notify('hlo-lsp: ' .. M.COMMAND .. ': ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
     elseif result == nil or result == vim.NIL then
