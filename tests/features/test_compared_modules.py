@@ -7,13 +7,19 @@ import shutil
 from pathlib import Path
 
 from helpers import PAIR_NARROW, PAIR_WIDE, SPLIT_MLP, TF_EVAL, TORCH_EVAL, TPU_MATMUL
-from hlo_lsp.features.compared_modules import module_name, pair_modules, without_numbers
+from hlo_lsp.features.compared_modules import Paired, has_own_memory, module_name, pair_by_name, without_numbers
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.workspace.loader import load
 
 
 def _modules(*paths: object) -> list[ModuleDump]:
     return load([str(path) for path in paths]).modules
+
+
+def pair_modules(a: list[ModuleDump], b: list[ModuleDump]) -> tuple[list[Paired[ModuleDump]], list[tuple[str, str]]]:
+    """The modules with memory of their own paired by `module_name`; what is left as (side, name)."""
+    pairs, left = pair_by_name([m for m in a if has_own_memory(m)], [m for m in b if has_own_memory(m)], module_name)
+    return pairs, [(side, module_name(module)) for side, module in left]
 
 
 def _named(modules: list[ModuleDump], stem: object) -> ModuleDump:
@@ -54,4 +60,4 @@ def test_two_files_of_different_programs_pair_when_each_side_has_one_and_others_
     assert [(pair.name, pair.paired_by) for pair in pairs] == [("jit_mlp", "order")]
     pairs, unpaired = pair_modules(_modules(SPLIT_MLP.parent, PAIR_NARROW), _modules(PAIR_WIDE))
     assert [(pair.name, pair.paired_by) for pair in pairs] == [("jit__lambda", "name")]
-    assert [(entry.side, entry.name) for entry in unpaired] == [("a", "jit_mlp")]
+    assert unpaired == [("a", "jit_mlp")]

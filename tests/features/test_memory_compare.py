@@ -20,8 +20,7 @@ from helpers import (
     TORCH_EVAL,
     TPU_MATMUL,
 )
-from hlo_lsp.features.compared_modules import ModulePair
-from hlo_lsp.features.memory_compare import ModuleChange, compare_modules, compare_pair
+from hlo_lsp.features.memory_compare import ModuleChange, compare_modules, compare_sides, module_side
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.workspace.loader import load
 
@@ -89,8 +88,8 @@ def _module(stem: Path) -> ModuleDump:
 @pytest.mark.parametrize(("a", "b"), list(itertools.permutations(_MODULES, 2)),
                          ids=lambda stem: stem.name.split(".")[1][:24])
 def test_any_two_modules_rows_hold_each_peak_buffer_once_and_add_up_to_the_change(a: Path, b: Path) -> None:
-    change = compare_pair(ModulePair(_module(a), _module(b), "x", "order"))
-    assert change is not None  # every one of them has a peak (TensorFlow's and PyTorch/XLA's in one combined file)
+    (change,) = compare_sides([module_side(_module(a))], [module_side(_module(b))]).changes  # (paired by order)
+    # every one of them has a peak (TensorFlow's and PyTorch/XLA's in one combined file)
     assert sum(row.delta for row in change.changes) == change.delta
     for side, report in (("a", change.a_report), ("b", change.b_report)):
         rows = [getattr(row, side).buffer for row in change.changes if getattr(row, side) is not None]

@@ -85,9 +85,10 @@ class Timeline:
 
 
 def memory_timeline(hlo: HloModule | None, buffers: BufferAssignment, color: int | None = None,
-                    sized: list[SizedRange] | None = None) -> Timeline | None:
-    """The timeline of every memory space as XLA's printed peak counts them, or of the space `color`;
-    None without a live-range section, or when some scheduled instruction's shape is unknown."""
+                    sized: list[SizedRange] | None = None, fragmentation: bool = True) -> Timeline | None:
+    """The timeline of every memory space as XLA's printed peak counts them, or of the space `color` (without
+    `fragmentation`: no allocation's use); None without a live-range section, or when some scheduled
+    instruction's shape is unknown."""
     section = buffers.live_range
     sized = sized if sized is not None else sized_module(hlo, buffers)
     if section is None or sized is None:
@@ -106,8 +107,8 @@ def memory_timeline(hlo: HloModule | None, buffers: BufferAssignment, color: int
     for entry in section.schedule:
         if 0 <= entry.time < max_time:
             schedule[entry.time] = entry.name
-    return Timeline(max_time, tuple(schedule), usage, by_kind, timeline_buffers, _allocation_uses(buffers, color),
-                    summary)
+    uses = _allocation_uses(buffers, color) if fragmentation else ()
+    return Timeline(max_time, tuple(schedule), usage, by_kind, timeline_buffers, uses, summary)
 
 
 def _timeline_buffers(sized: list[SizedRange], index: ValueIndex, whole_instruction: bool,

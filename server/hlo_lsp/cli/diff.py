@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 
 from hlo_lsp.cli.paths import shown
-from hlo_lsp.lsp.compare_json import comparison_json, module_path, percent
+from hlo_lsp.lsp.compare_json import comparison_json, percent
 from hlo_lsp.lsp.memory_json import file_location
 from hlo_lsp.problems import Severity
 from hlo_lsp.session import PLURALS, BufferChange, Comparison, ModuleChange, PeakSide, Session, human_bytes
@@ -91,8 +91,8 @@ def _write_pictures(comparison: Comparison, svg: str) -> dict[int, str]:
 
 def _print_change(change: ModuleChange, top: int, picture: str | None) -> None:
     print(f"{change.name}" + (f" (paired by {change.paired_by})" if change.paired_by != "name" else ""))
-    print(f"  A: {shown(module_path(change.a))}")
-    print(f"  B: {shown(module_path(change.b))}")
+    print(f"  A: {shown(change.a.path)}")
+    print(f"  B: {shown(change.b.path)}")
     in_space = f" (memory space {change.spaces[0].name})" if len(change.spaces) > 1 else ""
     print(f"  peak{in_space}: {change.a_peak:,} → {change.b_peak:,} bytes ({human_bytes(change.a_peak)} → "
           f"{human_bytes(change.b_peak)}): {_delta_text(change.delta, change.a_peak)}")
@@ -152,10 +152,10 @@ def _delta_text(delta: int, before: int) -> str:
 
 def _print_unpaired(comparison: Comparison, stream: object) -> None:
     for unpaired in comparison.unpaired:
-        print(f"only in {unpaired.side.upper()}: {unpaired.name} ({shown(module_path(unpaired.module))})",
+        print(f"only in {unpaired.side.upper()}: {unpaired.name} ({shown(unpaired.path)})",
               file=stream)  # type: ignore[call-overload]
     for unpaired in comparison.without_peak:
-        print(f"no peak in {unpaired.side.upper()}: {unpaired.name} ({shown(module_path(unpaired.module))}): no "
+        print(f"no peak in {unpaired.side.upper()}: {unpaired.name} ({shown(unpaired.path)}): no "
               "live ranges, or a shape unknown", file=stream)  # type: ignore[call-overload]
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.parsing.file_kinds import FileKind, dump_name
@@ -22,10 +24,13 @@ _TF_ATTRIBUTES = re.compile(r"__XlaMustCompile.*$")
 _NUMBER_SUFFIXES = re.compile(r"(?:[._][0-9]+)*_*$")
 
 
+T = TypeVar("T")
+
+
 @dataclass(frozen=True, slots=True)
-class ModulePair:
-    a: ModuleDump
-    b: ModuleDump
+class Paired(Generic[T]):
+    a: T
+    b: T
     name: str  # the name they share (the first side's, when paired by order)
     paired_by: str  # "name", "name without numbers" or "order"
 
@@ -33,8 +38,8 @@ class ModulePair:
 @dataclass(frozen=True, slots=True)
 class Unpaired:
     side: str  # "a" or "b"
-    module: ModuleDump
     name: str
+    path: str
 
 
 def module_name(module: ModuleDump) -> str:
@@ -58,22 +63,20 @@ def has_own_memory(module: ModuleDump) -> bool:
     return FileKind.BUFFER_ASSIGNMENT not in module.borrowed and module.buffer_assignment is not None
 
 
-def pair_modules(a: list[ModuleDump], b: list[ModuleDump]) -> tuple[list[ModulePair], list[Unpaired]]:
-    """The modules with memory of the two dumps paired: by name, then by the name without its numbers, each in
-    the dumps' order; when one module of each side is left, those two (two files compared by hand)."""
-    left_a = [module for module in a if has_own_memory(module)]
-    left_b = [module for module in b if has_own_memory(module)]
-    pairs: list[ModulePair] = []
-    for how, key in (("name", module_name), ("name without numbers", lambda m: without_numbers(module_name(m)))):
+def pair_by_name(a: list[T], b: list[T], name: Callable[[T], str]) -> tuple[list[Paired[T]], list[tuple[str, T]]]:
+    """The modules of two dumps (each named by `name`: `module_name`) paired: by name, then by the name without
+    its numbers, each in the dumps' order; when one module of each side is left, those two (two files compared
+    by hand). What is left: ("a" or "b", module)."""
+    left_a, left_b = list(a), list(b)
+    pairs: list[Paired[T]] = []
+    for how, key in (("name", name), ("name without numbers", lambda module: without_numbers(name(module)))):
         for module_a in list(left_a):
             match = next((module_b for module_b in left_b if key(module_b) == key(module_a)), None)
             if match is not None:
-                pairs.append(ModulePair(module_a, match, module_name(module_a), how))
+                pairs.append(Paired(module_a, match, name(module_a), how))
                 left_a.remove(module_a)
                 left_b.remove(match)
     if len(left_a) == 1 and len(left_b) == 1:
-        pairs.append(ModulePair(left_a[0], left_b[0], module_name(left_a[0]), "order"))
+        pairs.append(Paired(left_a[0], left_b[0], name(left_a[0]), "order"))
         left_a, left_b = [], []
-    unpaired = [Unpaired("a", module, module_name(module)) for module in left_a]
-    unpaired += [Unpaired("b", module, module_name(module)) for module in left_b]
-    return pairs, unpaired
+    return pairs, [("a", module) for module in left_a] + [("b", module) for module in left_b]

@@ -11,10 +11,10 @@ A" or "only in B". Every buffer of each peak is in exactly one row, so the rows'
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hlo_lsp.analysis.memory import KINDS, Origin, PeakBuffer, ShapeLookup
-from hlo_lsp.features.compared_modules import ModulePair, Unpaired, pair_modules
+from hlo_lsp.features.compared_modules import Paired, Unpaired, has_own_memory, module_name, pair_by_name
 from hlo_lsp.features.memory_timeline import MemoryReport, memory_report
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.parsing.syntax import ArrayShape, Shape, subshape
@@ -76,19 +76,39 @@ class SpaceChange:
 
 
 @dataclass(frozen=True, slots=True)
+class ModuleSide:
+    """One module of one dump as a comparison needs it, without its documents (a worker process may send it):
+    its memory report (its timeline without its buffers), the buffers at its peak and what it holds."""
+
+    name: str  # the name the program gave it (`module_name`)
+    path: str  # its HLO file, or else its stem
+    report: MemoryReport | None  # None: no peak (no live ranges, or a shape unknown)
+    peak_sides: tuple[PeakSide, ...] = ()
+    counts: dict[str, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ModuleChange:
     """A pair of modules compared."""
 
     name: str
     paired_by: str
-    a: ModuleDump
-    b: ModuleDump
-    a_report: MemoryReport
-    b_report: MemoryReport
+    a: ModuleSide
+    b: ModuleSide
     spaces: tuple[SpaceChange, ...]  # the default space first
     kinds: dict[str, tuple[int, int]]  # bytes at the peak by kind, A and B (KINDS order)
     changes: tuple[BufferChange, ...]  # largest change first
     counts: dict[str, tuple[int, int]]
+
+    @property
+    def a_report(self) -> MemoryReport:
+        assert self.a.report is not None  # (a pair without a peak is no change)
+        return self.a.report
+
+    @property
+    def b_report(self) -> MemoryReport:
+        assert self.b.report is not None
+        return self.b.report
 
     @property
     def delta(self) -> int:
@@ -117,31 +137,53 @@ class Comparison:
 
 
 def compare_modules(a: list[ModuleDump], b: list[ModuleDump]) -> Comparison:
-    pairs, unpaired = pair_modules(a, b)
+    return compare_sides(dump_sides(a), dump_sides(b))
+
+
+def dump_sides(modules: list[ModuleDump]) -> list[ModuleSide]:
+    """Each module of a dump with memory of its own, as a comparison needs it."""
+    return [module_side(module) for module in modules if has_own_memory(module)]
+
+
+def module_side(module: ModuleDump) -> ModuleSide:
+    name, path = module_name(module), module_path(module)
+    report = memory_report(module, drawn=0, fragmentation=False)
+    if report is None or report.summary.peak_bytes is None:
+        return ModuleSide(name, path, None)
+    sides = tuple(_peak_sides(module, report))
+    counts = module_counts(module, report)
+    timeline = replace(report.timeline, buffers=())  # (what a picture of its usage does not draw)
+    return ModuleSide(name, path, replace(report, timeline=timeline), sides, counts)
+
+
+def module_path(module: ModuleDump) -> str:
+    """The module's HLO file, or else its stem (a module with its buffer assignment alone)."""
+    document = module.hlo_document
+    return document.source if document is not None else module.stem
+
+
+def compare_sides(a: list[ModuleSide], b: list[ModuleSide]) -> Comparison:
+    pairs, left = pair_by_name(a, b, lambda side: side.name)
     changes, without_peak = [], []
     for pair in pairs:
-        change = compare_pair(pair)
-        if change is None:
-            without_peak += [Unpaired("a", pair.a, pair.name), Unpaired("b", pair.b, pair.name)]
+        if pair.a.report is None or pair.b.report is None:
+            without_peak += [Unpaired("a", pair.name, pair.a.path), Unpaired("b", pair.name, pair.b.path)]
         else:
-            changes.append(change)
-    return Comparison(tuple(changes), tuple(unpaired), tuple(without_peak))
+            changes.append(compare_pair(pair))
+    unpaired = tuple(Unpaired(which, side.name, side.path) for which, side in left)
+    return Comparison(tuple(changes), unpaired, tuple(without_peak))
 
 
-def compare_pair(pair: ModulePair) -> ModuleChange | None:
-    """The pair compared in the default memory space; None when a side has no peak to compare."""
-    a_report, b_report = memory_report(pair.a, drawn=0), memory_report(pair.b, drawn=0)
-    if a_report is None or b_report is None or a_report.summary.peak_bytes is None \
-            or b_report.summary.peak_bytes is None:
-        return None
-    a_sides, b_sides = _peak_sides(pair.a, a_report), _peak_sides(pair.b, b_report)
-    kinds_a, kinds_b = a_report.summary.bytes_by_kind(), b_report.summary.bytes_by_kind()
+def compare_pair(pair: Paired[ModuleSide]) -> ModuleChange:
+    """The pair compared in the default memory space (both sides with a peak)."""
+    a, b = pair.a, pair.b
+    assert a.report is not None and b.report is not None and a.counts is not None and b.counts is not None
+    kinds_a, kinds_b = a.report.summary.bytes_by_kind(), b.report.summary.bytes_by_kind()
     kinds = {kind: (kinds_a.get(kind, 0), kinds_b.get(kind, 0)) for kind in KINDS
              if kind in kinds_a or kind in kinds_b}
-    counts_a, counts_b = module_counts(pair.a, a_report), module_counts(pair.b, b_report)
-    return ModuleChange(pair.name, pair.paired_by, pair.a, pair.b, a_report, b_report,
-                        _space_changes(a_report, b_report), kinds, match_buffers(a_sides, b_sides),
-                        {key: (counts_a[key], counts_b[key]) for key in counts_a})
+    counts = {key: (a.counts[key], b.counts[key]) for key in a.counts}
+    return ModuleChange(pair.name, pair.paired_by, a, b, _space_changes(a.report, b.report), kinds,
+                        match_buffers(list(a.peak_sides), list(b.peak_sides)), counts)
 
 
 def _space_changes(a: MemoryReport, b: MemoryReport) -> tuple[SpaceChange, ...]:

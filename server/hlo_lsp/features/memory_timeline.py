@@ -65,17 +65,18 @@ class MemoryReport:
         return self.timeline.summary.buffers_at_peak
 
 
-def memory_report(module: ModuleDump, drawn: int = DRAWN_BUFFERS, color: int | None = None) -> MemoryReport | None:
-    """The report of the memory space `color` (default: the default space); None when the module has no
-    buffer assignment, no live ranges, or a scheduled shape is unknown. A module that uses one space
-    is reported as XLA prints its peak."""
+def memory_report(module: ModuleDump, drawn: int = DRAWN_BUFFERS, color: int | None = None,
+                  fragmentation: bool = True) -> MemoryReport | None:
+    """The report of the memory space `color` (default: the default space; without `fragmentation`, no
+    allocation's use); None when the module has no buffer assignment, no live ranges, or a scheduled shape is
+    unknown. A module that uses one space is reported as XLA prints its peak."""
     buffers = module.buffer_assignment
     if buffers is None:
         return None
     spaces = module.memory_spaces
     sized = sized_module(module.hlo, buffers)
     shown = spaces[color if color is not None else DEFAULT_COLOR]
-    timeline = memory_timeline(module.hlo, buffers, shown.color if spaces.several else None, sized)
+    timeline = memory_timeline(module.hlo, buffers, shown.color if spaces.several else None, sized, fragmentation)
     if timeline is None:
         return None
     largest = timeline.buffers[:drawn]

@@ -12,7 +12,6 @@ from hlo_lsp.session import (
     Location,
     MemoryReport,
     ModuleChange,
-    ModuleDump,
     PeakSide,
     Unpaired,
     human_bytes,
@@ -42,8 +41,8 @@ def _pair_json(change: ModuleChange, locate: Locate) -> dict[str, object]:
     return {
         "name": change.name,
         "pairedBy": change.paired_by,
-        "a": _module_json(change.a, change.a_report),
-        "b": _module_json(change.b, change.b_report),
+        "a": _module_json(change.a.path, change.a_report),
+        "b": _module_json(change.b.path, change.b_report),
         "delta": change.delta,
         "deltaPercent": percent(change.delta, change.a_peak),
         "spaces": [{"name": space.name, "color": space.color, "a": space.a, "b": space.b,
@@ -56,18 +55,12 @@ def _pair_json(change: ModuleChange, locate: Locate) -> dict[str, object]:
     }
 
 
-def _module_json(module: ModuleDump, report: MemoryReport) -> dict[str, object]:
+def _module_json(path: str, report: MemoryReport) -> dict[str, object]:
     summary = report.summary
     peak = summary.peak_bytes or 0
-    return {"module": report.name, "path": module_path(module), "peak": peak, "human": human_bytes(peak),
+    return {"module": report.name, "path": path, "peak": peak, "human": human_bytes(peak),
             "time": summary.peak_time, "instruction": summary.peak_instruction,
             "buffers": len(summary.buffers_at_peak), "space": report.space.name}
-
-
-def module_path(module: ModuleDump) -> str:
-    """The module's HLO file, or else its stem (a module with its buffer assignment alone)."""
-    document = module.hlo_document
-    return document.source if document is not None else module.stem
 
 
 def _row_json(row: BufferChange, locate: Locate) -> dict[str, object]:
@@ -94,4 +87,4 @@ def _side_json(side: PeakSide, locate: Locate) -> dict[str, object]:
 
 
 def _unpaired_json(unpaired: Unpaired) -> dict[str, object]:
-    return {"side": unpaired.side, "name": unpaired.name, "path": module_path(unpaired.module)}
+    return {"side": unpaired.side, "name": unpaired.name, "path": unpaired.path}

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from hlo_lsp.analysis.memory import MemorySummary, memory_summary
-from hlo_lsp.features.memory_compare import Comparison, compare_modules
 from hlo_lsp.features.memory_svg import timeline_svg
 from hlo_lsp.features.memory_timeline import MemoryReport, memory_report
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.memory_spaces import DEFAULT_COLOR
-from hlo_lsp.workspace.loader import load
 
 
 @dataclass(frozen=True)
@@ -60,9 +57,3 @@ def _space_color(module: ModuleDump, space: object) -> int | None:
         return DEFAULT_COLOR
     return next((known.color for known in module.memory_spaces
                  if space in (known.name, known.color, str(known.color))), None)
-
-
-def compare_dumps(a: Sequence[str], b: Sequence[str]) -> Comparison:
-    """The modules of two dumps (folders, or any file of a module) read from disk, paired and compared."""
-    dump_a, dump_b = load(list(a)), load(list(b))
-    return replace(compare_modules(dump_a.modules, dump_b.modules), problems=(*dump_a.problems, *dump_b.problems))

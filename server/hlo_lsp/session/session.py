@@ -42,9 +42,10 @@ from hlo_lsp.model.glance import ModuleGlance
 from hlo_lsp.model.priority import answering, let_questions_first
 from hlo_lsp.parsing.hlo_syntax import prepare_parser
 from hlo_lsp.problems import Problem
+from hlo_lsp.session.compare import compare_dumps
 from hlo_lsp.session.cursor import Cursor, Span
 from hlo_lsp.session.glance_answers import NOTHING, Answer, glance_definition, glance_hover
-from hlo_lsp.session.memory import Memory, MemoryTimeline, compare_dumps, module_memory, module_timeline
+from hlo_lsp.session.memory import Memory, MemoryTimeline, module_memory, module_timeline
 from hlo_lsp.session.store import DocumentStore
 from hlo_lsp.text import Range
 from hlo_lsp.workspace.loader import LoadedDump, load
