@@ -16,6 +16,8 @@ from helpers import (
     COMBINED_MLP,
     DATA,
     HANDWRITTEN,
+    PAIR_NARROW,
+    PAIR_WIDE,
     PRODUCERS,
     SPLIT_CONTROL_FLOW,
     SPLIT_MLP,
@@ -359,3 +361,18 @@ def test_memory_of_another_space(capsys: pytest.CaptureFixture[str]) -> None:
     code, lines, err = run(capsys, "memory", f"{TPU_MATMUL}.txt", "--space", "hbm")
     assert code == 1 and lines == []
     assert err == f"{TPU_MATMUL.name}: no memory space 'hbm' (it has default, vmem, smem)\n"
+
+
+def test_two_dumps_modules_of_one_name_are_told_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two runs of a program name their modules alike: each block is headed, and each picture named, with the
+    folder that tells them apart."""
+    code, lines, _ = run(capsys, "memory", str(PAIR_NARROW), str(PAIR_WIDE), "--top", "1",
+                         "--svg", str(tmp_path / "t.svg"))
+    name = "module_0000.jit__lambda.cpu_after_optimizations"
+    assert code == 0 and [line for line in lines if line and not line.startswith(" ")] == [
+        f"pair_mlp_narrow/{name}", f"pair_mlp_wide/{name}"]
+    assert sorted(path.name for path in tmp_path.glob("*.svg")) == [
+        f"t.pair_mlp_narrow.{name}.svg", f"t.pair_mlp_wide.{name}.svg"]
+    code, lines, _ = run(capsys, "memory", str(PAIR_NARROW), str(PAIR_WIDE), "--format", "json")
+    assert [answer["module"] for answer in json.loads("\n".join(lines))] == [
+        f"pair_mlp_narrow/{name}", f"pair_mlp_wide/{name}"]

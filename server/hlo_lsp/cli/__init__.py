@@ -8,10 +8,11 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 
 import hlo_lsp
 from hlo_lsp.cli.diff import diff, threshold
-from hlo_lsp.cli.paths import shown
+from hlo_lsp.cli.paths import distinct_names, shown
 from hlo_lsp.lsp.memory_json import file_location, report_json
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.session import (
@@ -144,6 +145,7 @@ def _memory(paths: list[str], top: int, svg: str | None, output: str, space: str
         print("no buffer-assignment files found under " + ", ".join(paths), file=sys.stderr)
         return 1
     answers, failed = [], False
+    headings = distinct_names([module.stem for module in modules])
     for module in modules:
         memory = session.memory(module, space)
         if memory is None:
@@ -151,11 +153,12 @@ def _memory(paths: list[str], top: int, svg: str | None, output: str, space: str
             print(f"{os.path.basename(module.stem)}: no memory space {space!r} (it has {names})", file=sys.stderr)
             failed = True
             continue
+        memory = replace(memory, name=headings[module.stem])  # (two dumps' modules of one name: told apart)
         report, picture = memory.report, None
         if svg and report is None:
             print(f"{memory.name}: no timeline (no live-range section, or shapes missing)", file=sys.stderr)
         elif svg and report is not None:
-            picture = _write_svg(session.memory_svg(report), report.name, svg, len(modules))
+            picture = _write_svg(session.memory_svg(report), memory.name, svg, len(modules))
             failed = failed or picture is None
         if output == "json":
             answers.append(_memory_json(memory, picture))
@@ -171,7 +174,7 @@ def _write_svg(picture: str, name: str, svg: str, modules: int) -> str | None:
     """Writes the picture of the module `name` to `svg`, or beside it with the module's name when there are
     several; None (and a message) when it cannot be written."""
     root, extension = os.path.splitext(svg)
-    path = svg if modules == 1 else f"{root}.{name}{extension or '.svg'}"
+    path = svg if modules == 1 else f"{root}.{name.replace(os.sep, '.')}{extension or '.svg'}"
     try:
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         with open(path, "w", encoding="utf-8") as file:
@@ -187,7 +190,7 @@ def _memory_json(memory: Memory, picture: str | None) -> dict[str, object]:
         summary = memory.summary
         return {"module": memory.name, "peak": None,
                 "allocated": {"bytes": summary.total_bytes, "allocations": summary.allocation_count}}
-    answer = report_json(memory.report, file_location)
+    answer = {**report_json(memory.report, file_location), "module": memory.name}
     if picture is not None:
         answer["svgPath"] = picture
     return answer
