@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import xml.etree.ElementTree as ElementTree
 from typing import Any
 
@@ -16,6 +17,7 @@ from pytest_lsp import LanguageClient, client_capabilities
 from helpers import PAIR_NARROW, PAIR_WIDE
 from helpers.lsp import CLIENTS, SERVER
 from hlo_lsp.cli import main
+from hlo_lsp.session.compare import WORKER_FROM_BYTES
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -73,3 +75,26 @@ async def test_wrong_arguments_are_an_error(client: LanguageClient) -> None:
 async def test_nothing_to_compare_answers_no_pair(client: LanguageClient) -> None:
     answer = await compare(client, (PAIR_NARROW / "missing.txt").as_uri(), WIDE_HLO.as_uri())
     assert answer["pairs"] == [] and [entry["side"] for entry in answer["unpaired"]] == ["b"]
+
+
+async def test_a_large_b_is_read_in_a_worker_process_of_the_server(client: LanguageClient,
+                                                                   tmp_path_factory: pytest.TempPathFactory) -> None:
+    """B of more than WORKER_FROM_BYTES is read in a process the server spawns (its threads rule out a fork):
+    the answer is the one B read in the server gives."""
+    folder = tmp_path_factory.mktemp("large-b")
+    for path in PAIR_WIDE.iterdir():
+        shutil.copyfile(path, folder / path.name)
+    hlo = folder / WIDE_HLO.name
+    with hlo.open("a") as padded:  # comment lines: the module reads the same, its file is large
+        padded.write(("// " + "x" * 77 + "\n") * (WORKER_FROM_BYTES // 80 + 1))
+    small = await compare(client, PAIR_NARROW.as_uri(), PAIR_WIDE.as_uri())
+    large = await compare(client, PAIR_NARROW.as_uri(), folder.as_uri())
+    assert len(large["pairs"]) == 1 and large["pairs"][0]["b"]["path"] == str(hlo)
+    for answer in (small, large):
+        for pair in answer["pairs"]:
+            pair.pop("svg")
+            pair["b"].pop("path")
+            for row in pair["buffers"]:
+                if row["b"] is not None:
+                    row["b"].pop("uri")
+    assert large == small
