@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import HANDWRITTEN, PAIR_NARROW, PAIR_WIDE, TPU_MATMUL
+from helpers import DATA, HANDWRITTEN, PAIR_NARROW, PAIR_WIDE, TPU_MATMUL
 from hlo_lsp.cli import main
 from hlo_lsp.cli.diff import Threshold, threshold
 
@@ -99,3 +99,14 @@ def test_dumps_without_memory_say_so_and_exit_2(capsys: pytest.CaptureFixture[st
     assert "only in B: jit__lambda" in err
     code, _, err = _run(capsys, str(tmp_path / "missing"), str(PAIR_WIDE))
     assert code == 2 and "missing" in err
+
+
+def test_each_pairs_picture_gets_a_file_of_its_own(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, lines, _ = _run(capsys, str(PAIR_NARROW), str(PAIR_WIDE), "--svg", str(tmp_path / "one.svg"))
+    assert code == 0 and lines[-2] == f"  picture: {tmp_path / 'one.svg'}"
+    assert (tmp_path / "one.svg").read_text().startswith('<svg xmlns="http://www.w3.org/2000/svg"')
+    tiny = DATA / "jax-0.10.2" / "tiny_add"  # two compilations of one `jit__lambda`: two pairs of one name
+    code, lines, _ = _run(capsys, str(tiny), str(tiny), "--svg", str(tmp_path / "two.svg"))
+    assert code == 0 and sorted(path.name for path in tmp_path.glob("two.*")) == [
+        "two.module_0000.jit__lambda.cpu_after_optimizations.svg",
+        "two.module_0002.jit__lambda.cpu_after_optimizations.svg"]

@@ -13,7 +13,16 @@ from hlo_lsp.cli.paths import shown
 from hlo_lsp.lsp.compare_json import comparison_json, percent
 from hlo_lsp.lsp.memory_json import file_location
 from hlo_lsp.problems import Severity
-from hlo_lsp.session import PLURALS, BufferChange, Comparison, ModuleChange, PeakSide, Session, human_bytes
+from hlo_lsp.session import (
+    PLURALS,
+    BufferChange,
+    Comparison,
+    ModuleChange,
+    PeakSide,
+    Session,
+    human_bytes,
+    module_stem,
+)
 
 _UNITS = {"": 1, "b": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "kb": 10**3, "mb": 10**6, "gb": 10**9}
 _THRESHOLD = re.compile(r"\s*([0-9]+(?:\.[0-9]*)?)\s*(%|[a-zA-Z]*)\s*")
@@ -72,12 +81,15 @@ def diff(a: str, b: str, top: int, output: str, fail_over: Threshold | None, svg
 
 
 def _write_pictures(comparison: Comparison, svg: str) -> dict[int, str]:
-    """Each pair's picture written to `svg` (several pairs: `OUT.<name>.svg`), by pair; a message for each that
-    cannot be written."""
+    """Each pair's picture written to `svg` (several pairs: `OUT.<name>.svg`, or `OUT.<A's file name>.svg` for
+    pairs of one name), by pair; a message for each that cannot be written."""
     root, extension = os.path.splitext(svg)
     written = {}
+    names = [change.name for change in comparison.changes]
     for change in comparison.changes:
-        path = svg if len(comparison.changes) == 1 else f"{root}.{change.name}{extension or '.svg'}"
+        # a name two pairs share (two compilations of one function): A's file name tells them apart
+        name = change.name if names.count(change.name) == 1 else os.path.basename(module_stem(change.a.path))
+        path = svg if len(comparison.changes) == 1 else f"{root}.{name}{extension or '.svg'}"
         try:
             os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
             with open(path, "w", encoding="utf-8") as file:
