@@ -34,6 +34,7 @@ from helpers.paths import (
     DUMP_FILES,
     FLAX_LOWP,
     FLAX_SCAN,
+    FOLDER_SMALL_EAGER,
     GPU_HLO_SEED,
     GPU_SEED,
     HANDWRITTEN,
@@ -56,10 +57,10 @@ from helpers.paths import (
 
 __all__ = [
     "COMBINED_CONTROL_FLOW", "COMBINED_HLO", "COMBINED_MLP", "CORPUS", "DATA", "DUMP_FILES", "EDITS", "FLAX_LOWP",
-    "FLAX_SCAN", "GPU_HLO_SEED", "GPU_SEED", "HANDWRITTEN", "HLO_PIECES", "PAIR_NARROW", "PAIR_WIDE",
-    "PRODUCERS", "RANDOM_EDITS",
-    "SPLIT_CONTROL_FLOW", "SPLIT_HLO", "SPLIT_MLP", "TF_EVAL", "TORCH_EVAL", "TPU_JAX_SEED", "TPU_MATMUL",
-    "TPU_PALLAS", "TPU_SEED", "TPU_STEP", "after_random_edits_like_a_fresh_document",
-    "after_random_module_edits_like_a_fresh_check", "copy_module", "edited_copies", "is_dump", "line_with",
-    "lines_of", "module_of", "plant", "plant_in_copy", "problems_of", "pyproject_version", "random_edit", "where",
+    "FLAX_SCAN", "FOLDER_SMALL_EAGER", "GPU_HLO_SEED", "GPU_SEED", "HANDWRITTEN", "HLO_PIECES", "PAIR_NARROW",
+    "PAIR_WIDE", "PRODUCERS", "RANDOM_EDITS", "SPLIT_CONTROL_FLOW", "SPLIT_HLO", "SPLIT_MLP", "TF_EVAL",
+    "TORCH_EVAL", "TPU_JAX_SEED", "TPU_MATMUL", "TPU_PALLAS", "TPU_SEED", "TPU_STEP",
+    "after_random_edits_like_a_fresh_document", "after_random_module_edits_like_a_fresh_check", "copy_module",
+    "edited_copies", "is_dump", "line_with", "lines_of", "module_of", "plant", "plant_in_copy", "problems_of",
+    "pyproject_version", "random_edit", "where",
 ]

@@ -19,6 +19,8 @@ COMBINED_CONTROL_FLOW = DATA / "jax-0.4.38" / "control_flow" / "module_0001.jit_
 # The shared corpus's compare pair: one MLP train step at widths 256 and 1024 (tests/data/jax-0.10.2/pair_mlp_*).
 PAIR_NARROW = DATA / "jax-0.10.2" / "pair_mlp_narrow"
 PAIR_WIDE = DATA / "jax-0.10.2" / "pair_mlp_wide"
+# A small program's whole --xla_dump_to folder: 14 compilations, most of them eager ops.
+FOLDER_SMALL_EAGER = DATA / "jax-0.10.2" / "folder_small_eager"
 GPU_SEED = DATA / "seeds" / "torchxla-gpu-decode.buffer-assignment.txt"
 GPU_HLO_SEED = DATA / "seeds" / "torchxla-gpu-decode-batch32.after_optimizations.txt"
 TPU_SEED = DATA / "seeds" / "tpu-allreduce-mlp.buffer-assignment.txt"

@@ -1,5 +1,5 @@
-"""Command line: `hlo-lsp check`, `hlo-lsp memory`, `hlo-lsp diff` (cli/diff.py), and (no arguments / `serve`) the
-language server."""
+"""Command line: `hlo-lsp check`, `hlo-lsp memory`, `hlo-lsp diff` (cli/diff.py), `hlo-lsp modules`
+(cli/modules.py), and (no arguments / `serve`) the language server."""
 
 from __future__ import annotations
 
@@ -12,11 +12,13 @@ from dataclasses import replace
 
 import hlo_lsp
 from hlo_lsp.cli.diff import diff, threshold
+from hlo_lsp.cli.modules import modules
 from hlo_lsp.cli.paths import distinct_names, shown
 from hlo_lsp.lsp.memory_json import file_location, report_json
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.session import (
     PLURALS,
+    SORTS,
     Memory,
     MemoryReport,
     MemorySummary,
@@ -35,6 +37,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args.paths, args.format)
         if args.command == "memory":
             return _memory(args.paths, args.top, args.svg, args.format, args.space)
+        if args.command == "modules":
+            return modules(args.paths, args.top, args.sort, args.format)
         if args.command == "diff":
             return diff(args.a, args.b, args.top, args.format, args.fail_over, args.svg)
         return _serve(args.tcp)
@@ -60,6 +64,12 @@ def _parser() -> argparse.ArgumentParser:
     memory.add_argument("--space", metavar="NAME",
                         help="the memory space to report (as the memory-usage report names it: vmem, smem, ...; "
                              "default: the default space)")
+    listing = commands.add_parser("modules", help="every module of dump folders, the largest peak first")
+    listing.add_argument("paths", nargs="+", metavar="DIR", help="dump folders (e.g. an --xla_dump_to folder)")
+    listing.add_argument("--top", type=int, help="how many modules to list (default: all)")
+    listing.add_argument("--sort", choices=SORTS, default="peak",
+                         help="peak (the largest first; the default), name, or size (of the HLO file)")
+    listing.add_argument("--format", choices=("text", "json"), default="text")
     compare = commands.add_parser("diff", help="what grew between two dumps of one program: peaks and buffers")
     compare.add_argument("a", metavar="A", help="the dump before: an --xla_dump_to folder, or any file of a module")
     compare.add_argument("b", metavar="B", help="the dump after")

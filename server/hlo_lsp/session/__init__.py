@@ -26,6 +26,7 @@ from hlo_lsp.features.inlay_hints import InlayHint
 from hlo_lsp.features.links import Link
 from hlo_lsp.features.memory_compare import BufferChange, Comparison, ModuleChange, PeakSide, SpaceChange
 from hlo_lsp.features.memory_timeline import PLURALS, MemoryReport
+from hlo_lsp.features.module_list import SORTS, ModuleList, ModuleRow, SpacePeak
 from hlo_lsp.features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, Token
 from hlo_lsp.features.types import Fold, Highlight, HoverInfo, Location, Symbol, WorkspaceSymbol
 from hlo_lsp.model.document import Document
@@ -39,10 +40,10 @@ from hlo_lsp.session.session import Checked, Session
 from hlo_lsp.workspace.loader import LoadedDump
 
 __all__ = [
-    "PLURALS", "TOKEN_MODIFIERS", "TOKEN_TYPES", "AllocationUse", "Answer", "BufferChange", "Call", "CallItem",
-    "CheckCancelled", "Checked", "Comparison", "Cursor", "Document", "Fold", "Highlight", "HoverInfo", "InlayHint",
-    "Lens", "Link", "LoadedDump", "Location", "Memory", "MemoryReport", "MemorySpace", "MemorySummary",
-    "MemoryTimeline", "ModuleChange", "ModuleDump", "Origin", "PeakBuffer", "PeakSide", "Session", "Span",
-    "SpaceChange", "SpaceMemory", "Symbol", "TimelineBuffer", "Token", "Unpaired", "WorkspaceSymbol", "byte_text",
-    "human_bytes", "module_stem",
+    "PLURALS", "SORTS", "TOKEN_MODIFIERS", "TOKEN_TYPES", "AllocationUse", "Answer", "BufferChange", "Call",
+    "CallItem", "CheckCancelled", "Checked", "Comparison", "Cursor", "Document", "Fold", "Highlight", "HoverInfo",
+    "InlayHint", "Lens", "Link", "LoadedDump", "Location", "Memory", "MemoryReport", "MemorySpace", "MemorySummary",
+    "MemoryTimeline", "ModuleChange", "ModuleDump", "ModuleList", "ModuleRow", "Origin", "PeakBuffer", "PeakSide",
+    "Session", "Span", "SpaceChange", "SpaceMemory", "SpacePeak", "Symbol", "TimelineBuffer", "Token", "Unpaired",
+    "WorkspaceSymbol", "byte_text", "human_bytes", "module_stem",
 ]

@@ -30,6 +30,7 @@ from hlo_lsp.features.links import Link, document_links
 from hlo_lsp.features.memory_compare import Comparison, ModuleChange
 from hlo_lsp.features.memory_svg import timeline_svg
 from hlo_lsp.features.memory_timeline import MemoryReport
+from hlo_lsp.features.module_list import ModuleList, module_rows
 from hlo_lsp.features.references import highlights, references
 from hlo_lsp.features.semantic_tokens import Token, semantic_tokens
 from hlo_lsp.features.symbols import bounded_outline
@@ -166,6 +167,13 @@ class Session:
         """What grew from dump `a` to dump `b` (each: folders, or any file of a module), read from disk: their
         modules with memory paired by name, each pair's peaks and the buffers live at them matched."""
         return compare_dumps(a, b)
+
+    @staticmethod
+    def list_modules(paths: Sequence[str], sort: str = "peak") -> ModuleList:
+        """One row per compilation under `paths` (dump folders), read from disk: its files, HLO size, peak in
+        each memory space, allocated bytes and instructions; sorted by `sort` (peak, name or size)."""
+        dump = load(list(paths))
+        return ModuleList(module_rows(dump.modules, sort), dump.problems)
 
     @staticmethod
     def compare_svg(change: ModuleChange) -> str:

@@ -1,6 +1,6 @@
 """Memory insight in the editor: inlay hints, code lenses (and the command of those that list buffers),
-links to the Python source, the memory timeline command (`hlo.memoryTimeline`) and the comparison of two dumps
-(`hlo.compare`)."""
+links to the Python source, the memory timeline command (`hlo.memoryTimeline`), the comparison of two dumps
+(`hlo.compare`) and the modules of a dump folder (`hlo.listModules`)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
-from hlo_lsp.lsp import compare_json, convert, memory_json
+from hlo_lsp.lsp import compare_json, convert, memory_json, modules_json
 from hlo_lsp.lsp.language_server import HloLanguageServer
 
 MEMORY_TIMELINE = "hlo.memoryTimeline"
 COMPARE = "hlo.compare"
+LIST_MODULES = "hlo.listModules"
 
 
 async def inlay_hint(ls: HloLanguageServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
@@ -86,10 +87,20 @@ async def compare(ls: HloLanguageServer, *arguments: Any) -> dict[str, object] |
         ls.session.compare, [ls.uris.source_of(arguments[0])], [ls.uris.source_of(arguments[1])])
 
 
+async def list_modules(ls: HloLanguageServer, *arguments: Any) -> dict[str, object] | None:
+    """Argument: a folder's URI (none: every workspace folder). Answer: its modules, one per compilation, the
+    largest peak first (lsp/modules_json.py: what `hlo-lsp modules --format json` prints); read from disk."""
+    if arguments and not isinstance(arguments[0], str):
+        raise JsonRpcInvalidParams(f"{LIST_MODULES} takes a folder's URI, or nothing, not {arguments[0]!r}")
+    folders = [ls.uris.source_of(arguments[0])] if arguments else list(_workspace_roots(ls))
+    return await ls.answered(lambda listed: modules_json.modules_json(listed.rows), ls.session.list_modules, folders)
+
+
 HANDLERS = {
     types.TEXT_DOCUMENT_INLAY_HINT: inlay_hint,
     types.TEXT_DOCUMENT_CODE_LENS: (code_lens, types.CodeLensOptions(resolve_provider=True)),
     types.CODE_LENS_RESOLVE: code_lens_resolve,
     types.TEXT_DOCUMENT_DOCUMENT_LINK: document_link,
 }
-COMMANDS = {convert.SHOW_PEAK_BUFFERS: show_peak_buffers, MEMORY_TIMELINE: memory_timeline, COMPARE: compare}
+COMMANDS = {convert.SHOW_PEAK_BUFFERS: show_peak_buffers, MEMORY_TIMELINE: memory_timeline, COMPARE: compare,
+            LIST_MODULES: list_modules}
