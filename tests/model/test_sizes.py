@@ -34,11 +34,23 @@ def is_tpu(module: ModuleDump) -> bool:
     return any(has_tiles(shape(value.shape_text)) for value in module.buffer_assignment.values())
 
 
+# The 14 compilations of one small program's --xla_dump_to folder (its MANIFEST.txt lists them).
+FOLDER_SMALL_EAGER_MODULES = tuple(f"jax-0.10.2/folder_small_eager/{name}.cpu_after_optimizations" for name in (
+    "module_0000.jit_stage", "module_0002.jit__threefry_seed", "module_0004.jit__threefry_split",
+    "module_0006.jit_unstack", "module_0008.jit__normal", "module_0010.jit_multiply",
+    "module_0012.jit_convert_element_type", "module_0014.jit_broadcast_in_dim", "module_0016.jit__normal",
+    "module_0018.jit__normal", "module_0020.jit_step", "module_0022.jit_norm", "module_0024.jit_abs",
+    "module_0026.jit__reduce_max"))
+
+
 def test_every_bundled_buffer_assignment_is_measured():
     assert sorted(name_of(module) for module in MODULES) == [
         "jax-0.10.2/control_flow/module_0000.jit_f.cpu_after_optimizations",
+        *FOLDER_SMALL_EAGER_MODULES,
         "jax-0.10.2/lowp_outputs/module_0004.jit_quantize.cpu_after_optimizations",
         "jax-0.10.2/mlp3/module_0000.jit_mlp.cpu_after_optimizations",
+        "jax-0.10.2/pair_mlp_narrow/module_0000.jit__lambda.cpu_after_optimizations",
+        "jax-0.10.2/pair_mlp_wide/module_0000.jit__lambda.cpu_after_optimizations",
         "jax-0.10.2/tiny_add/module_0000.jit__lambda.cpu_after_optimizations",
         "jax-0.10.2/tiny_add/module_0002.jit__lambda.cpu_after_optimizations",
         "jax-0.4.38/control_flow/module_0001.jit_f.cpu_after_optimizations",
