@@ -1,7 +1,8 @@
 // VS Code client for hlo-lsp: starts the Python language server over stdio for the `hlo`
 // (HLO module) and `hlo-buffers` (buffer assignment, live range, memory usage report) languages.
 // Commands: HLO: Restart Language Server, HLO: Show Server Output, HLO: Show Memory Timeline
-// (memoryTimeline.ts); the server's code-lens command `hlo.showPeakBuffers` opens VS Code's references peek.
+// (memoryTimeline.ts), HLO: Compare Memory With… (compare.ts); the server's code-lens command
+// `hlo.showPeakBuffers` opens VS Code's references peek.
 import * as childProcess from "child_process";
 import * as fs from "fs";
 import * as os from "os";
@@ -19,6 +20,7 @@ import {
   RevealOutputChannelOn,
   ServerOptions,
 } from "vscode-languageclient/node";
+import { COMPARE_MEMORY, MemoryComparisons } from "./compare";
 import { MemoryTimelines, SHOW_MEMORY_TIMELINE } from "./memoryTimeline";
 
 const CLIENT_ID = "hlo"; // vscode-languageclient reads the `hlo.trace.server` setting from this id
@@ -45,6 +47,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   output = vscode.window.createOutputChannel(CLIENT_NAME);
   traceOutput = vscode.window.createOutputChannel(`${CLIENT_NAME} Trace`);
   const timelines = new MemoryTimelines(context.extensionUri, runningClient, LANGUAGES, output);
+  const comparisons = new MemoryComparisons(context.extensionUri, runningClient, LANGUAGES, output);
   context.subscriptions.push(
     output,
     traceOutput,
@@ -53,6 +56,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("hlo.showOutput", () => output.show(true)),
     vscode.commands.registerCommand(SHOW_MEMORY_TIMELINE, (resource?: unknown) =>
       timelines.show(resource instanceof vscode.Uri ? resource : undefined)),
+    comparisons,
+    vscode.commands.registerCommand(COMPARE_MEMORY, (resource?: unknown, selected?: unknown) =>
+      comparisons.compare(resource, selected)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration("hlo.server")) {
         void restart();

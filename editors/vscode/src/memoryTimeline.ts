@@ -2,9 +2,9 @@
 // (server/hlo_lsp/lsp/memory_json.py) in a webview panel: the SVG picture, the peak, and
 // the buffers live at it; a click on a buffer (its table row or its bar) opens its instruction.
 import * as crypto from "crypto";
-import * as path from "path";
 import * as vscode from "vscode";
 import { ExecuteCommandRequest, LanguageClient } from "vscode-languageclient/node";
+import { commas, escape, human, moduleName } from "./panelText";
 
 export const SHOW_MEMORY_TIMELINE = "hlo.showMemoryTimeline";
 const SERVER_COMMAND = "hlo.memoryTimeline";
@@ -246,39 +246,4 @@ ${rows.join("\n")}
 </tbody>
 </table>
 </div>`;
-}
-
-/** The module's name from one of its files: module_0000.jit_f.cpu_after_optimizations-live-range.txt → module_0000.jit_f.cpu_after_optimizations. */
-function moduleName(uri: vscode.Uri): string {
-  return path.posix
-    .basename(uri.path)
-    .replace(/\.txt$/, "")
-    .replace(/[-.](buffer-assignment(-values)?|live-range|memory-usage-report)$/, "")
-    .replace(/\.hlo$/, "");
-}
-
-/** Bytes as XLA prints them (tsl's HumanReadableNumBytes, like the server): 40B, 476.0KiB, 18.31MiB. */
-function human(count: number): string {
-  if (count < 0) {
-    return "-" + human(-count);
-  }
-  if (count < 1024) {
-    return `${count}B`;
-  }
-  const units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-  let value = count;
-  let unit = 0;
-  while (value >= 1024 * 1024 && unit < units.length - 1) {
-    value = Math.floor(value / 1024);
-    unit += 1;
-  }
-  return (value / 1024).toFixed(unit === 0 ? 1 : 2) + units[unit];
-}
-
-function commas(count: number): string {
-  return count.toLocaleString("en-US");
-}
-
-function escape(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

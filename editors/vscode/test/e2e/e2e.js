@@ -12,14 +12,18 @@
 //      the timeline of a module without live ranges (before optimizations) says why there is none,
 //   6. the hover on an instruction of a TPU module after codegen: the memory space and size the
 //      compilation's buffer assignment gives it,
-//   7. a server path that does not exist: the error notification, its Open Settings button, and
+//   7. HLO: Compare Memory With… on a module of tests/data/jax-0.10.2/pair_mlp_narrow (copied beside the
+//      dump, with pair_mlp_wide), pair_mlp_wide picked in its QuickPick: the panel's peaks A → B, its SVG and
+//      the row of copy.3; a click on a row's B cell opens the wide module at that buffer's instruction;
+//      compared with a folder of other programs (seeds), the panel says there is nothing to compare,
+//   8. a server path that does not exist: the error notification, its Open Settings button, and
 //      HLO: Show Server Output,
-//   8. the language VS Code gives every file of tests/data (and of ../shared/producers and ../shared/corpus
+//   9. the language VS Code gives every file of tests/data (and of ../shared/producers and ../shared/corpus
 //      when they are there) is the one the server's detect_kind says, and that of a few made-up names:
 //      a test helper extension (language-probe/) opens each with workspace.openTextDocument.
 // Screenshots go to <out>/vscode-hover.png, <out>/vscode-tpu-hover.png, <out>/vscode-memory-timeline.png,
-// <out>/vscode-peak-buffers.png and <out>/vscode-server-missing.png (and <out>/vscode-failure.png with the
-// logs when a check fails).
+// <out>/vscode-peak-buffers.png, <out>/vscode-compare.png and <out>/vscode-server-missing.png (and
+// <out>/vscode-failure.png with the logs when a check fails).
 // Exit status 0 = passed.
 // Set E2E_DEBUG=1 for more output.
 //
@@ -44,6 +48,8 @@ const SHARED = ["producers", "corpus"].map((name) => path.join(ROOT, "..", "shar
 // Folders of tests/data copied into the opened folder, beside the dump: other producers' naming.
 const PRODUCER_FOLDERS = ["producers/jax-0.10.2-tpu/sharded_matmul_2x2", "producers/tf-2.21.0/keras_mlp_train",
   "producers/torch-xla-2.9.0/mlp_train", "seeds", "handwritten"];
+// Two dumps of one program (narrow and wide layers) copied into the opened folder, for HLO: Compare Memory With….
+const COMPARE_FOLDERS = ["jax-0.10.2/pair_mlp_narrow", "jax-0.10.2/pair_mlp_wide"];
 
 // What the test expects, from the dump it opens (tests/data/jax-0.10.2/mlp3).
 const MODULE = "module_0000.jit_mlp.cpu_after_optimizations";
@@ -129,6 +135,17 @@ const NO_TIMELINE_TEXT = "No memory timeline: this module has no live-range info
 // The code lens on the ENTRY line, and the title of the references peek it opens (editor.action.showReferences).
 const PEAK_LENS = "9 buffers live at peak";
 const PEEK_TITLE = "Locations (9)";
+// HLO: Compare Memory With…: A is this module of pair_mlp_narrow, B the folder pair_mlp_wide (the server's
+// hlo.compare answer, as `hlo-lsp diff` prints it).
+const [COMPARE_A, COMPARE_B] = COMPARE_FOLDERS.map((relative) => path.basename(relative));
+const COMPARE_FILE = "module_0000.jit__lambda.cpu_after_optimizations.txt";
+const COMPARE_TAB = `↔ ${COMPARE_B}`; // the end of the panel's title
+const COMPARE_PEAKS = ["1.28MiB → 17.07MiB", "1,341,744 → 17,899,824"]; // in the pair's summary
+const COMPARE_SVG_TITLE = "Memory compared: jit__lambda"; // the heading of the server's SVG
+const COMPARE_BUFFER = "copy.3"; // a row of the table: 256.0KiB in A, 4.00MiB in B
+const COMPARE_B_TEXT = `%${COMPARE_BUFFER} = f32[1024,1024]`; // its line in B's module
+const NOTHING_TO_COMPARE_B = "seeds"; // other programs: no module pairs with A's
+const NOTHING_TO_COMPARE_TEXTS = ["Nothing to compare: no module has a memory peak on both sides", "only in A: jit__lambda"];
 
 class Failure extends Error {}
 
@@ -149,7 +166,10 @@ async function main() {
   for (const relative of PRODUCER_FOLDERS) {
     fs.cpSync(path.join(DATA, relative), path.join(folder, relative), { recursive: true });
   }
-  // The files whose language step 8 checks: what the helper extension reads from $HLO_E2E_PROBE.
+  for (const relative of COMPARE_FOLDERS) {
+    fs.cpSync(path.join(DATA, relative), path.join(folder, path.basename(relative)), { recursive: true });
+  }
+  // The files whose language step 9 checks: what the helper extension reads from $HLO_E2E_PROBE.
   const probe = path.join(work, "language-probe.json");
   env.HLO_E2E_PROBE = probe;
   fs.mkdirSync(path.join(userData, "User"), { recursive: true });
@@ -163,6 +183,8 @@ async function main() {
   const barLine = lineOf(hloText, `  %${BAR_BUFFER} = `);
   const tpuFile = path.join(folder, PRODUCER_FOLDERS[0], TPU_FILE);
   const tpuLine = lineOf(fs.readFileSync(tpuFile, "utf8").split("\n"), TPU_DEFINITION, TPU_FILE);
+  const compareBLine = lineOf(fs.readFileSync(path.join(folder, COMPARE_B, COMPARE_FILE), "utf8").split("\n"),
+    `  %${COMPARE_BUFFER} = `, `${COMPARE_B}/${COMPARE_FILE}`);
 
   const probeVsix = packageProbe(work);
   for (const vsix of [args.vsix, probeVsix]) {
@@ -338,7 +360,12 @@ async function main() {
     await hoverOn(page, TPU_FILE, tpuLine, TPU_DEFINITION, TPU_NAME, TPU_HOVER_TEXTS, "vscode-tpu-hover.png",
       `**${TPU_NAME}**`);
 
-    // 7. A server that cannot start: set hlo.server.path to a missing file in the Settings editor (Remote
+    // 7. HLO: Compare Memory With… on pair_mlp_narrow's module, B picked in the QuickPick: pair_mlp_wide, then
+    //    seeds (nothing to compare).
+    await compareMemory(page, compareBLine);
+    await nothingToCompare(page);
+
+    // 8. A server that cannot start: set hlo.server.path to a missing file in the Settings editor (Remote
     //    tab: code-server is a remote window, where machine-overridable settings live); the change
     //    restarts the server, and the error says why and how to install it. Its Open Settings button
     //    shows the hlo.server settings; HLO: Show Server Output shows the client's log.
@@ -391,8 +418,8 @@ async function main() {
       });
     log("HLO: Show Server Output shows the log");
 
-    // 8. The language of every bundled file, and of the made-up names, through the helper extension (with
-    //    the server stopped by step 7: it would read every module opened).
+    // 9. The language of every bundled file, and of the made-up names, through the helper extension (with
+    //    the server stopped by step 8: it would read every module opened).
     await languageOfEveryFile(page, work, probe);
     log("PASS");
     if (process.env.E2E_DEBUG) {
@@ -436,10 +463,13 @@ function settings() {
   };
 }
 
-/** Quick Open (Ctrl+P), type the file name, Enter once the focused row is exactly that file; retried
- * (a key press can be lost while the workbench settles, and rows move while results stream in). */
-async function openFile(page, file) {
+/** Quick Open (Ctrl+P), type the file name (after `folder/` when given: a name of several folders), Enter once
+ * the focused row is exactly that file (in `folder`); retried (a key press can be lost while the workbench
+ * settles, and rows move while results stream in). */
+async function openFile(page, file, folder) {
   const tab = page.locator(".tabs-container .tab.active", { hasText: file });
+  const focusedFolder = page.locator(".quick-input-list .monaco-list-row.focused .label-description");
+  const inFolder = async () => !folder || normalize(await focusedFolder.innerText({ timeout: 1000 })) === folder;
   await until(`the editor to open ${file}`, async () => {
     await page.keyboard.press("Escape");
     await page.keyboard.press("Control+P");
@@ -449,13 +479,13 @@ async function openFile(page, file) {
     } catch {
       return false;
     }
-    await input.fill(file);
+    await input.fill(folder ? `${folder}/${file}` : file);
     const focused = page.locator(".quick-input-list .monaco-list-row.focused .label-name");
     try {
       await until(`${file} first in Quick Open`, async () =>
-        (await focused.innerText({ timeout: 1000 })) === file, 5000);
+        (await focused.innerText({ timeout: 1000 })) === file && (await inFolder()), 5000);
       await page.waitForTimeout(200); // let late results settle, then check again
-      if ((await focused.innerText({ timeout: 1000 })) !== file) {
+      if ((await focused.innerText({ timeout: 1000 })) !== file || !(await inFolder())) {
         return false;
       }
       await page.keyboard.press("Enter");
@@ -470,6 +500,137 @@ async function openFile(page, file) {
     return true;
   }, WAIT);
   await page.locator(".editor-instance .monaco-editor .view-lines").first().waitFor({ timeout: WAIT });
+}
+
+/** Step 7: HLO: Compare Memory With… on COMPARE_FILE of COMPARE_A, COMPARE_B picked in the QuickPick (which
+ * does not offer A's own folder). The panel shows the peaks A → B, the server's SVG and a row for
+ * COMPARE_BUFFER; a click on that row's B cell selects the buffer's instruction in B's module (at `bLine`,
+ * 0-based). */
+async function compareMemory(page, bLine) {
+  await openFile(page, COMPARE_FILE, COMPARE_A);
+  await runCommand(page, "HLO: Compare Memory With…");
+  const offered = await quickPickRows(page, "pair_mlp");
+  if (offered.some((row) => row.includes(COMPARE_A)) || !offered.some((row) => row.startsWith(COMPARE_B)) ||
+      !offered.some((row) => row.startsWith("Browse…"))) {
+    throw new Failure(`for "pair_mlp" the QuickPick offers ${JSON.stringify(offered)}: expected ${COMPARE_B} and ` +
+      `Browse…, not ${COMPARE_A}`);
+  }
+  log(`HLO: Compare Memory With… offers for "pair_mlp": ${JSON.stringify(offered)}`);
+  await pickInQuickPick(page, COMPARE_B);
+  await page.locator(".tabs-container .tab.active", { hasText: COMPARE_TAB }).first().waitFor({ timeout: WAIT })
+    .catch(() => {
+      throw new Failure(`no webview panel "Memory: … ${COMPARE_TAB}" after HLO: Compare Memory With…`);
+    });
+  const webview = page.frameLocator("iframe.webview.ready").last().frameLocator("#active-frame");
+  const summary = webview.locator("section.pair .summary").first();
+  await summary.waitFor({ timeout: 20_000 }).catch(async () => {
+    const body = await webview.locator("body").innerText({ timeout: 1000 }).catch(() => "(no webview content)");
+    throw new Failure(`the comparison panel shows no pair; it says: ${JSON.stringify(normalize(body).slice(0, 500))}`);
+  });
+  const said = normalize(await summary.innerText());
+  if (!COMPARE_PEAKS.every((peaks) => said.includes(peaks))) {
+    throw new Failure(`the comparison's summary says ${JSON.stringify(said)}, expected ${JSON.stringify(COMPARE_PEAKS)}`);
+  }
+  const picture = webview.locator(".picture").first();
+  await picture.locator("svg text", { hasText: COMPARE_SVG_TITLE }).first().waitFor({ timeout: 5000 }).catch(() => {
+    throw new Failure(`the comparison panel shows no SVG with "${COMPARE_SVG_TITLE}"`);
+  });
+  const markup = await picture.innerHTML();
+  if (!markup.startsWith("<svg")) {
+    throw new Failure(`the comparison's picture is not an inline <svg>: ${JSON.stringify(markup.slice(0, 200))}`);
+  }
+  const bCell = webview.locator("table.changes tbody tr td.side.b", {
+    has: webview.locator(".name", { hasText: new RegExp(`^${escapeRegExp(COMPARE_BUFFER)}\\{\\}$`) }),
+  }).first();
+  const row = normalize(await bCell.locator("xpath=..").innerText({ timeout: 5000 }).catch(() => {
+    throw new Failure(`the comparison's table has no row whose B is ${COMPARE_BUFFER}{}`);
+  }));
+  log(`comparison panel: ${said.split("\n")[0]}; <svg> with "${COMPARE_SVG_TITLE}"; the row of ${COMPARE_BUFFER}: ${row}`);
+  //    Without the side bar (more room for the panel in the screenshot); it comes back after.
+  const sideBar = page.locator(".part.sidebar");
+  await runCommand(page, "View: Toggle Primary Side Bar Visibility");
+  await sideBar.waitFor({ state: "hidden", timeout: 5000 });
+  await bCell.click({ timeout: 5000 });
+  await cursorOn(page, bLine, COMPARE_BUFFER.length, `a click on the B cell of ${COMPARE_BUFFER}{}`);
+  const bLineShown = page.locator(".editor-group-container.active .view-line", { hasText: COMPARE_B_TEXT });
+  await bLineShown.first().waitFor({ timeout: 5000 }).catch(() => {
+    throw new Failure(`the editor shows no line "${COMPARE_B_TEXT}": the click did not open ${COMPARE_B}'s module`);
+  });
+  log(`a click on the B cell of ${COMPARE_BUFFER}{} opened ${COMPARE_B}/${COMPARE_FILE} at "${COMPARE_B_TEXT}"`);
+  await comparisonScreenshot(page, webview);
+  await runCommand(page, "View: Toggle Primary Side Bar Visibility");
+  await sideBar.waitFor({ state: "visible", timeout: 5000 });
+}
+
+/** <out>/vscode-compare.png, taller than the window: the pair's summary, its picture and the first rows of
+ * the table at once. */
+async function comparisonScreenshot(page, webview) {
+  const viewport = page.viewportSize();
+  await page.setViewportSize({ width: viewport.width, height: 1300 });
+  await webview.locator("section.pair h2").first().evaluate((heading) => heading.scrollIntoView({ block: "start" }));
+  await webview.locator(".table").first().evaluate((table) => (table.scrollLeft = 0)); // the click scrolled to the B cell
+  await page.waitForTimeout(500);
+  const screenshot = path.join(args.out, "vscode-compare.png");
+  await page.screenshot({ path: screenshot });
+  log(`screenshot: ${screenshot}`);
+  await page.setViewportSize(viewport);
+}
+
+/** Step 7, against a folder of other programs' modules (NOTHING_TO_COMPARE_B): nothing pairs, and the panel
+ * says why. */
+async function nothingToCompare(page) {
+  await openFile(page, COMPARE_FILE, COMPARE_A);
+  await runCommand(page, "HLO: Compare Memory With…");
+  await pickInQuickPick(page, NOTHING_TO_COMPARE_B);
+  await page.locator(".tabs-container .tab.active", { hasText: `↔ ${NOTHING_TO_COMPARE_B}` }).first()
+    .waitFor({ timeout: WAIT }).catch(() => {
+      throw new Failure(`no webview panel "Memory: … ↔ ${NOTHING_TO_COMPARE_B}" after HLO: Compare Memory With…`);
+    });
+  const why = page.frameLocator("iframe.webview.ready").last().frameLocator("#active-frame").locator("body");
+  const nothing = await until(`the panel to say ${JSON.stringify(NOTHING_TO_COMPARE_TEXTS)}`, async () => {
+    const text = normalize(await why.innerText({ timeout: 1000 }));
+    return NOTHING_TO_COMPARE_TEXTS.every((expected) => text.includes(expected)) ? text : undefined;
+  }, 20_000).catch(async (error) => {
+    const text = await why.innerText({ timeout: 1000 }).catch(() => "(no webview content)");
+    throw new Failure(`${error.message}; it says ${JSON.stringify(normalize(text).slice(0, 500))}`);
+  });
+  log(`compared with ${NOTHING_TO_COMPARE_B}: ${nothing.split("\n").find((line) => line.startsWith("Nothing")).slice(0, 160)}…`);
+  if (process.env.E2E_DEBUG) {
+    await page.screenshot({ path: path.join(args.out, "debug-compare-nothing.png") });
+  }
+}
+
+/** The rows (label, description) the open QuickPick shows once `filter` is typed, when they no longer change. */
+async function quickPickRows(page, filter) {
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: WAIT });
+  await input.fill(filter, { timeout: 2000 });
+  const rows = page.locator(".quick-input-list .monaco-list-row");
+  let last = "";
+  return until(`the QuickPick's rows for "${filter}"`, async () => {
+    const shown = await rows.evaluateAll((elements) => elements.map((row) =>
+      [...row.querySelectorAll(".label-name, .label-description")].map((part) => part.textContent.trim())
+        .filter((part) => part).join(" · ")));
+    const same = shown.length > 0 && JSON.stringify(shown) === last;
+    last = JSON.stringify(shown);
+    return same ? shown : undefined;
+  }, 20_000);
+}
+
+/** Types `label` into the open QuickPick and picks the row of that label (Enter once it is the focused one). */
+async function pickInQuickPick(page, label) {
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: WAIT });
+  const focused = page.locator(".quick-input-list .monaco-list-row.focused .label-name");
+  await until(`"${label}" first in the QuickPick`, async () => {
+    await input.fill(label, { timeout: 2000 });
+    return normalize(await focused.innerText({ timeout: 1000 })) === label;
+  }, 20_000).catch(async (error) => {
+    const rows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts().catch(() => []);
+    throw new Failure(`${error.message}; the rows: ${JSON.stringify(rows.map(normalize))}`);
+  });
+  await page.keyboard.press("Enter");
+  await input.waitFor({ state: "hidden", timeout: 5000 });
 }
 
 /** Opens `file` at `line` (0-based) and hovers the name `name` on it (the line starts like `lineText`) until
@@ -510,7 +671,7 @@ async function hoverOn(page, file, line, lineText, name, texts, screenshot, titl
   log(`screenshot: ${shot}`);
 }
 
-/** Step 8: the language VS Code gives every file of tests/data (and ../shared/producers, ../shared/corpus),
+/** Step 9: the language VS Code gives every file of tests/data (and ../shared/producers, ../shared/corpus),
  * against the kind the server's detect_kind gives it, and that of the made-up names. The helper extension's
  * command opens each file with workspace.openTextDocument (VS Code picks the language as for an editor:
  * settings, then the registered file names, patterns and extensions, then first lines) and writes the
