@@ -8,9 +8,10 @@ import asyncio
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from helpers.paths import DATA, SPLIT_HLO, SPLIT_MLP
 
@@ -28,6 +29,26 @@ async def start_session(lsp_client: LanguageClient, capabilities: types.ClientCa
 
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=capabilities, root_uri=DATA.as_uri(), initialization_options=initialization_options))
+
+
+async def start_as(lsp_client: LanguageClient, profile: str, root: Path,
+                   folders: tuple[Path, ...] = ()) -> types.InitializeResult:
+    """Initializes a session as the client `profile` (one of CLIENTS) does, rooted at `root` (with `folders` as
+    its workspace folders); the server's answer."""
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        """Real editors accept the server's file watchers; the test client just says yes."""
+
+    lsp_client.profile = profile  # type: ignore[attr-defined]
+    return await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities(profile), root_uri=root.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=folder.as_uri(), name=folder.name) for folder in folders] or None))
+
+
+async def execute(client: LanguageClient, command: str, *arguments: Any) -> Any:
+    """The answer of `workspace/executeCommand` of `command` (within a minute)."""
+    return await asyncio.wait_for(client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command, arguments=list(arguments))), 60)
 
 
 def open_file(client: LanguageClient, path: Path, language: str = "hlo") -> str:

@@ -3,7 +3,6 @@ json` prints, with each pair's picture."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 import xml.etree.ElementTree as ElementTree
@@ -12,10 +11,10 @@ from typing import Any
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
 from helpers import PAIR_NARROW, PAIR_WIDE
-from helpers.lsp import CLIENTS, SERVER
+from helpers.lsp import CLIENTS, SERVER, execute, start_as
 from hlo_lsp.cli import main
 from hlo_lsp.session.compare import WORKER_FROM_BYTES
 
@@ -29,19 +28,12 @@ INITIALIZED: dict[str, types.InitializeResult] = {}
 
 
 async def compare(client: LanguageClient, *arguments: Any) -> Any:
-    return await asyncio.wait_for(client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=COMMAND, arguments=list(arguments))), 60)
+    return await execute(client, COMMAND, *arguments)
 
 
 @pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
 async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # noqa: ANN201
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params: types.RegistrationParams) -> None:
-        """The test client accepts the server's file watchers."""
-
-    INITIALIZED[request.param] = await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(request.param), root_uri=PAIR_NARROW.parent.as_uri()))
-    lsp_client.profile = request.param  # type: ignore[attr-defined]
+    INITIALIZED[request.param] = await start_as(lsp_client, request.param, PAIR_NARROW.parent)
     yield
     await lsp_client.shutdown_session()
 

@@ -4,7 +4,6 @@ picture. Expected figures are read from the dump's own files."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 import shutil
 import xml.etree.ElementTree as ElementTree
@@ -14,10 +13,10 @@ from typing import Any
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
 from helpers import SPLIT_HLO, SPLIT_MLP, TPU_MATMUL, TPU_SEED, copy_module
-from helpers.lsp import CLIENTS, SERVER, column_of, negotiated_encoding, open_file
+from helpers.lsp import CLIENTS, SERVER, column_of, execute, negotiated_encoding, open_file, start_as
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -35,8 +34,7 @@ def printed_peak(path: Path) -> tuple[int, list[tuple[str, int]]]:
 
 
 async def memory_timeline(client: LanguageClient, *arguments: Any) -> Any:
-    return await asyncio.wait_for(client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=COMMAND, arguments=list(arguments))), 60)
+    return await execute(client, COMMAND, *arguments)
 
 
 # The session keeps what the server answered to `initialize`, for its capabilities.
@@ -45,14 +43,7 @@ INITIALIZED: dict[str, types.InitializeResult] = {}
 
 @pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
 async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # noqa: ANN201
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params: types.RegistrationParams) -> None:
-        """The test client accepts the server's file watchers."""
-
-    capabilities = client_capabilities(request.param)
-    INITIALIZED[request.param] = await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=capabilities, root_uri=SPLIT_MLP.parent.as_uri()))
-    lsp_client.profile = request.param  # type: ignore[attr-defined]
+    INITIALIZED[request.param] = await start_as(lsp_client, request.param, SPLIT_MLP.parent)
     yield
     await lsp_client.shutdown_session()
 

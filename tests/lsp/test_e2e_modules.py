@@ -3,17 +3,16 @@ peak first, the same JSON `hlo-lsp modules --format json` prints."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
 from helpers import FOLDER_SMALL_EAGER
-from helpers.lsp import CLIENTS, SERVER
+from helpers.lsp import CLIENTS, SERVER, execute, start_as
 from hlo_lsp.cli import main
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -23,20 +22,12 @@ INITIALIZED: dict[str, types.InitializeResult] = {}
 
 
 async def list_modules(client: LanguageClient, *arguments: Any) -> Any:
-    return await asyncio.wait_for(client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=COMMAND, arguments=list(arguments))), 60)
+    return await execute(client, COMMAND, *arguments)
 
 
 @pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
 async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # noqa: ANN201
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params: types.RegistrationParams) -> None:
-        """The test client accepts the server's file watchers."""
-
-    INITIALIZED[request.param] = await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(request.param), root_uri=FOLDER_SMALL_EAGER.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=FOLDER_SMALL_EAGER.as_uri(), name="dump")]))
-    lsp_client.profile = request.param  # type: ignore[attr-defined]
+    INITIALIZED[request.param] = await start_as(lsp_client, request.param, FOLDER_SMALL_EAGER, (FOLDER_SMALL_EAGER,))
     yield
     await lsp_client.shutdown_session()
 

@@ -2,10 +2,10 @@
 // (server/hlo_lsp/lsp/compare_json.py) in a webview panel: for each pair of modules, the peaks A → B, the
 // SVG picture and the buffers live at either peak, largest change first; a click on a side's cell (or on a
 // bar of the picture) opens that side's instruction.
-import * as crypto from "crypto";
 import * as path from "path";
 import * as vscode from "vscode";
 import { ExecuteCommandRequest, LanguageClient } from "vscode-languageclient/node";
+import { ShownPanel, openLocated, panelPage, showPanel } from "./memoryPanels";
 import { commas, escape, human, moduleName } from "./panelText";
 
 export const COMPARE_MEMORY = "hlo.compareMemory";
@@ -102,11 +102,7 @@ interface Candidate extends vscode.QuickPickItem {
 }
 
 /** One panel per A and B: comparing them again refreshes and reveals it. */
-interface Panel {
-  panel: vscode.WebviewPanel;
-  answer: Comparison;
-  sourceColumn: vscode.ViewColumn;
-}
+type Panel = ShownPanel<Comparison>;
 
 export class MemoryComparisons implements vscode.Disposable {
   private readonly panels = new Map<string, Panel>();
@@ -215,24 +211,8 @@ export class MemoryComparisons implements vscode.Disposable {
 
   private show(a: vscode.Uri, b: vscode.Uri, title: string, answer: Comparison, sourceColumn: vscode.ViewColumn): void {
     const key = `${a.toString()} ${b.toString()}`;
-    let shown = this.panels.get(key);
-    if (shown) {
-      shown.answer = answer;
-      shown.sourceColumn = sourceColumn;
-      shown.panel.reveal(undefined, false);
-    } else {
-      const panel = vscode.window.createWebviewPanel(
-        VIEW_TYPE,
-        `Memory: ${title}`,
-        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
-        { enableScripts: true, enableFindWidget: true, localResourceRoots: [this.media] },
-      );
-      const created: Panel = { panel, answer, sourceColumn };
-      shown = created;
-      this.panels.set(key, created);
-      panel.onDidDispose(() => this.panels.delete(key));
-      panel.webview.onDidReceiveMessage((message) => this.reveal(created, message));
-    }
+    const shown = showPanel(this.panels, key, { viewType: VIEW_TYPE, title: `Memory: ${title}`, media: this.media },
+      answer, sourceColumn, (panel, message) => this.reveal(panel, message));
     shown.panel.webview.html = this.html(shown.panel.webview, title, a, b, answer);
   }
 
@@ -246,53 +226,20 @@ export class MemoryComparisons implements vscode.Disposable {
     if (!target) {
       return;
     }
-    if (!target.uri || !target.range) {
-      void vscode.window.showInformationMessage(`HLO: the server knows no instruction for ${target.label} in ${side.toUpperCase()}.`);
-      return;
-    }
-    const { start, end } = target.range;
-    const selection = new vscode.Range(start.line, start.character, end.line, end.character);
-    try {
-      const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(target.uri));
-      await vscode.window.showTextDocument(document, { viewColumn: shown.sourceColumn, selection, preserveFocus: false });
-    } catch (error) {
-      void vscode.window.showErrorMessage(`HLO: cannot open ${target.uri}: ${error instanceof Error ? error.message : error}`);
-    }
+    await openLocated(target, shown.sourceColumn, `${target.label} in ${side.toUpperCase()}`);
   }
 
   private html(webview: vscode.Webview, title: string, a: vscode.Uri, b: vscode.Uri, answer: Comparison): string {
-    const nonce = crypto.randomBytes(18).toString("base64");
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(this.media, "compare.css"));
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.media, "compare.js"));
-    const csp = [
-      "default-src 'none'",
-      `style-src ${webview.cspSource}`,
-      `img-src ${webview.cspSource} data:`,
-      `script-src 'nonce-${nonce}'`,
-    ].join("; ");
-    const body = answer.pairs.length ? answer.pairs.map(pairSection).join("\n") : nothingCompared(answer);
+    const pairs = answer.pairs.length ? answer.pairs.map(pairSection).join("\n") : nothingCompared(answer);
+    const body = `<p class="sides">A: ${escape(shownPath(a.fsPath))}<br>B: ${escape(shownPath(b.fsPath))}</p>
+${pairs}
+${answer.pairs.length ? notCompared(answer) : ""}`;
     // Only what the script needs: for each pair, the row each bar of its SVG draws (in drawing order), the
     // side a click on it opens, and the first line of the bar's title, to check the bar is that row's.
     const data = { pairs: answer.pairs.map(drawnBars) };
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style}">
-<title>Memory: ${escape(title)}</title>
-</head>
-<body>
-<h1>Memory: ${escape(title)}</h1>
-<p class="sides">A: ${escape(shownPath(a.fsPath))}<br>B: ${escape(shownPath(b.fsPath))}</p>
-${body}
-${answer.pairs.length ? notCompared(answer) : ""}
-<script type="application/json" id="hlo-compare-data">${JSON.stringify(data).replace(/</g, "\\u003c")}</script>
-<script nonce="${nonce}" src="${script}"></script>
-</body>
-</html>`;
+    return panelPage(webview, this.media, "compare", title, body, "hlo-compare-data", data);
   }
+
 }
 
 /** The QuickPick's entries: the folders of the workspace with buffer assignments, the HLO modules after

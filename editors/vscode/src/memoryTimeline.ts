@@ -1,9 +1,9 @@
 // HLO: Show Memory Timeline — the answer of the server's `hlo.memoryTimeline` command
 // (server/hlo_lsp/lsp/memory_json.py) in a webview panel: the SVG picture, the peak, and
 // the buffers live at it; a click on a buffer (its table row or its bar) opens its instruction.
-import * as crypto from "crypto";
 import * as vscode from "vscode";
 import { ExecuteCommandRequest, LanguageClient } from "vscode-languageclient/node";
+import { Located, ShownPanel, openLocated, panelPage, showPanel } from "./memoryPanels";
 import { commas, escape, human, moduleName } from "./panelText";
 
 export const SHOW_MEMORY_TIMELINE = "hlo.showMemoryTimeline";
@@ -13,16 +13,6 @@ const NO_LIVE_RANGES =
   "this module has no live-range information (XLA writes it, for the optimized module only, in the " +
   "buffer-assignment files beside it: *-buffer-assignment.txt and *-live-range.txt, or one combined " +
   "*-buffer-assignment.txt).";
-
-interface LspPosition {
-  line: number;
-  character: number;
-}
-
-interface Located {
-  uri?: string;
-  range?: { start: LspPosition; end: LspPosition };
-}
 
 interface TimelineBuffer extends Located {
   label: string;
@@ -50,11 +40,7 @@ interface Timeline {
 type ListName = "buffers" | "largest" | "peak";
 
 /** One panel per module: running the command again for the same module refreshes and reveals it. */
-interface Panel {
-  panel: vscode.WebviewPanel;
-  answer: Timeline | null;
-  sourceColumn: vscode.ViewColumn;
-}
+type Panel = ShownPanel<Timeline | null>;
 
 export class MemoryTimelines implements vscode.Disposable {
   private readonly panels = new Map<string, Panel>();
@@ -119,24 +105,8 @@ export class MemoryTimelines implements vscode.Disposable {
     const key = vscode.Uri.joinPath(document.uri, "..", name).toString(); // a module of a dump folder
     const editor = active?.document === document ? active : vscode.window.visibleTextEditors.find((open) => open.document === document);
     const sourceColumn = editor?.viewColumn ?? vscode.ViewColumn.One;
-    let shown = this.panels.get(key);
-    if (shown) {
-      shown.answer = answer;
-      shown.sourceColumn = sourceColumn;
-      shown.panel.reveal(undefined, false);
-    } else {
-      const panel = vscode.window.createWebviewPanel(
-        VIEW_TYPE,
-        `Memory: ${name}`,
-        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
-        { enableScripts: true, enableFindWidget: true, localResourceRoots: [this.media] },
-      );
-      const created: Panel = { panel, answer, sourceColumn };
-      shown = created;
-      this.panels.set(key, created);
-      panel.onDidDispose(() => this.panels.delete(key));
-      panel.webview.onDidReceiveMessage((message) => this.reveal(created, message));
-    }
+    const shown = showPanel(this.panels, key, { viewType: VIEW_TYPE, title: `Memory: ${name}`, media: this.media }, answer,
+      sourceColumn, (panel, message) => this.reveal(panel, message));
     shown.panel.webview.html = this.html(shown.panel.webview, name, answer);
   }
 
@@ -154,50 +124,16 @@ export class MemoryTimelines implements vscode.Disposable {
     if (!target) {
       return;
     }
-    if (!target.uri || !target.range) {
-      void vscode.window.showInformationMessage(`HLO: the server knows no instruction for ${target.label ?? "this buffer"}.`);
-      return;
-    }
-    const { start, end } = target.range;
-    const selection = new vscode.Range(start.line, start.character, end.line, end.character);
-    try {
-      const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(target.uri));
-      await vscode.window.showTextDocument(document, { viewColumn: shown.sourceColumn, selection, preserveFocus: false });
-    } catch (error) {
-      void vscode.window.showErrorMessage(`HLO: cannot open ${target.uri}: ${error instanceof Error ? error.message : error}`);
-    }
+    await openLocated(target, shown.sourceColumn, target.label ?? "this buffer");
   }
 
   private html(webview: vscode.Webview, name: string, answer: Timeline | null): string {
-    const nonce = crypto.randomBytes(18).toString("base64");
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(this.media, "memory-timeline.css"));
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.media, "memory-timeline.js"));
-    const csp = [
-      "default-src 'none'",
-      `style-src ${webview.cspSource}`,
-      `img-src ${webview.cspSource} data:`,
-      `script-src 'nonce-${nonce}'`,
-    ].join("; ");
     const body = answer ? timelineBody(answer) : `<p class="why">No memory timeline: ${escape(NO_LIVE_RANGES)}</p>`;
     // Only what the script needs: the label of each bar the SVG draws, in drawing order, and whether it has a place.
     const data = { largest: (answer?.largest ?? []).map((buffer) => ({ label: buffer.label, located: !!buffer.uri })) };
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style}">
-<title>Memory: ${escape(name)}</title>
-</head>
-<body>
-<h1>Memory: ${escape(name)}</h1>
-${body}
-<script type="application/json" id="hlo-timeline-data">${JSON.stringify(data).replace(/</g, "\\u003c")}</script>
-<script nonce="${nonce}" src="${script}"></script>
-</body>
-</html>`;
+    return panelPage(webview, this.media, "memory-timeline", name, body, "hlo-timeline-data", data);
   }
+
 }
 
 function timelineBody(answer: Timeline): string {

@@ -76,4 +76,28 @@ function M.load_plugin()
   vim.cmd('runtime! plugin/hlo.lua')
 end
 
+--- The window showing a buffer with the buffer variable `name` set (a plugin's split), or nil.
+function M.window_with(name)
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.b[vim.api.nvim_win_get_buf(win)][name] then
+      return win
+    end
+  end
+  return nil
+end
+
+--- Presses <CR> in window `win` on the last of `lines` that holds `needle` (checked to be there).
+function M.enter_on_line(win, lines, needle)
+  local row
+  for number, line in ipairs(lines) do
+    if line:find(needle, 1, true) then
+      row = number
+    end
+  end
+  M.check(row ~= nil, 'a line holds ' .. vim.inspect(needle), lines)
+  vim.api.nvim_set_current_win(win)
+  vim.api.nvim_win_set_cursor(win, { row or 1, 0 })
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+end
+
 return M

@@ -6,12 +6,7 @@ local t = dofile(here .. '/common.lua')
 local check, log, wait_for = t.check, t.log, t.wait_for
 
 local function rows_window()
-  for _, win in ipairs(vim.api.nvim_list_wins()) do
-    if vim.b[vim.api.nvim_win_get_buf(win)].hlo_compare then
-      return win
-    end
-  end
-  return nil
+  return t.window_with('hlo_compare')
 end
 
 t.run(function()
@@ -51,16 +46,7 @@ t.run(function()
     quickfix[1] and quickfix[1].text)
 
   -- <CR> on the row of spec.row opens its instruction in B.
-  local row
-  for number, line in ipairs(lines) do
-    if line:find('→ ' .. spec.row .. ' ', 1, true) then
-      row = number
-    end
-  end
-  check(row ~= nil, 'the split has a row for ' .. spec.row)
-  vim.api.nvim_set_current_win(win)
-  vim.api.nvim_win_set_cursor(win, { row or 1, 0 })
-  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+  t.enter_on_line(win, lines, '→ ' .. spec.row .. ' ')
   wait_for('the jump into B', function()
     return vim.api.nvim_buf_get_name(vim.api.nvim_get_current_buf()) == spec.b_file
   end)

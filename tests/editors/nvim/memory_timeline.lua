@@ -17,12 +17,7 @@ local function read(path)
 end
 
 local function table_window()
-  for _, win in ipairs(vim.api.nvim_list_wins()) do
-    if vim.b[vim.api.nvim_win_get_buf(win)].hlo_memory_timeline then
-      return win
-    end
-  end
-  return nil
+  return t.window_with('hlo_memory_timeline')
 end
 
 local function check_picture(path, spec)
@@ -74,16 +69,7 @@ t.run(function()
   check(#opened == 1, 'the bang does not open the picture', opened)
 
   -- <CR> on a row jumps to the instruction in the module.
-  local row
-  for number, line in ipairs(lines) do
-    if line:find(' ' .. spec.row .. ' ', 1, true) then
-      row = number
-    end
-  end
-  check(row ~= nil, 'the table has a row for ' .. spec.row)
-  vim.api.nvim_set_current_win(win)
-  vim.api.nvim_win_set_cursor(win, { row or 1, 0 })
-  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+  t.enter_on_line(win, lines, ' ' .. spec.row .. ' ')
   wait_for('the jump to the instruction', function() return vim.api.nvim_get_current_buf() == module end)
   check(vim.deep_equal(vim.api.nvim_win_get_cursor(0), spec.definition), '<CR> jumps to ' ..
     vim.inspect(spec.definition), vim.api.nvim_win_get_cursor(0))

@@ -43,20 +43,9 @@ local function place(row)
   return nil
 end
 
-local function write(path, text)
-  local file = io.open(path, 'w')
-  if not file then
-    return false
-  end
-  file:write(text)
-  file:close()
-  return true
-end
-
---- Where the picture of the pair `name` goes: Neovim's temporary folder.
+--- Where the picture of the pair `name` goes: <name>.compare.svg in Neovim's temporary folder.
 function M.svg_path(name)
-  local folder = vim.fn.fnamemodify(vim.fn.tempname(), ':h')
-  return folder .. '/' .. name:gsub('[^%w._-]', '_') .. '.compare.svg'
+  return memory.picture_path(name, '.compare.svg')
 end
 
 --- The lines of one pair, and for each line that is a row, that row.
@@ -117,29 +106,24 @@ end
 
 --- Shows an answer: the pictures written, the rows in a split and in the quickfix list.
 function M.show(answer, client)
-  local pictures = {}
+  local pictures, named = {}, {}
+  for _, pair in ipairs(answer.pairs) do
+    named[pair.name] = (named[pair.name] or 0) + 1
+  end
   for number, pair in ipairs(answer.pairs) do
-    local path = M.svg_path(pair.name)
-    pictures[number] = write(path, pair.svg) and path or nil
+    -- two pairs of one name (two compilations of one function): told apart by their place in the answer
+    local path = M.svg_path(named[pair.name] > 1 and (pair.name .. '.' .. number) or pair.name)
+    pictures[number] = memory.write(path, pair.svg) and path or nil
   end
   M.last = { answer = answer, pictures = pictures }
   local lines, rows = M.lines(answer, pictures)
   vim.fn.setqflist({}, ' ', { title = 'hlo-lsp: compare', items = M.quickfix_items(answer, client) })
-  vim.cmd('botright new')
-  local bufnr = vim.api.nvim_get_current_buf()
-  vim.bo[bufnr].buftype = 'nofile'
-  vim.bo[bufnr].bufhidden = 'wipe'
-  vim.bo[bufnr].swapfile = false
-  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
-  vim.bo[bufnr].modifiable = false
+  local places = {}
+  for line, row in pairs(rows) do
+    places[line] = place(row)
+  end
+  local bufnr = memory.places_split(lines, places, client)
   vim.b[bufnr].hlo_compare = true
-  vim.keymap.set('n', '<CR>', function()
-    local row = rows[vim.api.nvim_win_get_cursor(0)[1]]
-    local side = row and place(row)
-    if side then
-      memory.jump(side, client)
-    end
-  end, { buffer = bufnr, desc = 'hlo-lsp: go to the instruction of this buffer' })
   return bufnr
 end
 

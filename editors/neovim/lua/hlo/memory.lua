@@ -56,13 +56,19 @@ function M.human(count)
   return string.format(unit == 1 and '%.1f%s' or '%.2f%s', value, units[unit])
 end
 
---- Where the picture of `module` goes: Neovim's temporary folder.
-function M.svg_path(module)
+--- Where a picture of `name` goes: Neovim's temporary folder, `<name><suffix>`.
+function M.picture_path(name, suffix)
   local folder = vim.fn.fnamemodify(vim.fn.tempname(), ':h')
-  return folder .. '/' .. module:gsub('[^%w._-]', '_') .. '.memory.svg'
+  return folder .. '/' .. name:gsub('[^%w._-]', '_') .. suffix
 end
 
-local function write(path, text)
+--- Where the picture of `module` goes: <module>.memory.svg in Neovim's temporary folder.
+function M.svg_path(module)
+  return M.picture_path(module, '.memory.svg')
+end
+
+--- Writes `text` to `path`; whether it could.
+function M.write(path, text)
   local file = io.open(path, 'w')
   if not file then
     return false
@@ -115,9 +121,8 @@ function M.jump(buffer, client)
   end
 end
 
---- The buffers live at the peak in a split; <CR> on a row jumps to its instruction.
-function M.show_table(result, client, path)
-  local lines, rows = M.table_lines(result, path)
+--- A split showing `lines`; <CR> on a line `places` holds a place for ({ uri = ..., range = ... }) goes there.
+function M.places_split(lines, places, client)
   vim.cmd('botright new')
   local bufnr = vim.api.nvim_get_current_buf()
   vim.bo[bufnr].buftype = 'nofile'
@@ -125,20 +130,27 @@ function M.show_table(result, client, path)
   vim.bo[bufnr].swapfile = false
   vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
   vim.bo[bufnr].modifiable = false
-  vim.b[bufnr].hlo_memory_timeline = result.module
   vim.keymap.set('n', '<CR>', function()
-    local row = rows[vim.api.nvim_win_get_cursor(0)[1]]
-    if row then
-      M.jump(row, client)
+    local place = places[vim.api.nvim_win_get_cursor(0)[1]]
+    if place then
+      M.jump(place, client)
     end
   end, { buffer = bufnr, desc = 'hlo-lsp: go to the instruction of this buffer' })
+  return bufnr
+end
+
+--- The buffers live at the peak in a split; <CR> on a row jumps to its instruction.
+function M.show_table(result, client, path)
+  local lines, rows = M.table_lines(result, path)
+  local bufnr = M.places_split(lines, rows, client)
+  vim.b[bufnr].hlo_memory_timeline = result.module
   return bufnr
 end
 
 --- Shows an answer of the command: the picture when it can be opened, else the table.
 function M.show(result, client, opts)
   local path = M.svg_path(result.module)
-  local written = write(path, result.svg)
+  local written = M.write(path, result.svg)
   M.last = { module = result.module, path = written and path or nil }
   if not written then
     vim.notify('hlo-lsp: cannot write ' .. path, vim.log.levels.WARN)
