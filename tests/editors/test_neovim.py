@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import hlo_lsp
-from helpers import DATA, PAIR_NARROW, PAIR_WIDE, PRODUCERS, SPLIT_MLP, copy_module, plant_in_copy
+from helpers import DATA, FOLDER_SMALL_EAGER, PAIR_NARROW, PAIR_WIDE, PRODUCERS, SPLIT_MLP, copy_module, plant_in_copy
 from hlo_lsp.parsing.file_kinds import detect_kind
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -378,4 +378,21 @@ def test_compare_command(tmp_path: Path) -> None:
         "first_quickfix": "jit__lambda +3.75MiB: copy.3{} 256.0KiB → copy.3{} 4.00MiB",
         "row": "ynn_fusion.11{}",
         "definition": [definition, column_of(b_file, definition, "ynn_fusion.11 = ")],
+    }, tmp_path)
+
+
+# ---- :HloModules ------------------------------------------------------------------------------------
+
+
+def test_modules_command(tmp_path: Path) -> None:
+    """`:HloModules {folder}`: the folder's modules offered with vim.ui.select, the largest peak first, each with
+    its peak; the one chosen opens; the quickfix list holds them all."""
+    first = FOLDER_SMALL_EAGER / "module_0016.jit__normal.cpu_after_optimizations.txt"
+    run_nvim("modules.lua", {
+        "cmd": SERVER_COMMAND,
+        "module": str(FOLDER_SMALL_EAGER / "module_0020.jit_step.cpu_after_optimizations.txt"),
+        "folder": str(FOLDER_SMALL_EAGER),
+        "count": 14,
+        "first": ["  512.1KiB  jit__normal  ", "  240.1KiB  jit_step  "],
+        "first_file": str(first),
     }, tmp_path)

@@ -8,3 +8,4 @@ vim.g.loaded_hlo_lsp = true
 require('hlo.filetype').add()
 require('hlo.memory').create_command() -- :HloMemoryTimeline
 require('hlo.compare').create_command() -- :HloCompare
+require('hlo.modules').create_command() -- :HloModules

@@ -72,6 +72,7 @@ function M.setup(opts)
   require('hlo.filetype').add()
   require('hlo.memory').create_command()
   require('hlo.compare').create_command()
+  require('hlo.modules').create_command()
   local overrides = {}
   for key, value in pairs(opts) do
     if not PLUGIN_OPTIONS[key] then
