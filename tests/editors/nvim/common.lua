@@ -76,6 +76,17 @@ function M.load_plugin()
   vim.cmd('runtime! plugin/hlo.lua')
 end
 
+--- Edits `path` and waits for the hlo client to attach to it; its buffer.
+function M.edit_attached(path)
+  vim.cmd('edit ' .. vim.fn.fnameescape(path))
+  local bufnr = vim.api.nvim_get_current_buf()
+  M.wait_for('the hlo client to attach', function()
+    local client = vim.lsp.get_clients({ bufnr = bufnr, name = 'hlo' })[1]
+    return client ~= nil and client.initialized
+  end, 20000)
+  return bufnr
+end
+
 --- The window showing a buffer with the buffer variable `name` set (a plugin's split), or nil.
 function M.window_with(name)
   for _, win in ipairs(vim.api.nvim_list_wins()) do

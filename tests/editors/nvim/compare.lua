@@ -15,12 +15,7 @@ t.run(function()
   check(vim.fn.exists(':HloCompare') == 2, 'plugin/hlo.lua defines :HloCompare')
   require('hlo').setup({ cmd = spec.cmd })
 
-  vim.cmd('edit ' .. vim.fn.fnameescape(spec.module))
-  local module = vim.api.nvim_get_current_buf()
-  wait_for('the hlo client to attach', function()
-    local client = vim.lsp.get_clients({ bufnr = module, name = 'hlo' })[1]
-    return client ~= nil and client.initialized
-  end, 20000)
+  t.edit_attached(spec.module)
 
   vim.cmd('HloCompare ' .. vim.fn.fnameescape(spec.other))
   wait_for('the rows', function() return rows_window() ~= nil end, 30000)

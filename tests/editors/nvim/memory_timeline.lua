@@ -43,12 +43,7 @@ t.run(function()
     return { wait = function() return { code = 0 } end }, nil
   end
 
-  vim.cmd('edit ' .. vim.fn.fnameescape(spec.module))
-  local module = vim.api.nvim_get_current_buf()
-  wait_for('the hlo client to attach', function()
-    local client = vim.lsp.get_clients({ bufnr = module, name = 'hlo' })[1]
-    return client ~= nil and client.initialized
-  end, 20000)
+  local module = t.edit_attached(spec.module)
 
   -- The picture, opened with vim.ui.open.
   vim.cmd('HloMemoryTimeline')

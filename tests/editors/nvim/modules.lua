@@ -18,12 +18,7 @@ t.run(function()
     on_choice(items[1], 1)
   end
 
-  vim.cmd('edit ' .. vim.fn.fnameescape(spec.module))
-  local module = vim.api.nvim_get_current_buf()
-  wait_for('the hlo client to attach', function()
-    local client = vim.lsp.get_clients({ bufnr = module, name = 'hlo' })[1]
-    return client ~= nil and client.initialized
-  end, 20000)
+  t.edit_attached(spec.module)
 
   vim.cmd('HloModules ' .. vim.fn.fnameescape(spec.folder))
   wait_for('the modules offered', function() return offered ~= nil end, 30000)

@@ -129,21 +129,10 @@ end
 
 --- Compares the current buffer's dump (A) with `path` (B: a dump folder or any file of a module).
 function M.compare(path)
-  local bufnr = vim.api.nvim_get_current_buf()
-  local client = memory.client(bufnr)
-  if not client then
-    vim.notify('hlo-lsp: no hlo client is attached to this buffer', vim.log.levels.WARN)
-    return
-  end
   local other = vim.fn.fnamemodify(vim.fn.expand(path), ':p'):gsub('/$', '')
-  local params = { command = M.COMMAND, arguments = { vim.uri_from_bufnr(bufnr), vim.uri_from_fname(other) } }
-  memory.request(client, 'workspace/executeCommand', params, function(err, answer)
-    if err then
-      vim.notify('hlo-lsp: ' .. M.COMMAND .. ': ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
-    else
-      M.show(answer, client)
-    end
-  end, bufnr)
+  memory.execute(M.COMMAND, function(bufnr)
+    return { vim.uri_from_bufnr(bufnr), vim.uri_from_fname(other) }
+  end, M.show)
 end
 
 --- Defines :HloCompare {path}; safe to call more than once.

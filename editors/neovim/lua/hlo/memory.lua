@@ -166,26 +166,36 @@ function M.show(result, client, opts)
   M.show_table(result, client, written and path or nil)
 end
 
---- Asks the server for the memory timeline of the current buffer's module.
---- opts.table: list the buffers in a split instead of opening the picture.
-function M.timeline(opts)
-  opts = opts or {}
+--- Runs the server's `command` with the arguments `arguments(bufnr)` gives for the current buffer, through its
+--- hlo client; `on_answer(answer, client)` with what it answers (an error is notified).
+function M.execute(command, arguments, on_answer)
   local bufnr = vim.api.nvim_get_current_buf()
   local client = M.client(bufnr)
   if not client then
     vim.notify('hlo-lsp: no hlo client is attached to this buffer', vim.log.levels.WARN)
     return
   end
-  local params = { command = M.COMMAND, arguments = { vim.uri_from_bufnr(bufnr) } }
-  M.request(client, 'workspace/executeCommand', params, function(err, result)
+  local params = { command = command, arguments = arguments(bufnr) }
+  M.request(client, 'workspace/executeCommand', params, function(err, answer)
     if err then
-      vim.notify('hlo-lsp: ' .. M.COMMAND .. ': ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
-    elseif result == nil or result == vim.NIL then
+      vim.notify('hlo-lsp: ' .. command .. ': ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
+    else
+      on_answer(answer, client)
+    end
+  end, bufnr)
+end
+
+--- Asks the server for the memory timeline of the current buffer's module.
+--- opts.table: list the buffers in a split instead of opening the picture.
+function M.timeline(opts)
+  opts = opts or {}
+  M.execute(M.COMMAND, function(bufnr) return { vim.uri_from_bufnr(bufnr) } end, function(result, client)
+    if result == nil or result == vim.NIL then
       vim.notify('hlo-lsp: no memory timeline: the module has no live-range section', vim.log.levels.WARN)
     else
       M.show(result, client, opts)
     end
-  end, bufnr)
+  end)
 end
 
 --- Defines :HloMemoryTimeline (and :HloMemoryTimeline! for the table); safe to call more than once.

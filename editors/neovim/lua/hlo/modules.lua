@@ -45,24 +45,11 @@ end
 
 --- Lists the modules of `folder` (a path; nil or '': the workspace folders of the current buffer's client).
 function M.list(folder)
-  local bufnr = vim.api.nvim_get_current_buf()
-  local client = memory.client(bufnr)
-  if not client then
-    vim.notify('hlo-lsp: no hlo client is attached to this buffer', vim.log.levels.WARN)
-    return
-  end
   local arguments = {}
   if folder and folder ~= '' then
     arguments = { vim.uri_from_fname(vim.fn.fnamemodify(vim.fn.expand(folder), ':p'):gsub('/$', '')) }
   end
-  local params = { command = M.COMMAND, arguments = arguments }
-  memory.request(client, 'workspace/executeCommand', params, function(err, answer)
-    if err then
-      vim.notify('hlo-lsp: ' .. M.COMMAND .. ': ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
-    else
-      M.show(answer)
-    end
-  end, bufnr)
+  memory.execute(M.COMMAND, function() return arguments end, M.show)
 end
 
 --- Defines :HloModules [folder]; safe to call more than once.
