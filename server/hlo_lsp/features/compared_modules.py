@@ -16,8 +16,6 @@ from typing import Generic, TypeVar
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.parsing.file_kinds import FileKind, dump_name
 
-_MODULE_PREFIX = re.compile(r"(?:[0-9]+\.)?module_[0-9]+\.?")
-_COMPILATION_SUFFIX = re.compile(r"\.cl_[0-9]+$")  # TPU's compilation id
 # What TensorFlow appends to a function's name: its attributes, then numbers (`_474__XlaMustCompile_..._.9`).
 _TF_ATTRIBUTES = re.compile(r"__XlaMustCompile.*$")
 # `.250` (PyTorch/XLA), `_474` (TensorFlow), and trailing `_` (JAX 0.4.38 names `<lambda>` `jit__lambda_`).
@@ -49,7 +47,7 @@ def module_name(module: ModuleDump) -> str:
     named = dump_name(base)
     if named is None:
         return base
-    return _COMPILATION_SUFFIX.sub("", _MODULE_PREFIX.sub("", named.compilation, count=1)) or base
+    return named.program_name or base
 
 
 def without_numbers(name: str) -> str:

@@ -64,6 +64,7 @@ _AFTER_BUFFER_ASSIGNMENT = re.compile(
     r"(?:[a-z0-9]+_)?after_optimizations(?:_after_buffer_assignment)?|after_codegen"
 )
 _MODULE_PREFIX = re.compile(r"(?:[0-9]+\.)?module_[0-9]+")
+_COMPILATION_ID = re.compile(r"\.cl_[0-9]+$")  # TPU's, after the module's name
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +73,13 @@ class DumpName:
 
     compilation: str  # `[<timestamp>.]module_NNNN[.<name>][.cl_N]`: the same for every file of one compilation
     stage: str  # what follows it, without a companion suffix or `.txt` (may be empty)
+
+    @property
+    def program_name(self) -> str:
+        """The name the program gave the module (`jit_step`): the compilation's name without its
+        `[<timestamp>.]module_NNNN` and TPU's `.cl_N` (empty where it has none)."""
+        name = self.compilation[_MODULE_PREFIX.match(self.compilation).end() + 1 :]  # type: ignore[union-attr]
+        return _COMPILATION_ID.sub("", name)
 
     @property
     def is_hlo_stage(self) -> bool:
