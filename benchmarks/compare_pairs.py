@@ -95,7 +95,7 @@ def report(label: str, a: Path, b: Path) -> float:
     for change in comparison.changes:
         only_a = sum(1 for row in change.changes if row.b is None)
         only_b = sum(1 for row in change.changes if row.a is None)
-        share = 100 * change.matched_bytes / change.b_peak if change.b_peak else 100.0
+        share = 100 * change.matched_share if change.matched_share is not None else 100.0
         print(f"{label:<44} {change.name:<14} {change.a_peak:>13,} {change.b_peak:>13,} {len(change.changes):>6} "
               f"{only_a:>6} {only_b:>6} {share:>8.1f}% {seconds:>7.2f}")
     return seconds

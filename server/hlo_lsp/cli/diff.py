@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 
 from hlo_lsp.cli.paths import shown
-from hlo_lsp.lsp.compare_json import comparison_json, percent
+from hlo_lsp.lsp.compare_json import comparison_json
 from hlo_lsp.lsp.memory_json import file_location
 from hlo_lsp.problems import Severity
 from hlo_lsp.session import (
@@ -22,6 +22,7 @@ from hlo_lsp.session import (
     Session,
     human_bytes,
     module_stem,
+    percent,
 )
 
 _UNITS = {"": 1, "b": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "kb": 10**3, "mb": 10**6, "gb": 10**9}
@@ -115,7 +116,7 @@ def _print_change(change: ModuleChange, top: int, picture: str | None) -> None:
                   f"{_delta_text(after - before, before)}")
     kinds = ", ".join(f"{PLURALS[kind]} {human_bytes(a)} → {human_bytes(b)}" for kind, (a, b) in change.kinds.items())
     print(f"  at the peak: {kinds}")
-    share = 100 * change.matched_bytes / change.b_peak if change.b_peak else 100.0
+    share = 100 * change.matched_share if change.matched_share is not None else 100.0
     print(f"  buffers live at the peaks, largest change first ({len(change.changes)} rows, "
           f"{share:.1f}% of B's peak matched to A's):")
     for row in change.changes[:top]:

@@ -48,7 +48,7 @@ def compare_svg(change: ModuleChange) -> str:
 
 def _heading(change: ModuleChange) -> list[str]:
     delta = change.delta
-    share = f", {100 * delta / change.a_peak:+.1f}%" if change.a_peak else ""
+    share = f", {change.delta_percent:+.1f}%" if change.delta_percent is not None else ""
     space = change.a_report.space.name
     return [svg_text(8, 22, f"Memory compared: {change.name} (memory space {space})", font_size="15",
                      font_weight="bold", fill=INK),

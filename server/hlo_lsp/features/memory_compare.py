@@ -127,6 +127,20 @@ class ModuleChange:
         """The bytes of B's peak in rows that match a buffer of A's."""
         return sum(change.b.bytes for change in self.changes if change.a is not None and change.b is not None)
 
+    @property
+    def delta_percent(self) -> float | None:
+        return percent(self.delta, self.a_peak)
+
+    @property
+    def matched_share(self) -> float | None:
+        """The share of B's peak bytes matched to A's buffers (None for a peak of no byte)."""
+        return self.matched_bytes / self.b_peak if self.b_peak else None
+
+
+def percent(delta: int, before: int) -> float | None:
+    """`delta` as a percentage of `before`, to 0.1 (None from nothing)."""
+    return round(100 * delta / before, 1) if before else None
+
 
 @dataclass(frozen=True, slots=True)
 class Comparison:

@@ -1,5 +1,5 @@
 """The JSON of a comparison of two dumps: the `hlo.compare` command's answer, which `hlo-lsp diff --format json`
-prints too (no protocol types: the CLI imports it without the server's libraries). docs/compare.md describes it."""
+prints too (no protocol types: the CLI imports it without the server's libraries). docs/cli.md describes it."""
 
 from __future__ import annotations
 
@@ -32,11 +32,6 @@ def comparison_json(comparison: Comparison, locate: Locate,
     }
 
 
-def percent(delta: int, before: int) -> float | None:
-    """`delta` as a percentage of `before`, to 0.1 (None from nothing)."""
-    return round(100 * delta / before, 1) if before else None
-
-
 def _pair_json(change: ModuleChange, locate: Locate) -> dict[str, object]:
     return {
         "name": change.name,
@@ -44,12 +39,12 @@ def _pair_json(change: ModuleChange, locate: Locate) -> dict[str, object]:
         "a": _module_json(change.a.path, change.a_report),
         "b": _module_json(change.b.path, change.b_report),
         "delta": change.delta,
-        "deltaPercent": percent(change.delta, change.a_peak),
+        "deltaPercent": change.delta_percent,
         "spaces": [{"name": space.name, "color": space.color, "a": space.a, "b": space.b,
                     "delta": (space.b or 0) - (space.a or 0)} for space in change.spaces],
         "byKind": {kind: {"a": a, "b": b, "delta": b - a} for kind, (a, b) in change.kinds.items()},
         "matchedBytes": change.matched_bytes,
-        "matchedShare": round(change.matched_bytes / change.b_peak, 4) if change.b_peak else None,
+        "matchedShare": round(change.matched_share, 4) if change.matched_share is not None else None,
         "buffers": [_row_json(row, locate) for row in change.changes],
         "counts": {key: {"a": a, "b": b, "delta": b - a} for key, (a, b) in change.counts.items()},
     }

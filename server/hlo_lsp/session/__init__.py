@@ -24,7 +24,7 @@ from hlo_lsp.features.compared_modules import Unpaired
 from hlo_lsp.features.hover_memory import byte_text
 from hlo_lsp.features.inlay_hints import InlayHint
 from hlo_lsp.features.links import Link
-from hlo_lsp.features.memory_compare import BufferChange, Comparison, ModuleChange, PeakSide, SpaceChange
+from hlo_lsp.features.memory_compare import BufferChange, Comparison, ModuleChange, PeakSide, SpaceChange, percent
 from hlo_lsp.features.memory_timeline import PLURALS, MemoryReport
 from hlo_lsp.features.module_list import SORTS, ModuleList, ModuleRow, SpacePeak
 from hlo_lsp.features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, Token
@@ -45,5 +45,5 @@ __all__ = [
     "InlayHint", "Lens", "Link", "LoadedDump", "Location", "Memory", "MemoryReport", "MemorySpace", "MemorySummary",
     "MemoryTimeline", "ModuleChange", "ModuleDump", "ModuleList", "ModuleRow", "Origin", "PeakBuffer", "PeakSide",
     "Session", "Span", "SpaceChange", "SpaceMemory", "SpacePeak", "Symbol", "TimelineBuffer", "Token", "Unpaired",
-    "WorkspaceSymbol", "byte_text", "human_bytes", "module_stem",
+    "WorkspaceSymbol", "byte_text", "human_bytes", "module_stem", "percent",
 ]
