@@ -8,14 +8,14 @@ from pathlib import Path
 
 from helpers import PAIR_NARROW, PAIR_WIDE
 from hlo_lsp.features.compare_svg import ROWS_DRAWN, compare_svg
-from hlo_lsp.features.memory_compare import ModuleChange, compare_modules
+from hlo_lsp.features.memory_compare import ModuleChange, compare_sides, dump_sides
 from hlo_lsp.workspace.loader import load
 
 SVG = "{http://www.w3.org/2000/svg}"
 
 
 def _change(a: Path, b: Path) -> ModuleChange:
-    (change,) = compare_modules(load([str(a)]).modules, load([str(b)]).modules).changes
+    (change,) = compare_sides(dump_sides(load([str(a)]).modules), dump_sides(load([str(b)]).modules)).changes
     return change
 
 

@@ -20,7 +20,7 @@ from helpers import (
     TORCH_EVAL,
     TPU_MATMUL,
 )
-from hlo_lsp.features.memory_compare import ModuleChange, compare_modules, compare_sides, module_side
+from hlo_lsp.features.memory_compare import ModuleChange, compare_sides, dump_sides, module_side
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.workspace.loader import load
 
@@ -28,7 +28,7 @@ _PRINTED_PEAK = re.compile(r"Stack trace breakdown for peak usage: ([0-9 ]+) byt
 
 
 def _compared(a: Path, b: Path) -> ModuleChange:
-    (change,) = compare_modules(load([str(a)]).modules, load([str(b)]).modules).changes
+    (change,) = compare_sides(dump_sides(load([str(a)]).modules), dump_sides(load([str(b)]).modules)).changes
     return change
 
 

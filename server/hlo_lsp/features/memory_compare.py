@@ -150,10 +150,6 @@ class Comparison:
     problems: tuple[Problem, ...] = ()  # of files that could not be read
 
 
-def compare_modules(a: list[ModuleDump], b: list[ModuleDump]) -> Comparison:
-    return compare_sides(dump_sides(a), dump_sides(b))
-
-
 def dump_sides(modules: list[ModuleDump]) -> list[ModuleSide]:
     """Each module of a dump with memory of its own, as a comparison needs it."""
     return [module_side(module) for module in modules if has_own_memory(module)]
