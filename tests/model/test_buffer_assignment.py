@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from helpers import COMBINED_MLP, SPLIT_CONTROL_FLOW, SPLIT_MLP, TPU_SEED
+from helpers import COMBINED_MLP, CORPUS, DATA, SPLIT_CONTROL_FLOW, SPLIT_MLP, TPU_SEED
 from hlo_lsp.model.buffer_assignment import BufferAssignment, Place, read_buffer_assignment
 from hlo_lsp.model.document import Document
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.text import Range
+from hlo_lsp.workspace.loader import load
 
 COMBINED_FILE = str(COMBINED_MLP) + "-buffer-assignment.txt"
 SPLIT_FILES = {
@@ -289,3 +290,21 @@ def test_a_peak_list_over_many_chunks_is_read_in_order_and_read_again_alike() ->
     assert first == again == [(f"v{number}", number + 1, peak + 1 + number) for number in range(3000)]
     section = read_buffer_assignment([document]).live_range
     assert section is not None and section.peak.total == sum(range(1, 3001))
+
+
+def test_instruction_shapes_read_from_the_values_lines_alone_are_the_used_values_shapes() -> None:
+    """A peak's shapes come from the values file's value and `from instruction:` lines, without reading the rest
+    of it: for every bundled dump (and the shared corpus and producers' when beside the project), the shapes of
+    the used values once the whole file is read."""
+    folders = [DATA] + [folder for folder in (CORPUS, CORPUS.parent / "producers") if folder.is_dir()]
+    compared = 0
+    for module in load([str(folder) for folder in folders]).modules:
+        documents = module.buffer_assignment_documents
+        if not documents:
+            continue
+        buffers = read_buffer_assignment(documents)
+        from_lines = buffers.instruction_shapes()
+        assert buffers.used_values is not None  # now read whole
+        assert from_lines == buffers.instruction_shapes(), module.stem
+        compared += bool(from_lines)
+    assert compared >= 35

@@ -78,10 +78,7 @@ class ShapeLookup:
 
     def _value_shapes(self) -> dict[str, str]:
         if self._from_values is None:
-            self._from_values = {}
-            for used in self._buffers.used_values if self._buffers is not None else ():
-                if used.instruction_shape is not None:
-                    self._from_values.setdefault(used.name, used.instruction_shape)
+            self._from_values = self._buffers.instruction_shapes() if self._buffers is not None else {}
         return self._from_values
 
 

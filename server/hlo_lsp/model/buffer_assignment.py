@@ -34,6 +34,7 @@ from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.derived import Derived
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.lazy import lazy
+from hlo_lsp.parsing.ba_scanner import used_value_shapes
 from hlo_lsp.parsing.file_kinds import FileKind
 
 __all__ = [
@@ -91,6 +92,21 @@ class BufferAssignment:
                 self._used_values.extend(part._used_values)
                 self._has_used_values_section |= part._has_used_values_section
             self._unread_values_documents = []
+
+    def instruction_shapes(self) -> dict[str, str]:
+        """The shape text of each used value's instruction, by the value's name (the first of a name): from the
+        used values once read, else from the values files' value and `from instruction:` lines alone (a peak
+        needs nothing else of them)."""
+        with self._read_lock:
+            used, unread = list(self._used_values), list(self._unread_values_documents)
+        shapes: dict[str, str] = {}
+        for value in used:
+            if value.instruction_shape is not None:
+                shapes.setdefault(value.name, value.instruction_shape)
+        for document in unread:
+            for name, shape in used_value_shapes(document.text).items():
+                shapes.setdefault(name, shape)
+        return shapes
 
     def values(self) -> Iterable[BufferValue]:
         for allocation in self.allocations:

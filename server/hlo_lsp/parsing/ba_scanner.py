@@ -11,6 +11,7 @@ match, the grammar parses it to say exactly where it goes wrong
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 
 from hlo_lsp.parsing import hlo_scanner
@@ -354,3 +355,32 @@ def _allocation_data(match: re.Match[str]) -> AllocationData:
 
 def _spaced_int(text: str) -> int:
     return int(text.replace(" ", ""))
+
+
+_USED_VALUES_START = re.compile(r"^[ \t]*Used values:", re.M)
+_SECTION_START = re.compile("^[ \t]*(?:" + "|".join(re.escape(prefix) for prefix in HEADER_PREFIXES) + ")", re.M)
+_VALUE_OR_INSTRUCTION = re.compile(r"^[ \t]*(?:(<)|from instruction:)", re.M)
+
+
+def used_value_shapes(text: str) -> dict[str, str]:
+    """The shape of each used value's instruction (by the value's name, the first of a name), read as the
+    scanner reads them, from the value and `from instruction:` lines of the `Used values:` section alone: a
+    peak needs these shapes and nothing else of a values file of 20 MB."""
+    section = _USED_VALUES_START.search(text)
+    if section is None:
+        return {}
+    following = _SECTION_START.search(text, text.find("\n", section.end()) + 1 or len(text))
+    end = following.start() if following is not None else len(text)
+    shapes: dict[str, str] = {}
+    name: str | None = None
+    for match in _VALUE_OR_INSTRUCTION.finditer(text, section.end(), end):
+        line_end = text.find("\n", match.end())
+        line = text[match.start():line_end if line_end >= 0 else len(text)]
+        if match.group(1) is not None:
+            value = _USED_VALUE.match(line.strip())
+            name = value.group(3) if value is not None else None
+        elif name is not None:
+            data = _scan_from_instruction(line).data
+            if len(data) > 4:
+                shapes.setdefault(name, sys.intern(line[data[2]:data[3]].strip()))
+    return shapes
