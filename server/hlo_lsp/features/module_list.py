@@ -10,10 +10,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from hlo_lsp.analysis.memory import memory_by_space, memory_summary, sized_module
 from hlo_lsp.features.compared_modules import has_own_memory, module_name
 from hlo_lsp.features.memory_compare import module_path
-from hlo_lsp.features.memory_timeline import memory_report
+from hlo_lsp.model.buffer_assignment import BufferAssignment
 from hlo_lsp.model.dump_module import ModuleDump, compilation_key
+from hlo_lsp.model.memory_spaces import DEFAULT_COLOR
+from hlo_lsp.parsing.text_search import defined_names
 from hlo_lsp.problems import Problem
 
 SORTS = ("peak", "name", "size")
@@ -48,12 +51,21 @@ class ModuleList:
 
 
 def module_rows(modules: list[ModuleDump], sort: str = "peak") -> list[ModuleRow]:
-    """One row per compilation of `modules` (the modules a dump folder holds), sorted by `sort` (SORTS: the
-    largest peak first, modules without one last; by name; the largest HLO file first)."""
-    compilations: dict[str, list[ModuleDump]] = {}
+    """One row per compilation of `modules` (the modules a dump folder holds), sorted by `sort`."""
+    return sorted_rows([module_row(stages) for stages in compilations(modules).values()], sort)
+
+
+def compilations(modules: list[ModuleDump]) -> dict[str, list[ModuleDump]]:
+    """The modules by compilation (`compilation_key`): the stages of each, in the order given."""
+    stages: dict[str, list[ModuleDump]] = {}
     for module in modules:
-        compilations.setdefault(compilation_key(module.stem), []).append(module)
-    rows = [_row(stages) for stages in compilations.values()]
+        stages.setdefault(compilation_key(module.stem), []).append(module)
+    return stages
+
+
+def sorted_rows(rows: list[ModuleRow], sort: str = "peak") -> list[ModuleRow]:
+    """The rows sorted by `sort` (SORTS): the largest peak first, modules without one last; by name; the largest
+    HLO file first."""
     if sort == "name":
         return sorted(rows, key=lambda row: (row.name, row.path))
     if sort == "size":
@@ -61,23 +73,31 @@ def module_rows(modules: list[ModuleDump], sort: str = "peak") -> list[ModuleRow
     return sorted(rows, key=lambda row: (row.peak is None, -(row.peak or 0), row.name, row.path))
 
 
-def _row(stages: list[ModuleDump]) -> ModuleRow:
-    """The row of one compilation: its stage with a buffer assignment of its own gives the memory."""
+def module_row(stages: list[ModuleDump]) -> ModuleRow:
+    """The row of one compilation (its stages): the stage with a buffer assignment of its own gives the memory."""
     files = tuple(sorted({os.path.basename(document.source) for stage in stages
                           for document in stage.documents.values()}))
     module = next((stage for stage in stages if has_own_memory(stage)), stages[0])
     hlo_bytes = _utf8_bytes(module.hlo_document.text) if module.hlo_document is not None else 0  # (before its scan)
-    instructions = sum(1 for _ in module.hlo.instruction_scans()) if module.hlo is not None else None
-    row = ModuleRow(module_name(module), module_path(module), files, hlo_bytes, instructions=instructions)
-    if not has_own_memory(module):
-        return row
-    report = memory_report(module, drawn=0, fragmentation=False)
-    buffers = module.buffer_assignment
+    instructions = len(defined_names(module.hlo_document.text)) if module.hlo_document is not None else None
+    buffers = module.buffer_assignment if has_own_memory(module) else None
     allocated = sum(allocation.size for allocation in buffers.allocations) if buffers is not None else None
-    if report is None:
-        return ModuleRow(row.name, row.path, files, hlo_bytes, (), allocated, instructions)
-    peaks = tuple(SpacePeak(memory.space.name, memory.summary.peak_bytes) for memory in report.spaces)
-    return ModuleRow(row.name, row.path, files, hlo_bytes, peaks, allocated, instructions)
+    peaks = _peaks(module, buffers) if buffers is not None else ()
+    return ModuleRow(module_name(module), module_path(module), files, hlo_bytes, peaks, allocated, instructions)
+
+
+def _peaks(module: ModuleDump, buffers: BufferAssignment) -> tuple[SpacePeak, ...]:
+    """Each memory space's peak by XLA's accounting, the default space first (as the memory timeline counts
+    them); () without live ranges or a scheduled shape. The shapes come from the values file's lines when they
+    give them all: the HLO module, the largest file, is not scanned for them."""
+    sized = sized_module(None, buffers) or sized_module(module.hlo, buffers)
+    if sized is None:
+        return ()
+    spaces = module.memory_spaces
+    if not spaces.several:
+        return (SpacePeak(spaces[DEFAULT_COLOR].name, memory_summary(None, buffers, sized).peak_bytes),)
+    return tuple(SpacePeak(memory.space.name, memory.summary.peak_bytes)
+                 for memory in memory_by_space(None, buffers, spaces, sized))
 
 
 def _utf8_bytes(text: str) -> int:
