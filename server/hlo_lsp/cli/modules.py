@@ -12,7 +12,7 @@ from hlo_lsp.session import ModuleRow, Session, human_bytes
 
 
 def modules(paths: list[str], top: int | None, sort: str, output: str) -> int:
-    listed = Session.list_modules(paths, sort)
+    listed = Session().list_modules(paths, sort)
     rows = listed.rows
     errors = [problem for problem in listed.problems if problem.severity is Severity.ERROR]
     for problem in errors:

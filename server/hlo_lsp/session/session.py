@@ -30,7 +30,7 @@ from hlo_lsp.features.links import Link, document_links
 from hlo_lsp.features.memory_compare import Comparison, ModuleChange
 from hlo_lsp.features.memory_svg import timeline_svg
 from hlo_lsp.features.memory_timeline import MemoryReport
-from hlo_lsp.features.module_list import ModuleList, module_rows
+from hlo_lsp.features.module_list import ModuleList
 from hlo_lsp.features.references import highlights, references
 from hlo_lsp.features.semantic_tokens import Token, semantic_tokens
 from hlo_lsp.features.symbols import bounded_outline
@@ -47,6 +47,7 @@ from hlo_lsp.session.compare import compare_dumps
 from hlo_lsp.session.cursor import Cursor, Span
 from hlo_lsp.session.glance_answers import NOTHING, Answer, glance_definition, glance_hover
 from hlo_lsp.session.memory import Memory, MemoryTimeline, module_memory, module_timeline
+from hlo_lsp.session.module_listing import ListedModules
 from hlo_lsp.session.store import DocumentStore
 from hlo_lsp.text import Range
 from hlo_lsp.workspace.loader import LoadedDump, load
@@ -74,6 +75,7 @@ class Session:
     def __init__(self) -> None:
         self.store = DocumentStore()
         self._finder = SourceFinder(())
+        self._listed = ListedModules()  # dump folders' rows, kept while their files' sizes and mtimes stay
 
     @staticmethod
     def prepare() -> None:
@@ -168,12 +170,13 @@ class Session:
         modules with memory paired by name, each pair's peaks and the buffers live at them matched."""
         return compare_dumps(a, b)
 
-    @staticmethod
-    def list_modules(paths: Sequence[str], sort: str = "peak") -> ModuleList:
+    def list_modules(self, paths: Sequence[str], sort: str = "peak",
+                     report: Callable[[float], None] = lambda done: None) -> ModuleList:
         """One row per compilation under `paths` (dump folders), read from disk: its files, HLO size, peak in
-        each memory space, allocated bytes and instructions; sorted by `sort` (peak, name or size)."""
-        dump = load(list(paths))
-        return ModuleList(module_rows(dump.modules, sort), dump.problems)
+        each memory space, allocated bytes and instructions; sorted by `sort` (peak, name or size). A compilation
+        whose files kept their sizes and mtimes since this session last listed it is not read again; `report` is
+        told the share of compilations done."""
+        return self._listed.rows(list(paths), sort, report)
 
     @staticmethod
     def compare_svg(change: ModuleChange) -> str:

@@ -64,8 +64,7 @@ def load(paths: list[str]) -> LoadedDump:
     by_stem: dict[str, ModuleDump] = {}
     for path in paths:
         if not os.path.exists(path):
-            loaded.problems.append(Problem(path, Range(Position(0, 0), Position(0, 0)), Severity.ERROR,
-                                           "missing", "no such file or folder"))
+            loaded.problems.append(_missing(path))
             continue
         named = os.path.isfile(path)
         for file_path in _dump_files(path) + (_companions(path) if named else []):
@@ -75,6 +74,45 @@ def load(paths: list[str]) -> LoadedDump:
             _add_file(file_path, by_stem, loaded, report_unknown=named and file_path == path)
     loaded.modules = list(by_stem.values())
     return loaded
+
+
+# A file's identity on disk while it is not rewritten: (path, size, mtime in ns).
+FileStamp = tuple[str, int, int]
+
+
+def dump_file_stamps(paths: list[str]) -> tuple[list[FileStamp], list[Problem]]:
+    """Every dump file under `paths` (folders, or files: each with its companions) with its size and mtime, as
+    `load` would read them, without reading them; the problems of paths that do not exist."""
+    stamps: list[FileStamp] = []
+    problems: list[Problem] = []
+    for path in paths:
+        if not os.path.exists(path):
+            problems.append(_missing(path))
+            continue
+        for file_path in _dump_files(path) + (_companions(path) if os.path.isfile(path) else []):
+            if file_path != path and file_path.endswith(_SKIPPED_SUFFIXES):
+                continue
+            try:
+                status = os.stat(file_path)
+            except OSError:  # gone since it was listed: the next listing will not see it either
+                continue
+            stamps.append((file_path, status.st_size, status.st_mtime_ns))
+    return stamps, problems
+
+
+def load_files(paths: list[str]) -> LoadedDump:
+    """These dump files, grouped by module, as a folder's listing reads them: no companions brought, a file
+    that is not a dump left out without a word."""
+    loaded = LoadedDump()
+    by_stem: dict[str, ModuleDump] = {}
+    for path in paths:
+        _add_file(path, by_stem, loaded, report_unknown=False)
+    loaded.modules = list(by_stem.values())
+    return loaded
+
+
+def _missing(path: str) -> Problem:
+    return Problem(path, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "missing", "no such file or folder")
 
 
 def _companions(path: str) -> list[str]:
