@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from hlo_lsp.lsp import convert
-from hlo_lsp.lsp.progress import ProgressBar
+from hlo_lsp.lsp.progress import PROGRESS_AFTER_SECONDS, ProgressBar
 from hlo_lsp.problems import Problem
 from hlo_lsp.session import CheckCancelled, Checked, module_stem
 
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 DEBOUNCE_SECONDS = 0.3
-PROGRESS_AFTER_SECONDS = 0.2
 
 
 class DiagnosticsPublisher:

@@ -15,6 +15,7 @@ from pygls.lsp.server import LanguageServer
 from hlo_lsp import __version__
 from hlo_lsp.lsp import convert
 from hlo_lsp.lsp.diagnostics import DiagnosticsPublisher
+from hlo_lsp.lsp.folder_changes import FolderChanges
 from hlo_lsp.lsp.protocol import HloProtocol
 from hlo_lsp.lsp.settings import Settings
 from hlo_lsp.lsp.uris import Uris
@@ -36,6 +37,7 @@ class HloLanguageServer(LanguageServer):
         self.session = Session()
         self.uris = Uris()
         self.diagnostics = DiagnosticsPublisher(self)
+        self.folder_changes = FolderChanges(self)
         self.settings = Settings()
         self.cuts_told: set[tuple[str, str, int]] = set()  # (answer, uri, bound) said to be cut
         self.background: set[asyncio.Task[None]] = set()  # tasks no request waits for

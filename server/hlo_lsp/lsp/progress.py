@@ -7,7 +7,8 @@ import logging
 import threading
 import time
 import uuid
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
 
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 REPORT_EVERY_SECONDS = 0.2
+PROGRESS_AFTER_SECONDS = 0.2  # work done sooner shows no bar
+T = TypeVar("T")
 
 
 class ProgressBar:
@@ -74,3 +77,25 @@ class ProgressBar:
     def _cancelled_in_editor(self) -> bool:
         future = self._server.work_done_progress.tokens.get(self._token) if self._token else None
         return bool(future and future.cancelled())
+
+
+async def shown_while(server: LanguageServer, title: str, work: Callable[[Callable[[float], None]], Awaitable[T]],
+                      summary: Callable[[T], str]) -> T:
+    """`work(report)`, with a progress bar from PROGRESS_AFTER_SECONDS on (a bar for work that lasts); its end says
+    `summary` of the result. Raises CheckCancelled when the bar is cancelled in the editor."""
+    progress = ProgressBar(server, title)
+    working = asyncio.ensure_future(work(progress.report))
+    try:
+        done, _ = await asyncio.wait({working}, timeout=PROGRESS_AFTER_SECONDS)
+        if not done:
+            await progress.begin()
+        result = await working
+    except CheckCancelled:
+        progress.end("cancelled")
+        raise
+    except BaseException:
+        progress.stop()
+        progress.end("failed")
+        raise
+    progress.end(summary(result))
+    return result

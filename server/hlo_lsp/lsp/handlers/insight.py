@@ -12,6 +12,7 @@ from pygls.uris import to_fs_path
 
 from hlo_lsp.lsp import compare_json, convert, memory_json, modules_json
 from hlo_lsp.lsp.language_server import HloLanguageServer
+from hlo_lsp.lsp.progress import shown_while
 
 MEMORY_TIMELINE = "hlo.memoryTimeline"
 COMPARE = "hlo.compare"
@@ -89,11 +90,19 @@ async def compare(ls: HloLanguageServer, *arguments: Any) -> dict[str, object] |
 
 async def list_modules(ls: HloLanguageServer, *arguments: Any) -> dict[str, object] | None:
     """Argument: a folder's URI (none: every workspace folder). Answer: its modules, one per compilation, the
-    largest peak first (lsp/modules_json.py: what `hlo-lsp modules --format json` prints); read from disk."""
+    largest peak first (lsp/modules_json.py: what `hlo-lsp modules --format json` prints); read from disk, with a
+    progress bar when it lasts. The client hears `hlo/modulesChanged` when dump files change on disk."""
     if arguments and not isinstance(arguments[0], str):
         raise JsonRpcInvalidParams(f"{LIST_MODULES} takes a folder's URI, or nothing, not {arguments[0]!r}")
     folders = [ls.uris.source_of(arguments[0])] if arguments else list(_workspace_roots(ls))
-    return await ls.answered(lambda listed: modules_json.modules_json(listed.rows), ls.session.list_modules, folders)
+    return await shown_while(ls, "Listing modules", lambda report: ls.answered(
+        lambda listed: modules_json.modules_json(listed.rows), ls.session.list_modules, folders, "peak", report),
+        _listed)
+
+
+def _listed(answer: dict[str, object] | None) -> str:
+    modules = answer.get("modules") if answer is not None else None
+    return f"{len(modules)} module(s)" if isinstance(modules, list) else "listed"
 
 
 HANDLERS = {

@@ -73,6 +73,8 @@ def did_change_watched_files(ls: HloLanguageServer, params: types.DidChangeWatch
         ls.session.file_changed(ls.uris.source_of(change.uri))
     for source in ls.session.open_sources():
         ls.diagnostics.schedule(source)
+    if params.changes:
+        ls.folder_changes.files_changed()
 
 
 HANDLERS = {
