@@ -73,3 +73,14 @@ def test_the_compare_benchmark_matches_every_byte_of_the_bundled_pair() -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     row = next(line for line in done.stdout.splitlines() if line.startswith("shared pair: narrow → wide"))
     assert row.split()[5:9] == ["jit__lambda", "1,341,744", "17,899,824", "18"] and "100.0%" in row
+
+
+def test_the_folder_benchmark_lists_its_modules_cold_and_warm() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks/folder_modules.py"), "--modules", "30", "--mb", "0"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("30 small modules (180 files)")
+    cold, warm = (next(line for line in lines if line.startswith(label)) for label in ("cold", "warm"))
+    assert float(cold.split()[-4]) >= float(warm.split()[-4]) >= 0
+    assert lines[-1] == "30 rows; the largest peak 524,368 bytes"

@@ -136,3 +136,14 @@ async def test_the_timeline_of_another_memory_space(client: LanguageClient) -> N
     assert [buffer["label"] for buffer in answer["buffers"]] == ["copy-start{0}", "fusion{}"]
     assert "memory space vmem" in answer["svg"]
     assert await memory_timeline(client, {"uri": uri, "space": "hbm"}) is None
+
+
+async def test_a_module_never_opened_answers_from_disk_as_when_open(client: LanguageClient, tmp_path: Path) -> None:
+    """VS Code never hands a file over 50 MB to an extension: the timeline of such a module is asked by its URI
+    alone, and the server reads its files from disk; the answer is the one an open module gets."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    uri = Path(f"{stem}.txt").as_uri()
+    from_disk = await memory_timeline(client, uri)
+    assert from_disk is not None and from_disk["peak"]["bytes"] == 487_464
+    open_file(client, Path(f"{stem}.txt"))
+    assert await memory_timeline(client, uri) == from_disk
