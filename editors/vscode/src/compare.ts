@@ -5,7 +5,7 @@
 import * as path from "path";
 import * as vscode from "vscode";
 import { ExecuteCommandRequest, LanguageClient } from "vscode-languageclient/node";
-import { ShownPanel, openLocated, panelPage, showPanel } from "./memoryPanels";
+import { ShownPanel, activeDumpFile, openLocated, panelPage, showPanel } from "./memoryPanels";
 import { commas, escape, human, moduleName } from "./panelText";
 
 export const COMPARE_MEMORY = "hlo.compareMemory";
@@ -123,11 +123,11 @@ export class MemoryComparisons implements vscode.Disposable {
     }
   }
 
-  /** The command. From the explorer: `resource` is the clicked file or folder, and with two selected,
-   * `selected` are A and B. Else A is the active editor's file; B is picked. */
+  /** The command. From the explorer or the HLO Dumps view: `resource` is the clicked file or folder (a module's
+   * file), and with two selected, `selected` are A and B. Else A is the active editor's file; B is picked. */
   async compare(resource?: unknown, selected?: unknown): Promise<void> {
     const chosen = Array.isArray(selected) ? selected.filter((item): item is vscode.Uri => item instanceof vscode.Uri) : [];
-    const a = chosen.length === 2 ? chosen[0] : resource instanceof vscode.Uri ? resource : this.activeDump();
+    const a = chosen.length === 2 ? chosen[0] : resource instanceof vscode.Uri ? resource : activeDumpFile(this.languages);
     if (!a) {
       void vscode.window.showWarningMessage(`${TITLE} compares the dump of the active XLA HLO or buffer-assignment file.`);
       return;
@@ -149,11 +149,6 @@ export class MemoryComparisons implements vscode.Disposable {
     if (answer) {
       this.show(a, b, title, answer, sourceColumn);
     }
-  }
-
-  private activeDump(): vscode.Uri | undefined {
-    const document = vscode.window.activeTextEditor?.document;
-    return document && this.languages.includes(document.languageId) ? document.uri : undefined;
   }
 
   /** B: a dump folder or module file of the workspace other than A's, or one browsed to. */

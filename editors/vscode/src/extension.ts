@@ -2,7 +2,8 @@
 // (HLO module) and `hlo-buffers` (buffer assignment, live range, memory usage report) languages.
 // Commands: HLO: Restart Language Server, HLO: Show Server Output, HLO: Show Memory Timeline
 // (memoryTimeline.ts), HLO: Compare Memory With… (compare.ts); the server's code-lens command
-// `hlo.showPeakBuffers` opens VS Code's references peek.
+// `hlo.showPeakBuffers` opens VS Code's references peek. The HLO Dumps view in the Explorer (dumpsTree.ts)
+// lists the workspace's modules.
 import * as childProcess from "child_process";
 import * as fs from "fs";
 import * as os from "os";
@@ -21,6 +22,7 @@ import {
   ServerOptions,
 } from "vscode-languageclient/node";
 import { COMPARE_MEMORY, MemoryComparisons } from "./compare";
+import { DumpsTree, OPEN_MODULE_FILE, REFRESH_DUMPS, resourceOf } from "./dumpsTree";
 import { MemoryTimelines, SHOW_MEMORY_TIMELINE } from "./memoryTimeline";
 
 const CLIENT_ID = "hlo"; // vscode-languageclient reads the `hlo.trace.server` setting from this id
@@ -42,29 +44,35 @@ interface ServerCommand {
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let traceOutput: vscode.OutputChannel;
+let dumps: DumpsTree;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel(CLIENT_NAME);
   traceOutput = vscode.window.createOutputChannel(`${CLIENT_NAME} Trace`);
   const timelines = new MemoryTimelines(context.extensionUri, runningClient, LANGUAGES, output);
   const comparisons = new MemoryComparisons(context.extensionUri, runningClient, LANGUAGES, output);
+  dumps = new DumpsTree(runningClient, output);
   context.subscriptions.push(
     output,
     traceOutput,
     timelines,
-    vscode.commands.registerCommand("hlo.restartServer", () => restart()),
+    vscode.commands.registerCommand("hlo.restartServer", () => restartAndRelist()),
     vscode.commands.registerCommand("hlo.showOutput", () => output.show(true)),
-    vscode.commands.registerCommand(SHOW_MEMORY_TIMELINE, (resource?: unknown) =>
-      timelines.show(resource instanceof vscode.Uri ? resource : undefined)),
+    vscode.commands.registerCommand(SHOW_MEMORY_TIMELINE, (resource?: unknown) => timelines.show(resourceOf(resource))),
     comparisons,
+    // From the HLO Dumps view, `resource` and `selected` are its modules: their files.
     vscode.commands.registerCommand(COMPARE_MEMORY, (resource?: unknown, selected?: unknown) =>
-      comparisons.compare(resource, selected)),
+      comparisons.compare(resourceOf(resource), Array.isArray(selected) ? selected.map(resourceOf) : selected)),
+    dumps,
+    vscode.commands.registerCommand(REFRESH_DUMPS, () => dumps.refresh()),
+    vscode.commands.registerCommand(OPEN_MODULE_FILE, (module?: unknown) => dumps.openModuleFile(module)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration("hlo.server")) {
-        void restart();
+        void restartAndRelist();
       }
     }),
   );
+  await vscode.commands.executeCommand("setContext", "hlo.active", true); // shows the HLO Dumps view
   await restart();
 }
 
@@ -90,6 +98,12 @@ function restart(): Promise<void> {
     })
     .catch((error) => output.appendLine(`[client] restarting the server: ${describe(error)}`));
   return queue;
+}
+
+/** A restart once the extension is active: the HLO Dumps view asks the new server (or says it is not running). */
+async function restartAndRelist(): Promise<void> {
+  await restart();
+  dumps.refresh();
 }
 
 async function stop(): Promise<void> {
@@ -139,6 +153,7 @@ async function start(): Promise<void> {
     },
   };
   const created = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+  dumps.listenTo(created);
   client = created;
   try {
     await created.start();

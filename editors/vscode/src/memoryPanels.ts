@@ -1,6 +1,7 @@
-// What the memory panels (memoryTimeline.ts, compare.ts) share: one panel per subject, shown again when asked
-// again; the page around a panel's body (its stylesheet, script and data, under a content security policy);
-// and the jump to an instruction the server located.
+// What the memory panels (memoryTimeline.ts, compare.ts) share: the dump file they are asked about and the
+// column of its editor; one panel per subject, shown again when asked again; the page around a panel's body
+// (its stylesheet, script and data, under a content security policy); and the jump to an instruction the
+// server located.
 import * as crypto from "crypto";
 import * as vscode from "vscode";
 import { escape } from "./panelText";
@@ -16,6 +17,27 @@ export interface ShownPanel<T> {
 export interface Located {
   uri?: string;
   range?: { start: { line: number; character: number }; end: { line: number; character: number } };
+}
+
+/** The file of the active editor when it is a dump file of `languages`; else the active tab's file, which is one
+ * when the command palette offered the command (`editorLangId`): a file over 50 MB has a tab but no
+ * activeTextEditor, VS Code not giving it to extensions. */
+export function activeDumpFile(languages: string[]): vscode.Uri | undefined {
+  const document = vscode.window.activeTextEditor?.document;
+  if (document) {
+    return languages.includes(document.languageId) ? document.uri : undefined;
+  }
+  const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+  return input instanceof vscode.TabInputText ? input.uri : undefined;
+}
+
+/** The column of an editor group showing `uri` (the active group first), else the first column. */
+export function columnOf(uri: vscode.Uri): vscode.ViewColumn {
+  const showing = (group: vscode.TabGroup) =>
+    group.activeTab?.input instanceof vscode.TabInputText && group.activeTab.input.uri.toString() === uri.toString();
+  const groups = vscode.window.tabGroups;
+  const group = showing(groups.activeTabGroup) ? groups.activeTabGroup : groups.all.find(showing);
+  return group?.viewColumn ?? vscode.ViewColumn.One;
 }
 
 /** The panel of `key` with `answer`: revealed when it is open (asking again refreshes it), else opened beside
@@ -87,7 +109,8 @@ ${body}
 }
 
 /** Opens `target`'s file in `column` with its name selected; says so when the server located nothing
- * (`what`: the buffer, as the message names it). */
+ * (`what`: the buffer, as the message names it). Through vscode.open, which opens a file over 50 MB too (VS Code
+ * never gives such a file to extensions: openTextDocument fails on it). */
 export async function openLocated(target: Located, column: vscode.ViewColumn, what: string): Promise<void> {
   if (!target.uri || !target.range) {
     void vscode.window.showInformationMessage(`HLO: the server knows no instruction for ${what}.`);
@@ -95,9 +118,9 @@ export async function openLocated(target: Located, column: vscode.ViewColumn, wh
   }
   const { start, end } = target.range;
   const selection = new vscode.Range(start.line, start.character, end.line, end.character);
+  const options: vscode.TextDocumentShowOptions = { viewColumn: column, selection, preserveFocus: false };
   try {
-    const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(target.uri));
-    await vscode.window.showTextDocument(document, { viewColumn: column, selection, preserveFocus: false });
+    await vscode.commands.executeCommand("vscode.open", vscode.Uri.parse(target.uri), options);
   } catch (error) {
     void vscode.window.showErrorMessage(`HLO: cannot open ${target.uri}: ${error instanceof Error ? error.message : error}`);
   }

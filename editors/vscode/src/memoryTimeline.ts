@@ -3,7 +3,7 @@
 // the buffers live at it; a click on a buffer (its table row or its bar) opens its instruction.
 import * as vscode from "vscode";
 import { ExecuteCommandRequest, LanguageClient } from "vscode-languageclient/node";
-import { Located, ShownPanel, openLocated, panelPage, showPanel } from "./memoryPanels";
+import { Located, ShownPanel, activeDumpFile, columnOf, openLocated, panelPage, showPanel } from "./memoryPanels";
 import { commas, escape, human, moduleName } from "./panelText";
 
 export const SHOW_MEMORY_TIMELINE = "hlo.showMemoryTimeline";
@@ -61,15 +61,11 @@ export class MemoryTimelines implements vscode.Disposable {
     }
   }
 
-  /** The command: `resource` is the file of the editor title menu; else the active editor's file. */
+  /** The command: `resource` is the file of the editor title menu or of the HLO Dumps view (read from disk by the
+   * server: it need not be open); else the active editor's file. */
   async show(resource?: vscode.Uri): Promise<void> {
-    const active = vscode.window.activeTextEditor;
-    const document =
-      resource instanceof vscode.Uri
-        ? vscode.workspace.textDocuments.find((open) => open.uri.toString() === resource.toString()) ??
-          (await vscode.workspace.openTextDocument(resource))
-        : active?.document;
-    if (!document || !this.languages.includes(document.languageId)) {
+    const file = resource ?? activeDumpFile(this.languages);
+    if (!file) {
       void vscode.window.showWarningMessage("HLO: Show Memory Timeline works on an XLA HLO or buffer-assignment file.");
       return;
     }
@@ -87,12 +83,12 @@ export class MemoryTimelines implements vscode.Disposable {
         () =>
           client.sendRequest(ExecuteCommandRequest.type, {
             command: SERVER_COMMAND,
-            arguments: [client.code2ProtocolConverter.asUri(document.uri)],
+            arguments: [client.code2ProtocolConverter.asUri(file)],
           }),
       );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      this.output.appendLine(`[client] ${SERVER_COMMAND} on ${document.uri.toString()}: ${message}`);
+      this.output.appendLine(`[client] ${SERVER_COMMAND} on ${file.toString()}: ${message}`);
       void vscode.window.showErrorMessage(`HLO: the memory timeline failed: ${message}`);
       return;
     }
@@ -101,12 +97,10 @@ export class MemoryTimelines implements vscode.Disposable {
       void vscode.window.showErrorMessage("HLO: the server's memory timeline answer is not understood (see the output).");
       return;
     }
-    const name = answer?.module ?? moduleName(document.uri);
-    const key = vscode.Uri.joinPath(document.uri, "..", name).toString(); // a module of a dump folder
-    const editor = active?.document === document ? active : vscode.window.visibleTextEditors.find((open) => open.document === document);
-    const sourceColumn = editor?.viewColumn ?? vscode.ViewColumn.One;
+    const name = answer?.module ?? moduleName(file);
+    const key = vscode.Uri.joinPath(file, "..", name).toString(); // a module of a dump folder
     const shown = showPanel(this.panels, key, { viewType: VIEW_TYPE, title: `Memory: ${name}`, media: this.media }, answer,
-      sourceColumn, (panel, message) => this.reveal(panel, message));
+      columnOf(file), (panel, message) => this.reveal(panel, message));
     shown.panel.webview.html = this.html(shown.panel.webview, name, answer);
   }
 

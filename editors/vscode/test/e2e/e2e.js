@@ -16,14 +16,19 @@
 //      dump, with pair_mlp_wide), pair_mlp_wide picked in its QuickPick: the panel's peaks A → B, its SVG and
 //      the row of copy.3; a click on a row's B cell opens the wide module at that buffer's instruction;
 //      compared with a folder of other programs (seeds), the panel says there is nothing to compare,
-//   8. a server path that does not exist: the error notification, its Open Settings button, and
-//      HLO: Show Server Output,
-//   9. the language VS Code gives every file of tests/data (and of ../shared/producers and ../shared/corpus
+//   8. the HLO Dumps view in the Explorer: the modules of the opened folder (and of the folders copied into
+//      it), each with its peak as description (jit_mlp "476.0KiB peak"), the largest first; a module
+//      written into the folder appears without a click (the server's hlo/modulesChanged) and stays after
+//      Refresh; a module expanded lists its files, a click on one opens it; its context menu's Show Memory
+//      Timeline opens the panel of a module (jit_step of the TPU dump) whose files no editor has open,
+//   9. a server path that does not exist: the error notification, its Open Settings button, the HLO Dumps
+//      view's message that the server is not running, and HLO: Show Server Output,
+//  10. the language VS Code gives every file of tests/data (and of ../shared/producers and ../shared/corpus
 //      when they are there) is the one the server's detect_kind says, and that of a few made-up names:
 //      a test helper extension (language-probe/) opens each with workspace.openTextDocument.
 // Screenshots go to <out>/vscode-hover.png, <out>/vscode-tpu-hover.png, <out>/vscode-memory-timeline.png,
-// <out>/vscode-peak-buffers.png, <out>/vscode-compare.png and <out>/vscode-server-missing.png (and
-// <out>/vscode-failure.png with the logs when a check fails).
+// <out>/vscode-peak-buffers.png, <out>/vscode-compare.png, <out>/vscode-dumps.png (the side bar alone) and
+// <out>/vscode-server-missing.png (and <out>/vscode-failure.png with the logs when a check fails).
 // Exit status 0 = passed.
 // Set E2E_DEBUG=1 for more output.
 //
@@ -146,6 +151,24 @@ const COMPARE_BUFFER = "copy.3"; // a row of the table: 256.0KiB in A, 4.00MiB i
 const COMPARE_B_TEXT = `%${COMPARE_BUFFER} = f32[1024,1024]`; // its line in B's module
 const NOTHING_TO_COMPARE_B = "seeds"; // other programs: no module pairs with A's
 const NOTHING_TO_COMPARE_TEXTS = ["Nothing to compare: no module has a memory peak on both sides", "only in A: jit__lambda"];
+// The HLO Dumps view: modules of the opened folder with the description of each (its peak, then the folder it is
+// in under the opened one), in the order the server sorts them (the largest peak first).
+const DUMPS_SECTION = "HLO Dumps Section"; // the aria-label of the view's header
+const DUMPS_MODULES = [
+  ["jit_step", "2.38MiB peak · producers/jax-0.10.2-tpu/sharded_matmul_2x2"],
+  ["jit_mlp", "476.0KiB peak"],
+  ["host_offload", "no memory · handwritten"],
+];
+const DUMPS_EXPANDED = "jit_mlp"; // expanded: its files, and the screenshot
+const DUMPS_FILES = [HLO_FILE, `${MODULE}-buffer-assignment.txt`, `${MODULE}-live-range.txt`, "module_0000.jit_mlp.before_optimizations.txt"];
+const DUMPS_OPENED_FILE = `${MODULE}-memory-usage-report.txt`; // clicked in the view
+// Written into the opened folder once the view lists it: a module the Refresh button brings in, without memory (last).
+const DUMPS_ADDED = ["added/module_0099.jit_added.before_optimizations.txt", "jit_added", "no memory · added"];
+// Show Memory Timeline from the context menu of a module no step before opens a file of.
+const DUMPS_TIMELINE_MODULE = "jit_step";
+const DUMPS_TIMELINE_TAB = "Memory: module_0005.jit_step.cl_933746096.after_optimizations";
+const DUMPS_TIMELINE_SUMMARY = "peak 2.38MiB (2,490,420 bytes)";
+const DUMPS_NOT_RUNNING = "The HLO language server is not running"; // the view's message in step 9
 
 class Failure extends Error {}
 
@@ -169,7 +192,8 @@ async function main() {
   for (const relative of COMPARE_FOLDERS) {
     fs.cpSync(path.join(DATA, relative), path.join(folder, path.basename(relative)), { recursive: true });
   }
-  // The files whose language step 9 checks: what the helper extension reads from $HLO_E2E_PROBE.
+  // What the helper extension reads from $HLO_E2E_PROBE: the files whose language step 10 checks (and, in
+  // $HLO_E2E_PROBE.copy, the file step 8 copies).
   const probe = path.join(work, "language-probe.json");
   env.HLO_E2E_PROBE = probe;
   fs.mkdirSync(path.join(userData, "User"), { recursive: true });
@@ -365,10 +389,14 @@ async function main() {
     await compareMemory(page, compareBLine);
     await nothingToCompare(page);
 
-    // 8. A server that cannot start: set hlo.server.path to a missing file in the Settings editor (Remote
+    // 8. The HLO Dumps view: the modules of the folder, a module's files, its memory timeline from its context menu.
+    await dumpsView(page, folder, probe);
+
+    // 9. A server that cannot start: set hlo.server.path to a missing file in the Settings editor (Remote
     //    tab: code-server is a remote window, where machine-overridable settings live); the change
-    //    restarts the server, and the error says why and how to install it. Its Open Settings button
-    //    shows the hlo.server settings; HLO: Show Server Output shows the client's log.
+    //    restarts the server, and the error says why and how to install it (the HLO Dumps view, that it is
+    //    not running). Its Open Settings button shows the hlo.server settings; HLO: Show Server Output shows
+    //    the client's log.
     const missing = path.join(work, "no-such-dir", "hlo-lsp");
     await runCommand(page, "Preferences: Open Remote Settings");
     const pathSetting = page.locator(".settings-editor .setting-item-contents", { hasText: "Server: Path" }).first();
@@ -389,6 +417,13 @@ async function main() {
       throw new Failure(`the error notification does not say how to install the server: ${JSON.stringify(message)}`);
     }
     log(`error notification: ${message}`);
+    const dumpsMessage = page.locator(".part.sidebar .pane")
+      .filter({ has: page.locator(`.pane-header[aria-label="${DUMPS_SECTION}"]`) }).locator(".message");
+    await dumpsMessage.filter({ hasText: DUMPS_NOT_RUNNING }).waitFor({ timeout: 10_000 }).catch(async () => {
+      const said = await dumpsMessage.innerText({ timeout: 1000 }).catch(() => "(no message)");
+      throw new Failure(`the HLO Dumps view does not say "${DUMPS_NOT_RUNNING}": ${JSON.stringify(normalize(said))}`);
+    });
+    log(`the HLO Dumps view says: ${DUMPS_NOT_RUNNING}`);
     await page.screenshot({ path: path.join(args.out, "vscode-server-missing.png") });
     // Close the Settings editor (its tab's close button), so that Open Settings has to open it again.
     const settingsTab = page.locator(".tabs-container .tab", { hasText: "Settings" }).first();
@@ -418,8 +453,8 @@ async function main() {
       });
     log("HLO: Show Server Output shows the log");
 
-    // 9. The language of every bundled file, and of the made-up names, through the helper extension (with
-    //    the server stopped by step 8: it would read every module opened).
+    // 10. The language of every bundled file, and of the made-up names, through the helper extension (with
+    //     the server stopped by step 9: it would read every module opened).
     await languageOfEveryFile(page, work, probe);
     log("PASS");
     if (process.env.E2E_DEBUG) {
@@ -600,6 +635,159 @@ async function nothingToCompare(page) {
   }
 }
 
+/** Step 8: the HLO Dumps view in the Explorer, alone in it (the folder's section collapsed) and wider (room for
+ * the descriptions): its modules and their peaks, a module's files (<out>/vscode-dumps.png) and a click on one, a
+ * module written into the folder after Refresh, Show Memory Timeline from a module's context menu. */
+async function dumpsView(page, folder, probe) {
+  await runCommand(page, "View: Show Explorer");
+  const header = page.locator(`.part.sidebar .pane-header[aria-label="${DUMPS_SECTION}"]`);
+  await header.waitFor({ timeout: WAIT }).catch(() => {
+    throw new Failure(`the Explorer has no section "${DUMPS_SECTION}"`);
+  });
+  await setExpanded(header, true);
+  await setExpanded(page.locator('.part.sidebar .pane-header[aria-label^="Explorer Section"]'), false);
+  await resizeSideBar(page, 520);
+  const view = page.locator(".part.sidebar .pane").filter({ has: page.locator(`.pane-header[aria-label="${DUMPS_SECTION}"]`) });
+  await listedModules(view);
+  await moduleFiles(page, view);
+  await addedModule(page, view, header, folder, probe);
+  await timelineFromContextMenu(page, view);
+  await runCommand(page, "View: Close All Editor Groups");
+}
+
+/** The modules DUMPS_MODULES with their descriptions, in that order. */
+async function listedModules(view) {
+  const rows = await treeRowsShowing(view, DUMPS_MODULES.map(([name]) => name), "the modules of the opened folder");
+  const order = DUMPS_MODULES.map(([name, description]) => {
+    const row = rows.find((shown) => shown.name === name);
+    if (row.description !== description) {
+      throw new Failure(`the HLO Dumps view describes ${name} as ${JSON.stringify(row.description)}, expected ${JSON.stringify(description)}`);
+    }
+    return row.index;
+  });
+  if (order.some((index, at) => at > 0 && index < order[at - 1])) {
+    throw new Failure(`the HLO Dumps view lists ${JSON.stringify(rows.map((row) => row.name))}: not the largest peak first`);
+  }
+  log(`HLO Dumps view: ${rows.length} modules, ${rows.slice(0, 4).map((row) => `${row.name} (${row.description})`).join(", ")}, …; ` +
+    DUMPS_MODULES.map(([name, description]) => `${name} (${description})`).join(", "));
+}
+
+/** DUMPS_EXPANDED expanded by its twistie (a click on its name shows its timeline): its files; the screenshot;
+ * a click on one of them opens it. */
+async function moduleFiles(page, view) {
+  await treeRow(view, DUMPS_EXPANDED).locator(".monaco-tl-twistie").click();
+  const rows = await treeRowsShowing(view, DUMPS_FILES, `the files of ${DUMPS_EXPANDED}`);
+  const files = rows.filter((row) => row.name.startsWith(MODULE.split(".").slice(0, 2).join(".")));
+  log(`${DUMPS_EXPANDED} expanded: ${files.length} files, ${files.map((row) => row.name).join(", ")}`);
+  await page.mouse.move(5, 5); // no hover highlight in the screenshot
+  await page.waitForTimeout(300);
+  // The side bar and a strip of the editor, down to a little below the view's last row.
+  const sideBar = await page.locator(".part.sidebar").boundingBox();
+  const lastRow = Math.max(...await view.locator(".monaco-list-row").evaluateAll((elements) =>
+    elements.map((row) => row.getBoundingClientRect().bottom)));
+  const height = Math.min(page.viewportSize().height, Math.ceil(lastRow) + 60);
+  const screenshot = path.join(args.out, "vscode-dumps.png");
+  await page.screenshot({ path: screenshot, clip: { x: 0, y: 0, width: sideBar.x + sideBar.width + 40, height } });
+  log(`screenshot: ${screenshot}`);
+  await treeRow(view, DUMPS_OPENED_FILE).click();
+  await page.locator(".tabs-container .tab.active", { hasText: DUMPS_OPENED_FILE }).first().waitFor({ timeout: 10_000 }).catch(() => {
+    throw new Failure(`a click on ${DUMPS_OPENED_FILE} in the HLO Dumps view did not open it`);
+  });
+  log(`a click on ${DUMPS_OPENED_FILE} opened it`);
+}
+
+/** A module written into the folder (through VS Code's file service: the OS's watcher may be silent in the test's
+ * code-server): listed without a click (VS Code reports the new file to the server, which sends
+ * hlo/modulesChanged, and the view lists again), and still listed after the view's Refresh button. */
+async function addedModule(page, view, header, folder, probe) {
+  const [added, name, description] = DUMPS_ADDED;
+  const copy = { from: path.join(folder, "module_0000.jit_mlp.before_optimizations.txt"), to: path.join(folder, added) };
+  fs.mkdirSync(path.dirname(copy.to), { recursive: true });
+  fs.writeFileSync(`${probe}.copy`, JSON.stringify(copy));
+  await runCommand(page, "HLO e2e: Copy File Through VS Code");
+  const describedAs = async (when) => {
+    const [row] = (await treeRowsShowing(view, [name], `${added} ${when}`)).filter((shown) => shown.name === name);
+    if (row.description !== description) {
+      throw new Failure(`the HLO Dumps view describes ${name} as ${JSON.stringify(row.description)}, expected ${JSON.stringify(description)}`);
+    }
+    return row.description;
+  };
+  log(`after writing ${added}, with no click (hlo/modulesChanged): ${name} (${await describedAs("once written")})`);
+  await header.hover();
+  await header.locator('.action-label[aria-label="Refresh HLO Dumps"]').click({ timeout: 5000 });
+  log(`after Refresh: ${name} (${await describedAs("after Refresh")})`);
+}
+
+/** Show Memory Timeline in the context menu of DUMPS_TIMELINE_MODULE, none of whose files is open: the panel of
+ * the module (the server reads it from disk). */
+async function timelineFromContextMenu(page, view) {
+  await treeRow(view, DUMPS_TIMELINE_MODULE).click({ button: "right" });
+  const item = page.locator(".context-view .monaco-menu .action-menu-item", { hasText: "Show Memory Timeline" }).first();
+  await item.waitFor({ timeout: 5000 }).catch(() => {
+    throw new Failure(`the context menu of ${DUMPS_TIMELINE_MODULE} in the HLO Dumps view has no "Show Memory Timeline"`);
+  });
+  const items = normalize((await page.locator(".context-view .monaco-menu").first().innerText()).replace(/\n+/g, " | "));
+  // A press and release at once on a menu that just opened can go unnoticed: a human-like click, until it closes.
+  const menu = page.locator(".context-view .monaco-menu").first();
+  await until(`"Show Memory Timeline" in the context menu to be clicked`, async () => {
+    await item.click({ timeout: 2000, delay: 80 });
+    await menu.waitFor({ state: "hidden", timeout: 2000 });
+    return true;
+  }, 20_000);
+  await page.locator(".tabs-container .tab.active", { hasText: DUMPS_TIMELINE_TAB }).first().waitFor({ timeout: 20_000 }).catch(() => {
+    throw new Failure(`no webview panel "${DUMPS_TIMELINE_TAB}" after Show Memory Timeline on ${DUMPS_TIMELINE_MODULE}`);
+  });
+  const summary = page.frameLocator("iframe.webview.ready").last().frameLocator("#active-frame").locator(".summary");
+  const said = normalize(await summary.innerText({ timeout: 20_000 }).catch(() => ""));
+  if (!said.startsWith(DUMPS_TIMELINE_SUMMARY)) {
+    throw new Failure(`the timeline of ${DUMPS_TIMELINE_MODULE} says ${JSON.stringify(said)}, expected it to start with ${JSON.stringify(DUMPS_TIMELINE_SUMMARY)}`);
+  }
+  log(`context menu of ${DUMPS_TIMELINE_MODULE}: ${items}; Show Memory Timeline: "${DUMPS_TIMELINE_TAB}", ${said}`);
+}
+
+/** Clicks a view section's header until it is expanded (or collapsed). */
+async function setExpanded(header, expanded) {
+  await until(`the section ${await header.getAttribute("aria-label")} ${expanded ? "expanded" : "collapsed"}`, async () => {
+    if ((await header.getAttribute("aria-expanded")) === String(expanded)) {
+      return true;
+    }
+    await header.click({ position: { x: 40, y: 8 }, timeout: 2000 });
+    return false;
+  }, 10_000);
+}
+
+/** Drags the side bar's edge so that it is `width` pixels wide. */
+async function resizeSideBar(page, width) {
+  const box = await page.locator(".part.sidebar").boundingBox();
+  const edge = box.x + box.width;
+  await page.mouse.move(edge, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + width, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+}
+
+function treeRow(view, name) {
+  return view.locator(".monaco-list-row", { has: view.page().locator(".label-name", { hasText: new RegExp(`^${escapeRegExp(name)}$`) }) }).first();
+}
+
+/** The rows {name, description, index} of a tree view once it shows each of `names`. */
+async function treeRowsShowing(view, names, what) {
+  const read = () => view.locator(".monaco-list-row").evaluateAll((elements) => elements.map((row) => ({
+    name: row.querySelector(".label-name")?.textContent.trim() ?? "",
+    description: row.querySelector(".label-description")?.textContent.replace(/\s+/g, " ").trim() ?? "",
+    index: Number(row.getAttribute("data-index")),
+  })).sort((a, b) => a.index - b.index));
+  return until(`the HLO Dumps view to show ${what}`, async () => {
+    const rows = await read();
+    return names.every((name) => rows.some((row) => row.name === name)) ? rows : undefined;
+  }, WAIT).catch(async (error) => {
+    const rows = await read().catch(() => []);
+    const message = await view.locator(".message").innerText({ timeout: 1000 }).catch(() => "");
+    throw new Failure(`${error.message}; it shows ${JSON.stringify(rows.map((row) => `${row.name} (${row.description})`))}` +
+      `${message ? `, the message ${JSON.stringify(normalize(message))}` : ""}`);
+  });
+}
+
 /** The rows (label, description) the open QuickPick shows once `filter` is typed, when they no longer change. */
 async function quickPickRows(page, filter) {
   const input = page.locator(".quick-input-widget input");
@@ -671,7 +859,7 @@ async function hoverOn(page, file, line, lineText, name, texts, screenshot, titl
   log(`screenshot: ${shot}`);
 }
 
-/** Step 9: the language VS Code gives every file of tests/data (and ../shared/producers, ../shared/corpus),
+/** Step 10: the language VS Code gives every file of tests/data (and ../shared/producers, ../shared/corpus),
  * against the kind the server's detect_kind gives it, and that of the made-up names. The helper extension's
  * command opens each file with workspace.openTextDocument (VS Code picks the language as for an editor:
  * settings, then the registered file names, patterns and extensions, then first lines) and writes the

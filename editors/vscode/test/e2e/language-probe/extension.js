@@ -1,6 +1,8 @@
 // A helper of the end-to-end test (../e2e.js), installed beside the extension in code-server: its command
 // reads the JSON list of files in $HLO_E2E_PROBE, opens each with workspace.openTextDocument (VS Code gives
-// it a language as it does for an editor) and writes {file: languageId} to $HLO_E2E_PROBE.out.
+// it a language as it does for an editor) and writes {file: languageId} to $HLO_E2E_PROBE.out. Another copies
+// the file $HLO_E2E_PROBE.copy names ({"from", "to"}) through VS Code's file service, which tells VS Code's file
+// watchers (and so the language server) of the new file, whatever the OS's own watcher reports.
 "use strict";
 const fs = require("fs");
 const vscode = require("vscode");
@@ -18,5 +20,9 @@ exports.activate = (context) => {
     }
     fs.writeFileSync(`${probe}.tmp`, JSON.stringify(languages));
     fs.renameSync(`${probe}.tmp`, `${probe}.out`);
+  }));
+  context.subscriptions.push(vscode.commands.registerCommand("hloE2e.copyFile", async () => {
+    const { from, to } = JSON.parse(fs.readFileSync(`${process.env.HLO_E2E_PROBE}.copy`, "utf8"));
+    await vscode.workspace.fs.copy(vscode.Uri.file(from), vscode.Uri.file(to), { overwrite: true });
   }));
 };
