@@ -39,6 +39,7 @@ async def _watch_files(ls: HloLanguageServer) -> None:
         register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))
     try:
         await ls.client_register_capability_async(types.RegistrationParams([registration]))
+        log.info("watching %s", ", ".join(WATCHED))
     except Exception as error:  # the client refused: companions are still re-read by mtime
         log.info("file watchers not registered: %s", error)
 
@@ -69,6 +70,7 @@ def did_close(ls: HloLanguageServer, params: types.DidCloseTextDocumentParams) -
 
 
 def did_change_watched_files(ls: HloLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+    log.info("%d file(s) changed on disk, %s first", len(params.changes), params.changes[0].uri if params.changes else "")
     for change in params.changes:
         ls.session.file_changed(ls.uris.source_of(change.uri))
     for source in ls.session.open_sources():
