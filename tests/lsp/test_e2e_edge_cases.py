@@ -92,8 +92,12 @@ def change(client: LanguageClient, uri: str, version: int,
 
 async def test_requests_before_any_did_open(client: LanguageClient, tmp_path: Path) -> None:
     """Nothing opened: a file that exists is answered from disk exactly as after opening it; a path that
-    does not exist answers null everywhere; workspace symbols are empty (they cover open modules only)."""
-    assert await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="fusion")) == []
+    does not exist answers null everywhere; workspace symbols come from the module files of the workspace
+    folder (tests/data) read from disk, not opened: no allocation (those of open modules only)."""
+    found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="fusion"))
+    assert found is not None
+    assert all("fusion" in symbol.name.lower() and symbol.location.uri.startswith(DATA.as_uri() + "/")
+               and symbol.kind != types.SymbolKind.Struct for symbol in found)
     missing = (tmp_path / "module_0000.jit_mlp.cpu_after_optimizations.txt").as_uri()
     position = position_of(SPLIT_HLO, ADD_MAXIMUM, "ynn_fusion.1")
     assert await hover_text(client, missing, position) is None

@@ -130,11 +130,16 @@ async def guarded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
     assert lines[row].count(OP_NAME) == 1
     lines[row] = lines[row].replace(OP_NAME, f'op_name="{setup.payload}"')
     setup.hlo.write_text("\n".join(lines))
-    # Sentinels: FIFOs (reading one would block the server) and a file, none of them a file of the module.
+    # Sentinels: FIFOs (reading one would block the server; one is named like an HLO module) and files, none of
+    # them a file of the module. Of those, workspace/symbol reads the other HLO module of the workspace folder
+    # (it searches every module file there), never a side file or a companion of a module no one opened.
     for name in ("sentinel.txt", f"{SPLIT.name}-sentinel.txt", f"{SPLIT.name}.before_optimizations.txt"):
         os.mkfifo(setup.dumps / name)
-    (setup.dumps / "module_0001.other.cpu_after_optimizations.txt").write_text("HloModule other\n")
-    allowed = [str(path) for path in module_paths(setup.stem) if path.is_file()]
+    other = setup.dumps / "module_0001.other.cpu_after_optimizations.txt"
+    other.write_text("HloModule other\n")
+    Path(f"{other.with_suffix('')}-buffer-assignment.txt").write_text("BufferAssignment:\n")
+    (setup.dumps / "module_0001.other.tpu_comp_env.txt").write_text("xla_tpu_flag: true\n")
+    allowed = [str(path) for path in module_paths(setup.stem) if path.is_file()] + [str(other)]
     read_only(setup.dumps)
     setup.before = snapshot(setup.dumps)
 

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 
 from hlo_lsp import __version__
 from hlo_lsp.lsp import convert
@@ -67,6 +68,13 @@ class HloLanguageServer(LanguageServer):
         task = asyncio.ensure_future(work)
         self.background.add(task)
         task.add_done_callback(self.background.discard)
+
+    def workspace_roots(self) -> tuple[str, ...]:
+        """The folders of the workspace (and its root) as paths: where the modules listed and searched are, and
+        the Python files a dump names are looked for."""
+        uris = [folder.uri for folder in self.workspace.folders.values()] + (
+            [self.workspace.root_uri] if self.workspace.root_uri else [])
+        return tuple(dict.fromkeys(path for uri in uris if uri.startswith("file:") and (path := to_fs_path(uri))))
 
     @property
     def positions(self) -> convert.Positions:

@@ -21,6 +21,11 @@ _DEFINITION_PREFIX = re.compile(r"(?:%|ROOT|ROOT\s+%)?\s*")
 _HEADER_PREFIX = re.compile(r"(?:ENTRY(?:[ \t]*%)?|%)?")  # before a computation's name on its header (spaces cut)
 _DEFINED_NAME = re.compile(r"\n[ \t]+(?:ROOT[ \t]+)?%?(" + NAME + r")[ \t]*=")
 _UNINDENTED_LINE = re.compile(r"\n(?=[^ \t\r\n/])")
+# The lines that hold a symbol, as XLA prints them: an indented instruction, an unindented computation header
+# ending with `{`, a `}` (features/symbol_index.py reads a line so only where the scanner reads its template so).
+PRINTED_INSTRUCTION = re.compile(rf"[ \t]+(?:ROOT[ \t]+)?%?({NAME})[ \t]*=")
+PRINTED_HEADER = re.compile(rf"(?:ENTRY[ \t]+)?%?({NAME})[^\n]*\{{[ \t]*\r?$")
+PRINTED_END = re.compile(r"[ \t]*\}[ \t]*(?://[^\n]*)?\r?$")  # (older XLA: `} // fused_computation`)
 _FIRST_WINDOW, _LAST_WINDOW = 4_096, 1 << 20  # characters searched backwards at first, at most
 # An indented line below a line that opens no computation (a `}`, a header the scanner cannot read,
 # anything else), blank and `//` lines between: the module reads it outside any computation.

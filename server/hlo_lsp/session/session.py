@@ -36,7 +36,7 @@ from hlo_lsp.features.semantic_tokens import Token, semantic_tokens
 from hlo_lsp.features.symbols import bounded_outline
 from hlo_lsp.features.targets import target_at
 from hlo_lsp.features.types import Fold, Highlight, HoverInfo, Location, Symbol, Target, WorkspaceSymbol
-from hlo_lsp.features.workspace_symbols import workspace_symbols
+from hlo_lsp.features.workspace_symbols import LIMIT, workspace_symbols
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.glance import ModuleGlance
@@ -45,6 +45,7 @@ from hlo_lsp.parsing.hlo_syntax import prepare_parser
 from hlo_lsp.problems import Problem
 from hlo_lsp.session.compare import compare_dumps
 from hlo_lsp.session.cursor import Cursor, Span
+from hlo_lsp.session.folder_symbols import FolderSymbols
 from hlo_lsp.session.glance_answers import NOTHING, Answer, glance_definition, glance_hover
 from hlo_lsp.session.memory import Memory, MemoryTimeline, module_memory, module_timeline
 from hlo_lsp.session.module_listing import ListedModules
@@ -75,6 +76,7 @@ class Session:
     def __init__(self) -> None:
         self.store = DocumentStore()
         self._finder = SourceFinder(())
+        self.folder_symbols = FolderSymbols()  # the workspace folders' modules, indexed for workspace symbols
         self._listed = ListedModules()  # dump folders' rows, kept while their files' sizes and mtimes stay
 
     @staticmethod
@@ -96,8 +98,9 @@ class Session:
         self.store.close(_source(source))
 
     def file_changed(self, path: str) -> None:
-        """A file changed on disk: read again when next needed."""
+        """A file changed on disk: read again when next needed (indexed again for workspace symbols)."""
         self.store.forget_disk(_source(path))
+        self.folder_symbols.file_changed(_source(path))
 
     def snapshot(self, source: str) -> Document | None:
         """The open document of `source` as it is now (None: not open)."""
@@ -302,9 +305,16 @@ class Session:
                      "of %s", space, source)
         return timeline
 
-    def workspace_symbols(self, query: str) -> list[WorkspaceSymbol]:
-        """The instructions and computations of every open module whose name holds `query`."""
-        return workspace_symbols(self.store.open_modules(), query)
+    def workspace_symbols(self, query: str, roots: Sequence[str] = ()) -> list[WorkspaceSymbol]:
+        """The computations and instructions (and the allocations of open modules) whose name holds `query`, of
+        every open module and of the HLO module files under `roots` (the workspace folders) that are not open:
+        those indexed so far (`folder_symbols`: in the background, from the first question on)."""
+        modules = self.store.open_modules()
+        opened = {module.hlo_document.source for module in modules if module.hlo_document is not None}
+        indexes = self.folder_symbols.indexes([_source(root) for root in roots], leave_out=opened)
+        with answering():
+            on_disk = [index.search(query, LIMIT, len(modules) + number) for number, index in enumerate(indexes)]
+            return workspace_symbols(modules, query, LIMIT, on_disk)
 
     # ---- questions about a file's text alone ----------------------------------------------
 

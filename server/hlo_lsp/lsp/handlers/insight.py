@@ -8,7 +8,6 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
-from pygls.uris import to_fs_path
 
 from hlo_lsp.lsp import compare_json, convert, memory_json, modules_json
 from hlo_lsp.lsp.language_server import HloLanguageServer
@@ -53,15 +52,8 @@ def show_peak_buffers(ls: HloLanguageServer, *arguments: Any) -> Any:
 async def document_link(ls: HloLanguageServer, params: types.DocumentLinkParams) -> list[types.DocumentLink] | None:
     text_document = ls.client_capabilities.text_document
     tooltips = bool(text_document and text_document.document_link and text_document.document_link.tooltip_support)
-    return await ls.ask(ls.session.links, params.text_document.uri, _workspace_roots(ls), then=lambda found: [
+    return await ls.ask(ls.session.links, params.text_document.uri, ls.workspace_roots(), then=lambda found: [
         convert.document_link(link, ls.positions, found.document, tooltips) for link in found.value])
-
-
-def _workspace_roots(ls: HloLanguageServer) -> tuple[str, ...]:
-    """The folders of the workspace (and its root), where the Python files a dump names are looked for."""
-    uris = [folder.uri for folder in ls.workspace.folders.values()] + (
-        [ls.workspace.root_uri] if ls.workspace.root_uri else [])
-    return tuple(dict.fromkeys(path for uri in uris if uri.startswith("file:") and (path := to_fs_path(uri))))
 
 
 async def memory_timeline(ls: HloLanguageServer, *arguments: Any) -> dict[str, object] | None:
@@ -94,7 +86,7 @@ async def list_modules(ls: HloLanguageServer, *arguments: Any) -> dict[str, obje
     progress bar when it lasts. The client hears `hlo/modulesChanged` when dump files change on disk."""
     if arguments and not isinstance(arguments[0], str):
         raise JsonRpcInvalidParams(f"{LIST_MODULES} takes a folder's URI, or nothing, not {arguments[0]!r}")
-    folders = [ls.uris.source_of(arguments[0])] if arguments else list(_workspace_roots(ls))
+    folders = [ls.uris.source_of(arguments[0])] if arguments else list(ls.workspace_roots())
     return await shown_while(ls, "Listing modules", lambda report: ls.answered(
         lambda listed: modules_json.modules_json(listed.rows), ls.session.list_modules, folders, "peak", report),
         _listed)

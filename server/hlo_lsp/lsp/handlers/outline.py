@@ -11,7 +11,7 @@ from lsprotocol import types
 
 from hlo_lsp.lsp import convert
 from hlo_lsp.lsp.language_server import HloLanguageServer
-from hlo_lsp.session import TOKEN_MODIFIERS, TOKEN_TYPES, Answer, Token
+from hlo_lsp.session import TOKEN_MODIFIERS, TOKEN_TYPES, Answer, Document, Token, WorkspaceSymbol, module_stem
 
 SEMANTIC_TOKENS_LEGEND = types.SemanticTokensLegend(list(TOKEN_TYPES), list(TOKEN_MODIFIERS))
 
@@ -35,9 +35,22 @@ def hierarchical(ls: HloLanguageServer) -> bool:
 
 async def workspace_symbol(ls: HloLanguageServer, params: types.WorkspaceSymbolParams
                            ) -> list[types.SymbolInformation]:
-    found = await ls.answered(lambda symbols: [convert.workspace_symbol(symbol, ls.resolve, ls.positions)
-                                               for symbol in symbols], ls.session.workspace_symbols, params.query)
+    found = await ls.answered(lambda symbols: _workspace_symbols(ls, symbols), ls.session.workspace_symbols,
+                              params.query, ls.workspace_roots())
     return found or []
+
+
+def _workspace_symbols(ls: HloLanguageServer, symbols: list[WorkspaceSymbol]) -> list[types.SymbolInformation]:
+    """The symbols with their files' URIs. The columns of a file of an open module are converted with its text;
+    a file no one opened is not read for it: a name's columns are the same in every encoding where the text
+    before it on its line is ASCII, as in every dump XLA writes."""
+    open_modules = {module_stem(source) for source in ls.session.open_sources()}
+
+    def resolve(source: str) -> tuple[str, Document | None]:
+        document = ls.session.document(source) if module_stem(source) in open_modules else None
+        return ls.uris.uri_of(source), document
+
+    return [convert.workspace_symbol(symbol, resolve, ls.positions) for symbol in symbols]
 
 
 async def folding_range(ls: HloLanguageServer, params: types.FoldingRangeParams) -> list[types.FoldingRange] | None:
