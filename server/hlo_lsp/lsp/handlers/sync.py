@@ -70,7 +70,7 @@ def did_close(ls: HloLanguageServer, params: types.DidCloseTextDocumentParams) -
 
 
 def did_change_watched_files(ls: HloLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
-    log.info("%d file(s) changed on disk, %s first", len(params.changes), params.changes[0].uri if params.changes else "")
+    log.info("%d file(s) changed on disk", len(params.changes))
     for change in params.changes:
         ls.session.file_changed(ls.uris.source_of(change.uri))
     for source in ls.session.open_sources():
