@@ -1,5 +1,6 @@
 """A session lists a dump folder's modules again without reading what did not change: a compilation is read anew
-when one of its files changes size or mtime, comes or goes; the list is the one a fresh reading gives."""
+when one of its files changes size or mtime, comes or goes; the list is the one a fresh reading gives. A large HLO
+file is not read: its module's peak comes from the buffer-assignment files."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import pytest
 
 from helpers import CORPUS, FOLDER_SMALL_EAGER, PRODUCERS
 from hlo_lsp.features.module_list import ModuleRow, module_rows
+from hlo_lsp.parsing.file_kinds import FileKind, kind_from_name
 from hlo_lsp.session import Session, module_listing
+from hlo_lsp.workspace import loader
 from hlo_lsp.workspace.loader import LoadedDump, load
 
 
@@ -92,3 +95,43 @@ def test_the_listing_tells_its_share_done_and_a_folder_that_is_not_there(tmp_pat
     listed = Session().list_modules([str(FOLDER_SMALL_EAGER), str(tmp_path / "gone")], report=shares.append)
     assert len(listed.rows) == 14 and shares[-1] == 1.0 and shares == sorted(shares)
     assert [(problem.code, problem.message) for problem in listed.problems] == [("missing", "no such file or folder")]
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the files the listing opens."""
+    names: list[str] = []
+    read_document = loader.read_document
+
+    def recorded(path: str, kind: object = None) -> object:
+        names.append(os.path.basename(path))
+        return read_document(path)
+
+    monkeypatch.setattr(loader, "read_document", recorded)
+    return names
+
+
+def test_an_hlo_file_past_the_bound_is_not_read_and_its_row_keeps_its_peak(folder: Path, opened: list[str],
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(module_listing, "UNREAD_HLO_FROM", 20_000)  # the three jit__normal modules' (43 KiB)
+    large = {path.name for path in folder.glob("*.txt") if path.stat().st_size >= 20_000
+             and kind_from_name(path.name) is FileKind.HLO_MODULE}
+    assert len(large) >= 3
+    rows = Session().list_modules([str(folder)]).rows
+    assert opened and not large & set(opened)
+    whole = module_rows(load([str(folder)]).modules)
+    assert [(row.path, row.files, row.hlo_bytes, row.peaks, row.allocated) for row in rows] == [
+        (row.path, row.files, row.hlo_bytes, row.peaks, row.allocated) for row in whole]
+    assert [row.instructions is None for row in rows] == [os.path.basename(row.path) in large for row in whole]
+
+
+def test_a_peak_that_needs_the_unread_hlo_files_shapes_reads_it(folder: Path, opened: list[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(module_listing, "UNREAD_HLO_FROM", 1_000)
+    values = folder / "module_0020.jit_step.cpu_after_optimizations-buffer-assignment-values.txt"
+    values.write_text(values.read_text().replace("from instruction:", "from somewhere:"))
+    listed = Session().list_modules([str(folder)])
+    row = next(row for row in listed.rows if row.name == "jit_step")
+    assert row.peak == 245_896 and row.instructions == 57
+    assert "module_0020.jit_step.cpu_after_optimizations.txt" in opened
+    assert "module_0016.jit__normal.cpu_after_optimizations.txt" not in opened

@@ -8,18 +8,21 @@ the peak."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from hlo_lsp.analysis.memory import memory_by_space, memory_summary, sized_module
 from hlo_lsp.features.compared_modules import has_own_memory, module_name
 from hlo_lsp.features.memory_compare import module_path
 from hlo_lsp.model.buffer_assignment import BufferAssignment
-from hlo_lsp.model.dump_module import ModuleDump, compilation_key
+from hlo_lsp.model.dump_module import ModuleDump, compilation_key, module_stem
 from hlo_lsp.model.memory_spaces import DEFAULT_COLOR
 from hlo_lsp.parsing.text_search import defined_names
 from hlo_lsp.problems import Problem
 
 SORTS = ("peak", "name", "size")
+_NOTHING_UNREAD: Mapping[str, int] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,24 +76,36 @@ def sorted_rows(rows: list[ModuleRow], sort: str = "peak") -> list[ModuleRow]:
     return sorted(rows, key=lambda row: (row.peak is None, -(row.peak or 0), row.name, row.path))
 
 
-def module_row(stages: list[ModuleDump]) -> ModuleRow:
-    """The row of one compilation (its stages): the stage with a buffer assignment of its own gives the memory."""
+class NeedsHlo(Exception):
+    """A row's peak needs the shapes of the HLO module it was listed without (its values file lacks some)."""
+
+
+def module_row(stages: list[ModuleDump], unread: Mapping[str, int] = _NOTHING_UNREAD) -> ModuleRow:
+    """The row of one compilation (its stages): the stage with a buffer assignment of its own gives the memory.
+    `unread`: the HLO files left unread for their size (path: bytes); such a stage's instructions are not
+    counted. Raises NeedsHlo when its peak needs one of them."""
     files = tuple(sorted({os.path.basename(document.source) for stage in stages
-                          for document in stage.documents.values()}))
+                          for document in stage.documents.values()} | {os.path.basename(path) for path in unread}))
     module = next((stage for stage in stages if has_own_memory(stage)), stages[0])
-    hlo_bytes = _utf8_bytes(module.hlo_document.text) if module.hlo_document is not None else 0  # (before its scan)
-    instructions = len(defined_names(module.hlo_document.text)) if module.hlo_document is not None else None
+    unread_hlo = next((path for path in unread if module_stem(path) == module.stem), None)
+    document = module.hlo_document
+    hlo_bytes = _utf8_bytes(document.text) if document is not None else unread.get(unread_hlo or "", 0)
+    instructions = len(defined_names(document.text)) if document is not None else None
     buffers = module.buffer_assignment if has_own_memory(module) else None
     allocated = sum(allocation.size for allocation in buffers.allocations) if buffers is not None else None
-    peaks = _peaks(module, buffers) if buffers is not None else ()
-    return ModuleRow(module_name(module), module_path(module), files, hlo_bytes, peaks, allocated, instructions)
+    peaks = _peaks(module, buffers, unread_hlo is not None) if buffers is not None else ()
+    return ModuleRow(module_name(module), unread_hlo or module_path(module), files, hlo_bytes, peaks, allocated,
+                     instructions)
 
 
-def _peaks(module: ModuleDump, buffers: BufferAssignment) -> tuple[SpacePeak, ...]:
+def _peaks(module: ModuleDump, buffers: BufferAssignment, hlo_unread: bool) -> tuple[SpacePeak, ...]:
     """Each memory space's peak by XLA's accounting, the default space first (as the memory timeline counts
     them); () without live ranges or a scheduled shape. The shapes come from the values file's lines when they
     give them all: the HLO module, the largest file, is not scanned for them."""
-    sized = sized_module(None, buffers) or sized_module(module.hlo, buffers)
+    sized = sized_module(None, buffers)
+    if sized is None and buffers.live_range is not None and hlo_unread:
+        raise NeedsHlo
+    sized = sized or sized_module(module.hlo, buffers)
     if sized is None:
         return ()
     spaces = module.memory_spaces

@@ -1,6 +1,7 @@
 """The modules of dump folders as `Session.list_modules` lists them: a compilation is read again only when one of
 its files changed size or mtime, or came or went; listing a folder of thousands of modules a second time reads
-only the directory."""
+only the directory. An HLO file of UNREAD_HLO_FROM bytes or more is not read at all (its size is the file's, its
+instructions are not counted): a module's peak comes from its buffer-assignment files."""
 
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hlo_lsp.features.module_list import ModuleList, ModuleRow, compilations, module_row, sorted_rows
-from hlo_lsp.model.dump_module import compilation_key
+from hlo_lsp.features.module_list import ModuleList, ModuleRow, NeedsHlo, compilations, module_row, sorted_rows
+from hlo_lsp.model.dump_module import ModuleDump, compilation_key, module_stem
+from hlo_lsp.parsing.file_kinds import FileKind, kind_from_name
 from hlo_lsp.problems import Problem
 from hlo_lsp.workspace.loader import FileStamp, dump_file_stamps, load_files
+
+UNREAD_HLO_FROM = 8_000_000  # bytes: a larger HLO file would take longer to read and count than its row
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +50,14 @@ class ListedModules:
         return listed if listed is not None and listed.stamps == files else None
 
     def _read(self, key: str, files: tuple[FileStamp, ...]) -> _Listed:
-        dump = load_files([path for path, _, _ in files])
-        rows = tuple(module_row(stages) for stages in compilations(dump.modules).values())
-        listed = _Listed(files, rows, tuple(dump.problems))
+        """The compilation's rows, its HLO files of UNREAD_HLO_FROM bytes or more left unread unless a peak needs
+        their shapes."""
+        unread = {path: size for path, size, _ in files if size >= UNREAD_HLO_FROM and _is_hlo(path)}
+        try:
+            rows, problems = _rows([path for path, _, _ in files if path not in unread], unread)
+        except NeedsHlo:
+            rows, problems = _rows([path for path, _, _ in files], {})
+        listed = _Listed(files, rows, problems)
         with self._lock:
             self._listed[key] = listed
         return listed
@@ -59,6 +68,17 @@ class ListedModules:
         with self._lock:
             for key in [key for key in self._listed if key not in groups and key.startswith(folders)]:
                 del self._listed[key]
+
+
+def _rows(paths: list[str], unread: dict[str, int]) -> tuple[tuple[ModuleRow, ...], tuple[Problem, ...]]:
+    dump = load_files(paths)
+    stems = {module.stem for module in dump.modules}
+    modules = dump.modules + [ModuleDump(stem) for stem in dict.fromkeys(map(module_stem, unread)) if stem not in stems]
+    return tuple(module_row(stages, unread) for stages in compilations(modules).values()), tuple(dump.problems)
+
+
+def _is_hlo(path: str) -> bool:
+    return kind_from_name(os.path.basename(path)) is FileKind.HLO_MODULE
 
 
 def _by_compilation(stamps: list[FileStamp]) -> dict[str, tuple[FileStamp, ...]]:
