@@ -107,8 +107,7 @@ _LINE_PARTS = ["", " ", "\t", "  ", "%", "ROOT", "ROOT ", "ROOT %", "ROOT%", "x"
 @settings(max_examples=300, deadline=None)
 def test_the_definition_index_finds_what_a_search_of_the_whole_text_finds(lines: list[str], block: int) -> None:
     text = "\n".join(lines)
-    index = text_search.definitions(text)
-    index.SEARCHES_BEFORE_INDEX = 0
+    index = text_search.definitions(text, searches_before_index=0)
     with patch.object(text_search, "_INDEX_BLOCK", block):  # blocks of a few lines: every boundary is met
         index.spans("x")
     for name in {*re.findall(r"[\w.\-%]+", text), "x", "ROOT", "ROOTx", "x.1", "%x"}:
@@ -118,8 +117,8 @@ def test_the_definition_index_finds_what_a_search_of_the_whole_text_finds(lines:
 def test_the_definition_index_of_a_real_module_finds_each_instruction_once() -> None:
     text, document = _scanned(SPLIT_HLO, FileKind.HLO_MODULE)
     index = text_search.definitions(text)
-    with patch.object(text_search, "_INDEX_BLOCK", 512):  # after a few names searched for, the index is built
-        for _ in range(index.SEARCHES_BEFORE_INDEX + 1):
+    with patch.object(text_search, "_INDEX_BLOCK", 512):  # after the names of a first hover, the index is built
+        for _ in range(3):
             index.spans("x")
     for line, scan in document.scans():
         if scan.kind == "instruction":
@@ -132,8 +131,7 @@ def test_the_value_and_live_range_names_of_real_files_are_in_the_blocks_found_fo
             ("-buffer-assignment.txt", FileKind.BUFFER_ASSIGNMENT, text_search.value_names, "value"),
             ("-live-range.txt", FileKind.LIVE_RANGE, text_search.line_first_names, "live_range")):
         text, document = _scanned(Path(f"{SPLIT_MLP}{suffix}"), kind)
-        names = text_search.BlockNames(text, candidates)
-        names.SEARCHES_BEFORE_INDEX = 0
+        names = text_search.BlockNames(text, candidates, searches_before_index=0)
         starts = [0, *(offset + 1 for offset, character in enumerate(text) if character == "\n")]
         with patch.object(text_search, "_INDEX_BLOCK", 256):
             found = [(line, scan.data[1 if role == "value" else 0]) for line, scan in document.scans()

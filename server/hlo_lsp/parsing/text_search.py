@@ -136,20 +136,21 @@ class BlockNames:
     """Where in a text (or between `start` and `end`) a name may stand in one form (`candidates(text, start,
     end)`: the names of that form in lines from `start` to `end`, a few more perhaps, never fewer), without
     reading the whole text for each name: the names of each block of lines are read in one pass (0.2 s for
-    the definitions of 40 MB); a name is then looked for in the blocks that may hold it alone. The first few
-    names are looked for in the whole text: the first hover after opening a file does not wait for the index."""
+    the definitions of 40 MB); a name is then looked for in the blocks that may hold it alone. The first
+    `searches_before_index` names (those of a first hover) are looked for in the whole text: the first hover after
+    opening a file does not wait for the index, the second reads it, and the later ones take milliseconds (each
+    search of a whole 40 MB text takes 15 ms)."""
 
-    SEARCHES_BEFORE_INDEX = 8
-
-    def __init__(self, text: str, candidates: Candidates, start: int = 0, end: int | None = None) -> None:
+    def __init__(self, text: str, candidates: Candidates, start: int = 0, end: int | None = None,
+                 searches_before_index: int = 1) -> None:
         self._text, self._candidates = text, candidates
         self._span = (start, len(text) if end is None else end)
-        self._searches = 0
+        self._searches, self._searches_before_index = 0, searches_before_index
         self._blocks: list[tuple[int, int, frozenset[str]]] | None = None
 
     def spans(self, name: str) -> list[tuple[int, int]]:
         """The parts of the text (start, end) where `name` may stand."""
-        if _NAME_ONLY.fullmatch(name) is None or self._searches < self.SEARCHES_BEFORE_INDEX:
+        if _NAME_ONLY.fullmatch(name) is None or self._searches < self._searches_before_index:
             self._searches += 1  # (no block's names hold a name of other characters: the whole text is read)
             return [self._span]
         if self._blocks is None:
@@ -168,9 +169,9 @@ class BlockNames:
         return blocks
 
 
-def definitions(text: str) -> BlockNames:
-    """Where `definition_offsets` may find a name in `text`."""
-    return BlockNames(text, _definition_candidates)
+def definitions(text: str, searches_before_index: int = 2) -> BlockNames:
+    """Where `definition_offsets` may find a name in `text` (a hover looks for two names' definitions)."""
+    return BlockNames(text, _definition_candidates, searches_before_index=searches_before_index)
 
 
 def definition_offsets_in(text: str, where: BlockNames, name: str) -> list[int]:
