@@ -81,6 +81,17 @@ def test_mostly_control_characters_make_a_binary_file() -> None:
     assert [p.code for p in problems] == ["binary-file"]
 
 
+@pytest.mark.parametrize(("control", "count", "binary"), [
+    (b"\x1b", 10, False), (b"\x1b", 11, True), (b"\x01", 11, True), (b"\x1f", 11, True),
+    (b"\t", 50, False), (b"\r", 50, False), (b"\n", 50, False)])
+def test_more_than_a_tenth_of_control_characters_but_tab_and_line_ends_make_a_binary_file(
+        control: bytes, count: int, binary: bool) -> None:
+    data = control * count + b"x" * (100 - count)
+    text, problems = decode_dump(data, "x.txt")
+    assert ([p.code for p in problems if p.code == "binary-file"] == ["binary-file"]) is binary
+    assert (text == "") is binary
+
+
 def test_a_tab_indented_report_is_not_binary() -> None:
     data = b"\tcumulative_size;       size;       offset; used_by_n_values; shapes_list\n" * 20
     text, problems = decode_dump(data, "report.txt")

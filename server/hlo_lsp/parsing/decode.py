@@ -6,6 +6,7 @@ from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range, utf16_length
 
 _SNIFF_BYTES = 8192
+_CONTROL_BYTES = bytes(byte for byte in range(32) if byte not in (9, 10, 13))  # not tab, LF, CR
 
 
 def _problem(source: str, line: int, column: int, severity: Severity, code: str, message: str) -> Problem:
@@ -16,7 +17,7 @@ def looks_binary(data: bytes) -> bool:
     head = data[:_SNIFF_BYTES]
     if b"\0" in head:
         return True
-    control = sum(1 for byte in head if byte < 32 and byte not in (9, 10, 13))
+    control = len(head) - len(head.translate(None, _CONTROL_BYTES))  # (in C: a listing reads thousands of files)
     return bool(head) and control / len(head) > 0.1
 
 
