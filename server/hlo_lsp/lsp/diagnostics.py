@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from hlo_lsp.lsp import convert
-from hlo_lsp.lsp.progress import PROGRESS_AFTER_SECONDS, ProgressBar
+from hlo_lsp.lsp.progress import shown_while
 from hlo_lsp.problems import Problem
 from hlo_lsp.session import CheckCancelled, Checked, module_stem
 
@@ -52,32 +52,17 @@ class DiagnosticsPublisher:
     async def _check_later(self, source: str, delay: float) -> None:
         if delay:
             await asyncio.sleep(delay)
-        progress = ProgressBar(self._server, f"Checking {os.path.basename(module_stem(source))}")
-        checking = asyncio.ensure_future(self._server.in_worker(self._server.session.check, source, progress.report))
-        try:
-            # A re-check after an edit takes milliseconds: a bar is shown only for work that lasts.
-            done, _ = await asyncio.wait({checking}, timeout=PROGRESS_AFTER_SECONDS)
-            if not done:
-                await progress.begin()
-            checked = await checking
-        except asyncio.CancelledError:  # a newer edit: the thread stops at its next report
-            progress.stop()
-            checking.cancel()  # its result, or CheckCancelled, is no longer awaited
-            progress.end("superseded by an edit")
-            raise
+        title = f"Checking {os.path.basename(module_stem(source))}"
+        try:  # a re-check after an edit takes milliseconds: a bar is shown only for work that lasts
+            checked = await shown_while(self._server, title, lambda report: self._server.in_worker(
+                self._server.session.check, source, report), _told, interrupted="superseded by an edit")
         except CheckCancelled:
-            progress.end("cancelled")
             return
         except Exception:
             log.exception("checking %s failed", source)
-            progress.end("failed")
             return
-        if checked is None:
-            progress.end("closed")
-            return
-        progress.end(f"{len(checked.problems)} problem(s)")
-        if await self._server.in_worker(self._server.session.is_current, checked, source):
-            self._publish(checked)  # (else an edit made this module stale; its own check is scheduled)
+        if checked is not None and await self._server.in_worker(self._server.session.is_current, checked, source):
+            self._publish(checked)  # (else closed, or an edit made this module stale: its own check is scheduled)
 
     def _publish(self, checked: Checked) -> None:
         by_source: dict[str, list[Problem]] = defaultdict(list)
@@ -100,3 +85,8 @@ class DiagnosticsPublisher:
         diagnostics = [convert.diagnostic(problem, server.resolve, server.positions, document) for problem in problems]
         server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=server.session.version_of(source)))
+
+
+def _told(checked: Checked | None) -> str:
+    """What the progress bar of a check ends with."""
+    return "closed" if checked is None else f"{len(checked.problems)} problem(s)"

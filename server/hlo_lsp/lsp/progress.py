@@ -80,9 +80,10 @@ class ProgressBar:
 
 
 async def shown_while(server: LanguageServer, title: str, work: Callable[[Callable[[float], None]], Awaitable[T]],
-                      summary: Callable[[T], str]) -> T:
+                      summary: Callable[[T], str], interrupted: str = "failed") -> T:
     """`work(report)`, with a progress bar from PROGRESS_AFTER_SECONDS on (a bar for work that lasts); its end says
-    `summary` of the result. Raises CheckCancelled when the bar is cancelled in the editor."""
+    `summary` of the result, or `interrupted` when the awaiting task is cancelled (the work stops at its next
+    report). Raises CheckCancelled when the bar is cancelled in the editor."""
     progress = ProgressBar(server, title)
     working = asyncio.ensure_future(work(progress.report))
     try:
@@ -93,8 +94,12 @@ async def shown_while(server: LanguageServer, title: str, work: Callable[[Callab
     except CheckCancelled:
         progress.end("cancelled")
         raise
-    except BaseException:
+    except asyncio.CancelledError:
         progress.stop()
+        working.cancel()  # its result, or CheckCancelled, is no longer awaited
+        progress.end(interrupted)
+        raise
+    except Exception:
         progress.end("failed")
         raise
     progress.end(summary(result))
