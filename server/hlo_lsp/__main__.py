@@ -4,4 +4,5 @@ import sys
 
 from hlo_lsp.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # (not when a spawned process imports it as its parent's main module)
+    sys.exit(main())

@@ -49,3 +49,19 @@ def test_the_outline_bound() -> None:
         assert settings.outline_max_symbols == 100_000
     assert settings.apply_section({"outline": {"maxSymbols": 7}, "inlayHints": {"enabled": False}}) is True
     assert (settings.outline_max_symbols, settings.inlay_hints) == (7, False)
+
+
+def test_the_check_process_bound() -> None:
+    assert Settings().check_process_from == 4_000_000
+    for options in ({"checkProcess": {"fromMB": 0.5}}, {"hlo": {"checkProcess": {"fromMB": 0.5}}}):
+        settings = Settings()
+        assert settings.apply_initialization_options(options) is True
+        assert settings.check_process_from == 500_000, options
+    settings = Settings()
+    assert settings.apply_section({"checkProcess": {"enabled": False}}) is True
+    assert settings.check_process_from is None
+    for malformed in ({"checkProcess": {"fromMB": -1}}, {"checkProcess": {"fromMB": "4"}},
+                      {"checkProcess": {"enabled": "no"}}, {"checkProcess": 3}):
+        settings = Settings()
+        assert settings.apply_section(malformed) is False, malformed
+        assert settings.check_process_from == 4_000_000, malformed

@@ -35,11 +35,11 @@ class HloLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("hlo-lsp", __version__, protocol_cls=HloProtocol,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
-        self.session = Session()
+        self.settings = Settings()
+        self.session = Session(self.settings.check_process_from)
         self.uris = Uris()
         self.diagnostics = DiagnosticsPublisher(self)
         self.folder_changes = FolderChanges(self)
-        self.settings = Settings()
         self.cuts_told: set[tuple[str, str, int]] = set()  # (answer, uri, bound) said to be cut
         self.background: set[asyncio.Task[None]] = set()  # tasks no request waits for
         self._workers = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="hlo-lsp")

@@ -15,7 +15,6 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
 from hlo_lsp.analysis import run
@@ -40,9 +39,10 @@ from hlo_lsp.features.workspace_symbols import LIMIT, workspace_symbols
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.glance import ModuleGlance
-from hlo_lsp.model.priority import answering, let_questions_first
+from hlo_lsp.model.priority import answering
 from hlo_lsp.parsing.hlo_syntax import prepare_parser
 from hlo_lsp.problems import Problem
+from hlo_lsp.session.checks import Checked, ModuleChecks
 from hlo_lsp.session.compare import compare_dumps
 from hlo_lsp.session.cursor import Cursor, Span
 from hlo_lsp.session.folder_symbols import FolderSymbols
@@ -62,22 +62,22 @@ FULL_TOKENS_LINES = 150_000  # a longer file gets tokens by range only (the line
 EARLY_TOKENS_LINES = 20_000
 
 
-@dataclass(frozen=True)
-class Checked:
-    """A check of the module of a file: its problems, the files they belong to, what was checked."""
-
-    stem: str
-    sources: frozenset[str]
-    problems: list[Problem]
-    modules: tuple[ModuleDump, ...]
-
-
 class Session:
-    def __init__(self) -> None:
+    def __init__(self, check_process_from: int | None = None) -> None:
         self.store = DocumentStore()
+        self._checks = ModuleChecks(self.store, check_process_from)
         self._finder = SourceFinder(())
         self.folder_symbols = FolderSymbols()  # the workspace folders' modules, indexed for workspace symbols
         self._listed = ListedModules()  # dump folders' rows, kept while their files' sizes and mtimes stay
+
+    @property
+    def check_process_from(self) -> int | None:
+        """The bytes of a module's files from which it is checked in a process of its own (None: never)."""
+        return self._checks.process_from
+
+    @check_process_from.setter
+    def check_process_from(self, size: int | None) -> None:
+        self._checks.process_from = size
 
     @staticmethod
     def prepare() -> None:
@@ -88,18 +88,25 @@ class Session:
     # ---- documents ----------------------------------------------------------------------
 
     def open(self, source: str, text: str, version: int | None) -> None:
-        self.store.open(_source(source), text, version)
+        with self._checks.lock:
+            self.store.open(_source(source), text, version)
 
     def change(self, source: str, version: int | None, edit: Range | None, text: str) -> None:
         """One content change of an open file (edit None: the whole text)."""
-        self.store.change(_source(source), version, edit, text)
+        with self._checks.lock:
+            self.store.change(_source(source), version, edit, text)
+            self._checks.changed(_source(source), version, edit, text)
 
     def close(self, source: str) -> None:
-        self.store.close(_source(source))
+        with self._checks.lock:
+            self.store.close(_source(source))
+            self._checks.closed(_source(source))
 
     def file_changed(self, path: str) -> None:
         """A file changed on disk: read again when next needed (indexed again for workspace symbols)."""
-        self.store.forget_disk(_source(path))
+        with self._checks.lock:
+            self.store.forget_disk(_source(path))
+            self._checks.disk_changed(_source(path))
         self.folder_symbols.file_changed(_source(path))
 
     def snapshot(self, source: str) -> Document | None:
@@ -129,23 +136,12 @@ class Session:
     def check(self, source: str, report: Callable[[float], None] = lambda done: None) -> Checked | None:
         """The problems of the module of `source` (built here when new: seconds at 40 MB), or of its two sides
         when its HLO file and its buffer assignment come from two compilations. `report` gets the share done
-        and may raise `CheckCancelled`."""
-        modules = self.store.checked_modules(_source(source))
-        if not modules:
-            return None
-        problems: list[Problem] = []
-        for number, module in enumerate(modules):
-            def part(done: float, number: int = number) -> None:
-                let_questions_first()
-                report((number + done) / len(modules))
-
-            problems.extend(run.check_module(module.checked_part(), part))
-        sources = frozenset(document.source for module in modules for document in module.own_documents())
-        return Checked(modules[0].stem, sources, problems, modules)
+        and may raise `CheckCancelled`. A large module is checked in the check process (`check_process_from`)."""
+        return self._checks.check(_source(source), report)
 
     def is_current(self, checked: Checked, source: str) -> bool:
         """Whether `checked` is still the check of the module of `source` (no edit made it stale)."""
-        return self.store.checked_modules(_source(source)) == checked.modules
+        return self._checks.is_current(checked, _source(source))
 
     # ---- dumps read from disk -----------------------------------------------------------
 

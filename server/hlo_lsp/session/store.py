@@ -143,6 +143,10 @@ class DocumentStore:
         """The module of `document` (the version a request was made against), with its companions."""
         return self._built(document)[0 if document.kind is FileKind.HLO_MODULE else 1]
 
+    def has_module(self, stem: str) -> bool:
+        """Whether the module `stem` is built and kept (a question needed it whole, or a check here made it)."""
+        return stem in self._modules
+
     def checked_modules(self, source: str) -> tuple[ModuleDump, ...]:
         """What a check of the module of `source` covers: the module, or, when its HLO file and its
         buffer assignment come from two compilations, each side on its own (each file's problems

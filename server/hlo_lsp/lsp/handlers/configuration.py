@@ -41,6 +41,7 @@ def _changes_inlay_hints(ls: HloLanguageServer, apply: Callable[[], object]) -> 
     """Applies settings; whether the inlay hints' own setting changed (other settings need no refresh)."""
     hints = ls.settings.inlay_hints
     apply()
+    ls.session.check_process_from = ls.settings.check_process_from
     return ls.settings.inlay_hints != hints
 
 

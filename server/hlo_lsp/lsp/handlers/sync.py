@@ -19,6 +19,7 @@ CHECK_AFTER_OPEN_SECONDS = 0.05
 
 def initialize(ls: HloLanguageServer, params: types.InitializeParams) -> None:
     ls.settings.apply_initialization_options(params.initialization_options)
+    ls.session.check_process_from = ls.settings.check_process_from
     ls.session.prepare()
 
 

@@ -1,0 +1,204 @@
+"""The session's end of the check process (`check_worker`): the checks of large modules run there, on the machine's
+other core, while this process answers questions at a glance.
+
+The process starts at the first check of a large module. It is given the open files of each module it checks, whole,
+at that check, then every change to them, in the order the session applies them (`lock`), so that it checks what the
+editor shows; it reads the module's other files from disk itself. It stops when it holds no open file any more: its
+memory goes back to the system whole, which a process that freed a gigabyte of objects does not manage.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any
+
+from hlo_lsp.analysis.run import CheckCancelled
+from hlo_lsp.problems import Problem
+from hlo_lsp.text import Range
+
+log = logging.getLogger(__name__)
+_POLL_SECONDS = 0.1  # how often a waiting check asks `report` whether it is still wanted
+_STOP_SECONDS = 5.0  # a process that does not end this long after its pipe closed is terminated
+Message = tuple[Any, ...]
+Found = tuple[str, frozenset[str], list[Problem]]  # stem, the files checked, their problems
+
+
+class CheckFailed(Exception):
+    """The check process failed to check a module, or ended while it did."""
+
+
+class CheckProcess:
+    """The check process as the session sees it: which open files it holds, and checks asked of it."""
+
+    def __init__(self) -> None:
+        # Held while the session changes an open file and tells the process: both see the same order of changes.
+        self.lock = threading.RLock()
+        self._worker: _Worker | None = None
+        self._held: set[str] = set()  # the open files the process was given
+        self._tickets = itertools.count(1)
+
+    def holds(self, source: str) -> bool:
+        """Whether the running process holds the open file `source` (given it, and has not ended since)."""
+        return source in self._held and self._worker is not None and self._worker.alive
+
+    def give(self, source: str, text: str, version: int | None) -> None:
+        """Gives the process an open file, whole (under `lock`): from now on its changes go there too."""
+        if self._worker is None or not self._worker.alive:
+            self._worker, self._held = _Worker(), set()
+        self._worker.send(("open", source, text, version))
+        self._held.add(source)
+
+    def changed(self, source: str, version: int | None, edit: Range | None, text: str) -> None:
+        if source in self._held and self._worker is not None:
+            self._worker.send(("change", source, version, edit, text))
+
+    def closed(self, source: str) -> None:
+        """The file is closed (under `lock`): the process lets it go, and ends when it holds no other."""
+        if source not in self._held or self._worker is None:
+            return
+        self._held.discard(source)
+        self._worker.send(("close", source))
+        if not self._held:
+            self._worker.stop()
+            self._worker = None
+
+    def disk_changed(self, path: str) -> None:
+        if self._worker is not None:
+            self._worker.send(("disk", path))
+
+    def check(self, source: str, report: Callable[[float], None]) -> Found | None:
+        """The check of the module of `source`, made by the process (whose files it holds): its problems, or None
+        when the process finds no module. `report` gets the share done and raises CheckCancelled to stop it."""
+        with self.lock:
+            worker, ticket = self._worker, next(self._tickets)
+            if worker is None or not worker.alive:
+                raise CheckFailed("the check process ended before the check was asked")
+            answers = worker.expect(ticket)
+            worker.send(("check", ticket, source))
+        try:
+            return _awaited(answers, ticket, report)
+        except CheckCancelled:
+            worker.send(("cancel", ticket))
+            raise
+        finally:
+            worker.forget(ticket)
+
+
+def _awaited(answers: queue.SimpleQueue[Message], ticket: int, report: Callable[[float], None]) -> Found | None:
+    done = 0.0
+    while True:
+        try:
+            message = answers.get(timeout=_POLL_SECONDS)
+        except queue.Empty:
+            report(done)
+            continue
+        kind = message[0]
+        if kind == "progress":
+            done = message[2]
+            report(done)
+        elif kind == "checked":
+            return message[2], message[3], message[4]
+        elif kind == "nothing":
+            return None
+        elif kind == "cancelled":
+            raise CheckCancelled
+        elif kind == "failed":
+            raise CheckFailed(f"the check process failed:\n{message[2]}")
+        else:  # "gone"
+            raise CheckFailed(f"the check process ended (exit code {message[1]}) while checking")
+
+
+class _Worker:
+    """One check process: pipes to it, a thread writing to it (no caller waits for the pipe: a 40 MB file takes
+    tens of milliseconds to send) and one reading the answers, each handed to the check that waits for it."""
+
+    def __init__(self) -> None:
+        # A process of the same interpreter, started afresh: a fork would copy the locks the server's threads hold,
+        # and multiprocessing's spawn would start a resource tracker that outlives it.
+        self._process = subprocess.Popen([sys.executable, "-m", "hlo_lsp.session.check_worker"],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._to = Connection(os.dup(self._process.stdin.fileno()), readable=False)
+        self._from = Connection(os.dup(self._process.stdout.fileno()), writable=False)
+        self._process.stdin.close()
+        self._process.stdout.close()
+        self._outbox: queue.SimpleQueue[Message | None] = queue.SimpleQueue()
+        self._answers: dict[int, queue.SimpleQueue[Message]] = {}
+        self._answers_lock = threading.Lock()
+        self.alive = True
+        threading.Thread(target=self._write, name="hlo-lsp-check-out", daemon=True).start()
+        threading.Thread(target=self._read, name="hlo-lsp-check-in", daemon=True).start()
+        log.info("check process %d started", self._process.pid)
+
+    def send(self, message: Message) -> None:
+        self._outbox.put(message)
+
+    def expect(self, ticket: int) -> queue.SimpleQueue[Message]:
+        answers: queue.SimpleQueue[Message] = queue.SimpleQueue()
+        with self._answers_lock:
+            self._answers[ticket] = answers
+        if not self.alive:
+            answers.put(("gone", self._process.returncode))
+        return answers
+
+    def forget(self, ticket: int) -> None:
+        with self._answers_lock:
+            self._answers.pop(ticket, None)
+
+    def stop(self) -> None:
+        """Closes the pipe once what was sent before is written: the process then ends, and is waited for."""
+        self._outbox.put(None)
+
+    def _write(self) -> None:
+        while (message := self._outbox.get()) is not None:
+            try:
+                self._to.send(message)
+            except (OSError, ValueError):
+                break
+        self._to.close()  # the process reads the end, and ends
+
+    def _read(self) -> None:
+        while True:
+            try:
+                message = self._from.recv()
+            except (EOFError, OSError, ValueError):
+                break
+            with self._answers_lock:
+                answers = self._answers.get(message[1])
+            if answers is not None:
+                answers.put(message)
+        self._from.close()
+        self.alive = False
+        self._reap()
+        with self._answers_lock:
+            waiting = list(self._answers.values())
+        for answers in waiting:
+            answers.put(("gone", self._process.returncode))
+
+    def _reap(self) -> None:
+        try:
+            self._process.wait(_STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        log.info("check process %d ended (exit code %s)", self._process.pid, self._process.returncode)
+
+
+def module_bytes(paths: list[str]) -> int:
+    """The bytes of the files of a module that exist on disk."""
+    total = 0
+    for path in paths:
+        try:
+            total += os.path.getsize(path)
+        except OSError:
+            continue
+    return total
+

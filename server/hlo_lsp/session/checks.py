@@ -1,0 +1,106 @@
+"""Where a module is checked: in the session's own process, or in the check process when it is large; whether a
+check is still current."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from hlo_lsp.analysis import run
+from hlo_lsp.model.dump_module import ModuleDump, module_stem
+from hlo_lsp.model.priority import let_questions_first
+from hlo_lsp.problems import Problem
+from hlo_lsp.session.check_process import CheckProcess, module_bytes
+from hlo_lsp.session.store import DocumentStore
+from hlo_lsp.text import Range
+from hlo_lsp.workspace.loader import module_files
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A check of the module of a file: its problems, the files they belong to, what was checked."""
+
+    stem: str
+    sources: frozenset[str]
+    problems: list[Problem]
+    modules: tuple[ModuleDump, ...]  # () when the check process made it
+    basis: tuple[object, ...] = ()  # what it was made from then: the open files' versions, the disk's changes
+
+
+class ModuleChecks:
+    """The checks of a session's modules, and the check process they run in when large: the session changes its
+    open files under `lock`, and tells this (`changed`, `closed`, `disk_changed`)."""
+
+    def __init__(self, store: DocumentStore, process_from: int | None) -> None:
+        self._store = store
+        self.process_from = process_from  # a module's bytes from which it is checked in the check process (None: never)
+        self._process = CheckProcess()
+        self.lock = self._process.lock
+        self._disk_changes = 0
+
+    def changed(self, source: str, version: int | None, edit: Range | None, text: str) -> None:
+        self._process.changed(source, version, edit, text)
+
+    def closed(self, source: str) -> None:
+        self._process.closed(source)
+
+    def disk_changed(self, path: str) -> None:
+        self._disk_changes += 1
+        self._process.disk_changed(path)
+
+    def check(self, source: str, report: Callable[[float], None]) -> Checked | None:
+        """The problems of the module of `source`, or of its two sides when its HLO file and its buffer assignment
+        come from two compilations. `report` gets the share done and may raise `CheckCancelled`."""
+        if self._in_check_process(source):
+            return self._checked_by_process(source, report)
+        modules = self._store.checked_modules(source)
+        if not modules:
+            return None
+        problems: list[Problem] = []
+        for number, module in enumerate(modules):
+            def part(done: float, number: int = number) -> None:
+                let_questions_first()
+                report((number + done) / len(modules))
+
+            problems.extend(run.check_module(module.checked_part(), part))
+        sources = frozenset(document.source for module in modules for document in module.own_documents())
+        return Checked(modules[0].stem, sources, problems, modules)
+
+    def is_current(self, checked: Checked, source: str) -> bool:
+        """Whether `checked` is still the check of the module of `source` (no edit made it stale)."""
+        if not checked.modules:
+            with self.lock:
+                return self._basis(module_stem(source)) == checked.basis
+        return self._store.checked_modules(source) == checked.modules
+
+    def _in_check_process(self, source: str) -> bool:
+        """Whether the module of `source` is checked in the check process: a large module that process holds, or
+        that this one has not built (one built here is checked here, where an edit's check starts from the last)."""
+        if self.process_from is None:
+            return False
+        stem = module_stem(source)
+        opened = self._store.open_sources_of(stem)
+        if any(self._process.holds(held) for held in opened):
+            return True
+        if not opened or self._store.has_module(stem):
+            return False
+        files = list(module_files(source).values()) if os.path.isabs(source) else []
+        return module_bytes(list({*files, *opened})) >= self.process_from
+
+    def _checked_by_process(self, source: str, report: Callable[[float], None]) -> Checked | None:
+        """The check of the module of `source` made by the check process, given the module's open files first."""
+        stem = module_stem(source)
+        with self.lock:
+            for held in self._store.open_sources_of(stem):
+                opened = self._store.opened(held)
+                if opened is not None and not self._process.holds(held):
+                    self._process.give(held, opened.document.text, opened.version)
+            basis = self._basis(stem)
+        found = self._process.check(source, report)
+        return None if found is None else Checked(found[0], found[1], found[2], (), basis)
+
+    def _basis(self, stem: str) -> tuple[object, ...]:
+        """What a check of the module `stem` starts from: its open files' versions, how many files changed on disk."""
+        opened = [(held, self._store.opened(held)) for held in sorted(self._store.open_sources_of(stem))]
+        return (self._disk_changes, *((held, found.document) for held, found in opened if found is not None))

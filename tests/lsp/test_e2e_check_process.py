@@ -1,0 +1,74 @@
+"""Checks in the check process, over stdio: with `checkProcess.fromMB` 0 every module is checked there; the editor
+sees the same diagnostics, an edit's check comes from it too, hovers are answered meanwhile, and closing the module
+ends the process."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import LanguageClient, client_capabilities
+
+from helpers import SPLIT_MLP
+from helpers.lsp import (
+    CLIENTS,
+    SERVER,
+    close_file,
+    edit_and_check,
+    log_message_containing,
+    open_and_check,
+    position_of,
+    start_session,
+)
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+MOVED = "<69 reduce_log_fusion @0> (size=128,offset=0)"
+ORIGINAL = "<69 reduce_log_fusion @0> (size=128,offset=128)"
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
+async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # noqa: ANN201
+    await start_session(lsp_client, client_capabilities(request.param), {"hlo": {"checkProcess": {"fromMB": 0}}})
+    yield
+    await lsp_client.shutdown_session()
+
+
+def planted_copy(tmp_path: Path) -> Path:
+    """The split mlp3 module copied, with reduce_log_fusion moved onto add_reduce_fusion."""
+    for source in SPLIT_MLP.parent.glob(SPLIT_MLP.name + "*"):
+        shutil.copyfile(source, tmp_path / source.name)
+    ba = tmp_path / (SPLIT_MLP.name + "-buffer-assignment.txt")
+    ba.write_text(ba.read_text().replace(ORIGINAL, MOVED))
+    return ba
+
+
+async def test_the_process_reports_the_overlap_its_fix_clears_it_and_closing_ends_it(
+        client: LanguageClient, tmp_path: Path) -> None:
+    since = len(client.log_messages)
+    ba = planted_copy(tmp_path)
+    diagnostics = await open_and_check(client, ba)
+    errors = sorted((d for d in diagnostics if d.code == "overlapping-values"), key=lambda d: d.range.start.line)
+    add_line = position_of(ba, "<68 add_reduce_fusion @0>", "<").line
+    log_line = position_of(ba, MOVED, "<").line
+    assert [(d.range.start.line, d.severity) for d in errors] == [
+        (add_line, types.DiagnosticSeverity.Error), (log_line, types.DiagnosticSeverity.Error)]
+    assert errors[0].message.startswith("add_reduce_fusion overlaps reduce_log_fusion in allocation 14")
+    started = await log_message_containing(client, "check process", since)
+    pid = re.search(r"check process (\d+) started", started.message)
+    assert pid is not None
+
+    hover = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(ba.as_uri()), position_of(ba, MOVED, "reduce_log_fusion")))
+    assert hover is not None and "128" in str(hover.contents)
+
+    offset = position_of(ba, MOVED, "offset=0")
+    fix = types.Range(types.Position(offset.line, offset.character + len("offset=")),
+                      types.Position(offset.line, offset.character + len("offset=0")))
+    assert await edit_and_check(client, ba.as_uri(), 2, fix, "128") == []
+
+    close_file(client, ba)
+    await log_message_containing(client, f"check process {pid.group(1)} ended", since)
