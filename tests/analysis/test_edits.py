@@ -42,6 +42,7 @@ def test_what_is_kept_for_a_version_goes_with_it() -> None:
     runs: LastRuns[Found] = LastRuns("found")
     document, structure, found = Document(TEXT, FileKind.HLO_MODULE, "m.txt"), object(), Found()
     runs.remember(document, structure, found)
+    document.chunks  # noqa: B018 - scanned: only a scanned version's edit keeps `edited_from`
     edited = document.apply_edit(Range(Position(0, 2), Position(0, 2)), "y")
     assert runs.after_edit(edited, structure) == (edited.edited_from, found)
     kept = weakref.ref(found)

@@ -37,6 +37,7 @@ def edited_copies(path: Path) -> list[tuple[Document, Document]]:
         line = next(number for number, line_text in enumerate(lines) if anchor in line_text)
         start = lines[line].index(old)
         document = Document(text, FileKind.HLO_MODULE, str(path))
+        document.chunks  # noqa: B018 - scanned: an edit starts from a scanned version's chunks (`edited_from`)
         found.append((document, document.apply_edit(Range(Position(line, start), Position(line, start + len(old))),
                                                      new)))
     return found

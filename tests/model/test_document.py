@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from helpers import COMBINED_MLP, DUMP_FILES, HANDWRITTEN, SPLIT_HLO, SPLIT_MLP
 from hlo_lsp.model import document as document_module
 from hlo_lsp.model.document import Document, document_state_signature
+from hlo_lsp.parsing import text_search
 from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
 from hlo_lsp.parsing.line_scan import Ref, Role
 from hlo_lsp.problems import Problem, Severity
@@ -338,6 +340,7 @@ def test_apply_edit_leaves_the_original_document_unchanged():
 def test_untouched_chunks_are_shared_with_the_edited_document(monkeypatch):
     monkeypatch.setattr(document_module, "CHUNK_LINES", 8)
     document = hlo()
+    assert len(document.chunks) == 17  # scanned: an unscanned document's edit is spliced into its text
     edited = document.apply_edit(Range.on_line(YNN_FUSION_LINE, 3, 13), "renamed")  # chunk 15 (lines 120-127)
     assert len(edited.chunks) == len(document.chunks) == 17
     assert [new is old for new, old in zip(edited.chunks, document.chunks)] == [True] * 15 + [False, True]
@@ -346,6 +349,7 @@ def test_untouched_chunks_are_shared_with_the_edited_document(monkeypatch):
 def test_an_edit_that_changes_scanner_state_rescans_only_until_it_agrees(monkeypatch):
     monkeypatch.setattr(document_module, "CHUNK_LINES", 8)
     document = hlo()
+    assert document.chunks  # scanned: an unscanned document's edit is spliced into its text
     edited = document.apply_edit(Range.on_line(32, 0, 1), "")  # delete the `}` closing fused_computation
     assert_indexed_like_fresh(edited, replace_line(SPLIT_TEXT, 32, ""))
     assert edited.chunks[0] is document.chunks[0]
@@ -401,3 +405,49 @@ def test_a_line_that_starts_inside_a_string_uses_only_what_follows_the_string() 
     document = Document(text, FileKind.HLO_MODULE)
     assert document.uses_on_line(4) == ()
     assert [ref.name for _, ref in document.all_uses()] == ["p"]
+
+
+# ---- apply_edit before the text is scanned -------------------------------------------------------
+
+NON_ASCII_TEXT = replace_line(SPLIT_TEXT, 5, '  // é😀 "x" ü\t') + "\n// 😀😀 end é"
+UNSCANNED_EDIT_PIECES = ["", "x", "é", "😀", "\n", "\n\n", "  %c.1 = f32[] constant(0)\n", "}", "{", '"', "// c"]
+
+
+def random_edit_of(rng: random.Random, text: str) -> tuple[Range, str]:
+    """A range of a few lines and columns (some past their line's end or the text's), and what replaces it."""
+    lines = text.split("\n")
+    line = rng.randrange(len(lines) + 1)
+    end_line = line + rng.choice([0, 0, 0, 1, 2])
+    column = rng.randrange(len(lines[line]) + 3) if line < len(lines) else rng.randrange(3)
+    end_column = column + rng.randrange(6) if end_line == line else rng.randrange(40)
+    return Range(Position(line, column), Position(end_line, end_column)), rng.choice(UNSCANNED_EDIT_PIECES)
+
+
+@pytest.mark.parametrize("text", [SPLIT_TEXT, NON_ASCII_TEXT, HANDWRITTEN.read_text(), "", "\n", "😀"],
+                         ids=["split", "non-ascii", "handwritten", "empty", "newline", "emoji"])
+def test_an_unscanned_document_edited_reads_as_the_scanned_one_edited(text: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Edits spliced into the unscanned text, one after another (its line index shifted by each), give the text,
+    lines and scans that the scanned document's edits give, and scan nothing."""
+    monkeypatch.setattr(text_search, "_LINE_SAMPLE", 64)  # many samples of the line index, shifted by each edit
+    rng = random.Random(len(text))
+    unscanned, scanned = hlo(text), hlo(text)
+    assert scanned.chunks
+    for step in range(40):
+        edit, new_text = random_edit_of(rng, scanned.text)
+        unscanned, scanned = unscanned.apply_edit(edit, new_text), scanned.apply_edit(edit, new_text)
+        assert unscanned.unscanned_text() == scanned.text, (step, edit, new_text)
+        assert unscanned.line_count == scanned.line_count and unscanned.edited_from is None
+    lines = unscanned.unscanned_lines()
+    assert lines is not None
+    assert [lines.line_start(line) for line in range(lines.line_count)] == \
+        [0] + [offset + 1 for offset, character in enumerate(scanned.text) if character == "\n"]
+    assert [unscanned.scan(line) for line in range(unscanned.line_count)] == \
+        [scanned.scan(line) for line in range(scanned.line_count)]
+
+
+def test_an_edit_of_an_unscanned_document_keeps_its_kind_and_source() -> None:
+    document = Document(SPLIT_TEXT, FileKind.HLO_MODULE, "/dump/mlp.txt")
+    edited = document.apply_edit(Range.on_line(YNN_FUSION_LINE, 3, 13), "renamed")
+    assert (edited.kind, edited.source, edited.edited_from) == (FileKind.HLO_MODULE, "/dump/mlp.txt", None)
+    assert document.unscanned_text() == SPLIT_TEXT and edited.unscanned_text() is not None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import shutil
 import sys
 from collections.abc import Callable
@@ -19,8 +20,9 @@ from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
 from hlo_lsp.model.glance import ModuleGlance
 from hlo_lsp.model.pairing import paired_module
+from hlo_lsp.parsing import text_search
 from hlo_lsp.parsing.file_kinds import FileKind
-from hlo_lsp.text import Position
+from hlo_lsp.text import Position, Range
 from hlo_lsp.workspace.loader import module_files, read_document
 
 PER_MODULE = 25  # instructions compared per module (a seeded sample)
@@ -896,3 +898,158 @@ def test_a_value_id_printed_twice_is_declined(tmp_path: Path) -> None:
         line = glance.line_document(number, document.source)
         assert line is not None
         assert glance.value_module(line, number, last_id) is None
+
+
+# ---- a glance carried past an edit -------------------------------------------------------------------
+
+EDITED_DUMPS = [DATA / "jax-0.10.2" / "mlp3" / "module_0000.jit_mlp.cpu_after_optimizations.txt",
+                OTHER.with_name(OTHER.name + ".txt"),
+                DATA / "jax-0.10.2" / "pair_mlp_wide" / "module_0000.jit__lambda.cpu_after_optimizations.txt",
+                DATA / "producers" / "torch-xla-2.9.0" / "mlp_hlo_debug"
+                / "module_0003.SyncTensorsGraph.175.cpu_after_optimizations.txt"]
+# What a user changes on one line: a letter of an op_name, a stack frame's id, a digit of a constant.
+_OP_NAME_LETTER = re.compile(r'op_name="[^"]*?([A-Za-z])"')
+_FRAME_ID = re.compile(r"stack_frame_id=([0-9]+)")
+_CONSTANT_DIGIT = re.compile(r"constant\(-?([0-9])")
+# Lazies of the HLO text and of the glance that read its whole text (a carried one must be what a fresh one reads).
+_HLO_READS = ("head", "has_cross_line_forms", "defined_names", "has_instructions_outside_computations")
+
+
+def user_edit(rng: random.Random, text: str) -> tuple[Range, str] | None:
+    """One edit of the kinds a user makes, on a random line that has one (None: the text has none of that kind)."""
+    form = rng.choice((_OP_NAME_LETTER, _FRAME_ID, _CONSTANT_DIGIT))
+    found = list(form.finditer(text))
+    if not found:
+        return None
+    match = rng.choice(found)
+    line = text.count("\n", 0, match.start(1))
+    column = match.start(1) - text.rfind("\n", 0, match.start(1)) - 1
+    old = match.group(1)
+    if form is _FRAME_ID:  # another frame the module prints, or one it does not
+        new = rng.choice(sorted({other.group(1) for other in found} - {old}) or [str(int(old) + 1000)])
+    else:
+        new = ("xy" if form is _OP_NAME_LETTER else "19")[old in "x1"]
+    return Range.on_line(line, column, column + len(old)), new
+
+
+def edited_glances(hlo_path: Path, edit: tuple[Range, str], glance: ModuleGlance,
+                   documents: dict[FileKind, Document]) -> tuple[ModuleGlance | None, ModuleGlance, Document]:
+    """(the glance carried past `edit`, a fresh glance at the edited text, the edited HLO document)."""
+    edited = documents[FileKind.HLO_MODULE].apply_edit(*edit)
+    carried = glance.after_edit(documents[FileKind.HLO_MODULE], edited, edit[0])
+    text = edited.unscanned_text()
+    assert text is not None
+    fresh_hlo = Document(text, FileKind.HLO_MODULE, edited.source)
+    return carried, ModuleGlance.of(glance.stem, {**documents, FileKind.HLO_MODULE: fresh_hlo}), edited
+
+
+def assert_reads_as_fresh(carried: ModuleGlance, fresh: ModuleGlance) -> None:
+    """What the carried glance kept of its reads of the whole text is what the fresh one reads."""
+    kept_hlo, fresh_hlo = carried._hlo.__dict__, fresh._hlo
+    for name in _HLO_READS:
+        if name in kept_hlo:
+            assert kept_hlo[name] == getattr(fresh_hlo, name), name
+    if "_paired" in carried.__dict__:
+        assert carried.__dict__["_paired"] == fresh._paired
+
+
+@pytest.fixture
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Indexes of many blocks in a small text, as at 40 MB: an edit moves the blocks after it."""
+    monkeypatch.setattr(text_search, "_INDEX_BLOCK", 2048)
+    monkeypatch.setattr(text_search, "_LINE_SAMPLE", 256)
+
+
+@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.parametrize("hlo_path", EDITED_DUMPS, ids=lambda path: path.parent.name)
+def test_a_glance_carried_past_one_line_edits_answers_as_a_fresh_glance(hlo_path: Path) -> None:
+    """After each of a user's one-line edits, the glance carried past it hovers and jumps at instructions
+    (those after the edit among them) as a fresh glance at the edited text does, and scans no whole text."""
+    documents = fresh_documents(hlo_path)
+    glance = ModuleGlance.of(module_stem(str(hlo_path)), documents)
+    assert glance is not None
+    rng = random.Random(hlo_path.name)
+    for position in instruction_positions(whole_module(hlo_path), 6):  # the indexes a first hovers build
+        glanced_hover(glance, position)
+    for _ in range(6):
+        text = documents[FileKind.HLO_MODULE].unscanned_text()
+        assert text is not None
+        edit = user_edit(rng, text)
+        if edit is None:
+            continue
+        carried, fresh, edited = edited_glances(hlo_path, edit, glance, documents)
+        assert carried is not None
+        assert carried._hlo.__dict__["_definitions"]._blocks is not None  # the index read before the edit
+        edited_module = ModuleDump(glance.stem, {**documents, FileKind.HLO_MODULE: Document(edited.text,
+                                                                                            FileKind.HLO_MODULE)})
+        positions = instruction_positions(edited_module, 8)
+        positions += [position for position in instruction_positions(edited_module, 60)
+                      if position.line >= edit[0].start.line][:8]
+        for position in positions:
+            assert glanced_hover(carried, position) == glanced_hover(fresh, position), (hlo_path.name, position)
+            target = glanced_hover(fresh, position)[0]
+            if target is not None:
+                jumped = (carried.instruction_module(target.name, memory=False),
+                          fresh.instruction_module(target.name, memory=False))
+                assert (jumped[0] is None) == (jumped[1] is None)
+                if jumped[0] is not None:
+                    assert definition(jumped[0], target) == definition(jumped[1], target)  # type: ignore[arg-type]
+        assert_reads_as_fresh(carried, fresh)
+        assert edited.unscanned_text() is not None  # nothing scanned the edited text
+        glance, documents = carried, {**documents, FileKind.HLO_MODULE: edited}
+
+
+# Edits that change what a whole-text read finds: a name defined, a table's header, a block comment left
+# open, a lone ROOT, a line made unindented, a header's line; (a text on the line or the line below it, the
+# text replaced, what replaces it).
+_CHANGING_EDITS = [
+    ("%mul.19 = ", "%mul.19", "%mul.91"),
+    ("%mul.19 = ", "  %mul.19", "%mul.19"),
+    ("%mul.19 = ", 'op_name="', 'op_name="/*'),
+    ("%mul.19 = ", "  %mul.19", "  ROOT//"),
+    ("%region_8.10 (", "%region_8.10", "  %region_8.10"),
+    ("%region_8.10 (", "", "FileNames\n"),
+    ("%region_8.10 (", "", "x\n"),
+    ("ROOT %add.23 = ", "ROOT ", ""),
+]
+
+
+@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.parametrize("anchor_old_new", _CHANGING_EDITS, ids=[new for _, _, new in _CHANGING_EDITS])
+def test_a_glance_carried_past_an_edit_that_changes_a_whole_text_read_reads_it_again(
+        anchor_old_new: tuple[str, str, str]) -> None:
+    anchor, old, new = anchor_old_new
+    documents = fresh_documents(OTHER.with_name(OTHER.name + ".txt"))
+    hlo_path = documents[FileKind.HLO_MODULE].source
+    glance = ModuleGlance.of(module_stem(hlo_path), documents)
+    assert glance is not None
+    module = whole_module(hlo_path)
+    for position in instruction_positions(module, 6):
+        glanced_hover(glance, position)
+    for name in _HLO_READS:
+        getattr(glance._hlo, name)
+    assert glance._paired is True
+    text = documents[FileKind.HLO_MODULE].text
+    line = next(number for number, line_text in enumerate(text.split("\n")) if anchor in line_text)
+    if new.endswith("\n"):  # on the blank line above
+        line, new = line - 1, new[:-1]
+    column = text.split("\n")[line].index(old)
+    carried, fresh, edited = edited_glances(Path(hlo_path), (Range.on_line(line, column, column + len(old)), new),
+                                           glance, documents)
+    assert carried is not None
+    assert_reads_as_fresh(carried, fresh)
+    edited_module = ModuleDump(glance.stem, {**documents, FileKind.HLO_MODULE: Document(edited.text,
+                                                                                        FileKind.HLO_MODULE)})
+    for position in instruction_positions(edited_module, 40):
+        assert glanced_hover(carried, position) == glanced_hover(fresh, position), position
+
+
+def test_an_edit_over_lines_is_not_carried() -> None:
+    documents = fresh_documents(SPLIT_MLP.with_name(SPLIT_MLP.name + ".txt"))
+    glance = ModuleGlance.of(module_stem(documents[FileKind.HLO_MODULE].source), documents)
+    assert glance is not None
+    hlo = documents[FileKind.HLO_MODULE]
+    for edit, new in ((Range(Position(20, 0), Position(21, 0)), ""), (Range.on_line(20, 0, 0), "\n")):
+        assert glance.after_edit(hlo, hlo.apply_edit(edit, new), edit) is None
+    other = Document(hlo.text, FileKind.HLO_MODULE, hlo.source)  # not the glance's document
+    assert glance.after_edit(other, other.apply_edit(Range.on_line(20, 0, 0), "x"), Range.on_line(20, 0, 0)) is None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import random
+import re
 import shutil
 import threading
 import time
@@ -17,8 +19,9 @@ from hlo_lsp.features.folding import folding_ranges
 from hlo_lsp.features.hover_memory import peak_of
 from hlo_lsp.features.semantic_tokens import semantic_tokens
 from hlo_lsp.features.symbols import bounded_outline
-from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.model.dump_module import ModuleDump, module_stem
 from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.session import Cursor, Session
 from hlo_lsp.session import store as store_module
 from hlo_lsp.session.store import DocumentStore
 from hlo_lsp.text import Position, Range
@@ -245,3 +248,70 @@ def test_a_file_read_already_is_at_hand_while_another_file_is_read(tmp_path: Pat
         asking.start()
         asking.join(timeout=5)
         assert found == [first]
+
+
+def test_a_glance_is_carried_past_a_one_line_edit_of_its_hlo_file(tmp_path: Path) -> None:
+    """The next hovers read the indexes the last ones built: the glance goes on with the edited version, its
+    companions' texts the same, nothing scanned."""
+    store, stem = open_module(tmp_path)
+    document = store.document(f"{stem}.txt")
+    assert document is not None
+    glance = store.glance(document)
+    assert glance is not None
+    lines = Path(f"{stem}.txt").read_text().split("\n")
+    line = next(number for number, text in enumerate(lines) if 'op_name="' in text)
+    column = lines[line].index('op_name="') + len('op_name="')
+    edited = store.change(f"{stem}.txt", 2, Range.on_line(line, column, column + 1), "x")
+    assert edited is not None and edited.unscanned_text() is not None
+    carried = store.glance(edited)
+    assert carried is not None and carried is not glance and store._glances[module_stem(edited.source)][0] is edited
+    assert carried._files[FileKind.LIVE_RANGE] is glance._files[FileKind.LIVE_RANGE]
+    over_lines = store.change(f"{stem}.txt", 3, Range.on_line(line, 0, 0), "\n")
+    assert over_lines is not None and store._glances[module_stem(edited.source)][0] is edited  # not carried
+    assert store.glance(over_lines) is not None
+
+
+def test_hovers_after_one_line_edits_are_those_of_the_edited_text(tmp_path: Path) -> None:
+    """A session's hovers and definitions at a glance, after a user's one-line edits, are a fresh session's
+    on the edited text; the edited text is never scanned."""
+    stem = copy_module(OTHER, tmp_path)
+    hlo = f"{stem}.txt"
+    session = Session()
+    session.open(hlo, Path(hlo).read_text(), 1)
+    text = Path(hlo).read_text()
+    cursors = [Cursor.at(Position(line, line_text.index("%") + 1)) for line, line_text in enumerate(text.split("\n"))
+               if line_text.startswith("  %") and " = " in line_text]
+    (tmp_path / "fresh").mkdir()
+    rng = random.Random(5)
+    for cursor in rng.sample(cursors, 5):
+        session.hover(hlo, None, cursor)
+    for version in range(2, 8):
+        text = session_text(session, hlo)
+        match = rng.choice(list(re.finditer(r'op_name="[^"]*?([A-Za-z])"|stack_frame_id=([0-9]+)', text)))
+        group = 1 if match.group(1) else 2
+        line = text.count("\n", 0, match.start(group))
+        column = match.start(group) - text.rfind("\n", 0, match.start(group)) - 1
+        new = "xy"[match.group(1) == "x"] if group == 1 else str(int(match.group(2)) % 7 + 1)
+        session.change(hlo, version, Range.on_line(line, column, match.end(group) - match.start(group) + column), new)
+        fresh_path = Path(f"{copy_module(OTHER, tmp_path / 'fresh')}.txt")
+        fresh = Session()
+        fresh.open(str(fresh_path), session_text(session, hlo), 1)
+        answers = [(answer_of(ask(session, hlo, None, cursor)),
+                    answer_of(ask(fresh, str(fresh_path), None, cursor), fresh_path.parent, tmp_path))
+                   for cursor in rng.sample(cursors, 12) for ask in (Session.hover, Session.definition)]
+        assert all(ours == theirs for ours, theirs in answers)
+        assert sum(ours != "None" for ours, _ in answers) >= len(answers) // 2
+        snapshot = session.snapshot(hlo)
+        assert snapshot is not None and snapshot.unscanned_text() is not None
+
+
+def session_text(session: Session, source: str) -> str:
+    snapshot = session.snapshot(source)
+    assert snapshot is not None
+    return snapshot.text
+
+
+def answer_of(answer: object, folder: Path | None = None, instead: Path | None = None) -> str:
+    """An answer's value, as text (`folder` read as `instead`: the fresh session's copy is elsewhere)."""
+    value = repr(getattr(answer, "value", None))
+    return value if folder is None or instead is None else value.replace(str(folder), str(instead))

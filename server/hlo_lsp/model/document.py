@@ -33,11 +33,13 @@ from hlo_lsp.model.scanning import (
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.line_scan import DEFINITION_ROLES, LineScan, Ref, Role, State
 from hlo_lsp.parsing.scanners import Scanner, scanner_for
+from hlo_lsp.parsing.text_search import LineIndex
 from hlo_lsp.problems import Problem, Severity
-from hlo_lsp.text import Position, Range
+from hlo_lsp.text import Position, Range, python_index
 
 __all__ = [
     "CHUNK_LINES", "DEFINITIONS_REMEMBERED", "USES_REMEMBERED", "Chunk", "Document", "EditedFrom", "Occurrence", "Run",
+    "text_offsets",
     "document_state_signature",
 ]
 
@@ -61,14 +63,15 @@ class Document:
     a module's companion files are opened with it but often never asked about.
     """
 
-    __slots__ = ("kind", "source", "scanner", "_text", "_chunks", "_starts", "_line_count", "_definitions_of",
-                 "_uses_of", "_scan_lock", "edited_from", "derived", "__weakref__")
+    __slots__ = ("kind", "source", "scanner", "_text", "_text_lines", "_chunks", "_starts", "_line_count",
+                 "_definitions_of", "_uses_of", "_scan_lock", "edited_from", "derived", "__weakref__")
 
     def __init__(self, text: str, kind: FileKind, source: str = "") -> None:
         self.kind = kind
         self.source = source
         self.scanner = scanner_for(kind)
         self._text: str | None = text
+        self._text_lines: LineIndex | None = None
         self._chunks: list[Chunk] | None = None
         self._line_count = text.count("\n") + 1
         self._definitions_of: dict[tuple[str, frozenset[Role]], list[Occurrence]] = {}
@@ -97,11 +100,21 @@ class Document:
             scans = scan_in_steps(self.scanner, lines, _SCAN_STEP)
             settle_first_item(self.scanner, lines, scans)
             self._set_chunks(make_chunks(lines, scans, self.scanner.initial_state, self.scanner, CHUNK_LINES))
-        self._text = None  # only now: a glance may search it while the scan runs
+        self._text, self._text_lines = None, None  # only now: a glance may search it while the scan runs
 
     def unscanned_text(self) -> str | None:
         """The text as it was opened, until its scan is done (None after: its lines hold it)."""
         return self._text
+
+    def unscanned_lines(self) -> LineIndex | None:
+        """The line index of `unscanned_text()` (built on first use: 15 ms at 40 MB), None once it is scanned."""
+        text = self._text
+        if text is None:
+            return None
+        lines = self._text_lines
+        if lines is None or lines.text is not text:
+            lines = self._text_lines = LineIndex(text)
+        return lines
 
     def first_lines(self, count: int) -> Document | None:
         """Until the text is scanned: a sparse document of its first `count` lines, scanned from the
@@ -142,7 +155,7 @@ class Document:
         """A document whose chunks the caller sets (a sparse one, an edited version)."""
         document = cls.__new__(cls)
         document.kind, document.source, document.scanner = kind, source, scanner
-        document._text, document._scan_lock = None, threading.Lock()
+        document._text, document._text_lines, document._scan_lock = None, None, threading.Lock()
         document._definitions_of, document._uses_of = {}, {}
         document.edited_from, document.derived = None, Derived()
         return document
@@ -290,9 +303,25 @@ class Document:
     # ---- editing -------------------------------------------------------------------
 
     def apply_edit(self, edit: Range, new_text: str) -> Document:
-        """The document after replacing `edit` (UTF-16 positions) with `new_text`."""
+        """The document after replacing `edit` (UTF-16 positions) with `new_text`. A document not scanned yet
+        gives one not scanned either, its text spliced (a glance goes on answering from it)."""
+        lines = self.unscanned_lines() if self._chunks is None else None
+        if lines is not None:
+            return self._spliced(lines, edit, new_text)
         with paused_collector():
             return self._edited(edit, new_text)
+
+    def _spliced(self, lines: LineIndex, edit: Range, new_text: str) -> Document:
+        """The unscanned document of `lines`' text with `edit` replaced by `new_text` (no incremental check
+        starts from it: `edited_from` stays None)."""
+        start, end = text_offsets(lines, edit)
+        text = lines.text
+        spliced = "".join((text[:start], new_text, text[end:]))
+        edited = Document._without_text(self.kind, self.source, self.scanner)
+        edited._text, edited._chunks = spliced, None
+        edited._text_lines = lines.spliced(spliced, start, end, len(new_text))
+        edited._line_count = edited._text_lines.line_count
+        return edited
 
     def _edited(self, edit: Range, new_text: str) -> Document:
         start, end = clamp_edit(edit, self.line_count)
@@ -312,6 +341,19 @@ class Document:
         new_starts = starts[:first] + region_starts[:-1] + [line + shift for line in starts[following:]]
         edited._set_chunks(chunks[:first] + rebuilt + chunks[following:], new_starts)
         return edited
+
+
+def text_offsets(lines: LineIndex, edit: Range) -> tuple[int, int]:
+    """Where the edit's start and end (UTF-16 positions, clamped as `Document.apply_edit` clamps them) are in
+    the text of `lines`."""
+
+    def offset(position: Position) -> int:
+        line_start = lines.line_start(position.line)
+        line_text = lines.text[line_start : lines.line_end(line_start)]
+        return line_start + python_index(line_text, position.character)
+
+    start, end = clamp_edit(edit, lines.line_count)
+    return offset(start), offset(end)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,9 +4,11 @@ schedule entry without reading the file line by line."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
 from hlo_lsp.parsing.hlo_scanner import TABLE_NAMES
 from hlo_lsp.parsing.names import NAME
@@ -66,6 +68,40 @@ def has_indented_line_after_non_header(text: str) -> bool:
     return _INDENTED_AFTER_NON_HEADER.search(text) is not None
 
 
+# What a line is to `_INDENTED_AFTER_NON_HEADER`: blank or a comment, indented, unindented and no header.
+_BLANK_OR_COMMENT_LINE = re.compile(r"[ \t\r]*(?://[^\n]*)?")
+_INDENTED_LINE = re.compile(r"[ \t]+[^\s/]")
+_NON_HEADER_LINE = re.compile(r"(?![ \t\r\n]|//)(?!(?:ENTRY[ \t]+)?%?" + NAME + r"[ \t]*[({,])")
+
+
+class LineForms(NamedTuple):
+    """What the whole-text searches above find on one line: an edit that changes none of them leaves what they
+    find in the whole text as it was."""
+
+    cross_line_forms: bool
+    defined_names: list[str]
+    table_header: bool
+    shape: str  # to `has_indented_line_after_non_header`
+
+
+def line_forms(text: str, line_start: int) -> LineForms:
+    """The forms of the line of `text` starting at `line_start`."""
+    end = text.find("\n", line_start)
+    end = len(text) if end < 0 else end
+    line = text[line_start:end]
+    around = text[max(line_start - 1, 0) : end + 1]  # its newlines, which the searches start or end with
+    return LineForms(has_cross_line_forms(around), defined_names(around),
+                     _TABLE_HEADER.match("\n" + line) is not None, _line_shape(line))
+
+
+def _line_shape(line: str) -> str:
+    if _BLANK_OR_COMMENT_LINE.fullmatch(line):
+        return "blank"
+    if _INDENTED_LINE.match(line):
+        return "indented"
+    return "other" if _NON_HEADER_LINE.match(line) is None else "unindented"
+
+
 def unindented_line_start_before(text: str, offset: int, floor: int = 0) -> int:
     """Where the last line that is neither indented, blank nor a `//` comment starts at or before `offset`,
     after `floor` (its newline at `floor` or later), or -1: searched backwards, a window at a time, so
@@ -103,6 +139,24 @@ class UnindentedLinesAbove:
         if found >= 0:
             self._known.append([found, offset])
         return found
+
+    def spliced(self, text: str, start: int, end: int, inserted: int) -> UnindentedLinesAbove | None:
+        """What is known of `text`: this text with `start:end` replaced by `inserted` characters, no newline in
+        either; None when the edit makes its line indented or unindented (nothing is carried then)."""
+        line_start = text.rfind("\n", 0, start) + 1
+        if _opens_unindented_line(self._text, line_start) != _opens_unindented_line(text, line_start):
+            return None
+        shift = inserted - (end - start)
+        carried = UnindentedLinesAbove(text)
+        carried._known = [[found if found <= start else found + shift,
+                           checked if checked < start else checked + shift if checked >= end else start]
+                          for found, checked in self._known]
+        return carried
+
+
+def _opens_unindented_line(text: str, line_start: int) -> bool:
+    """Whether the line starting at `line_start` is one `_UNINDENTED_LINE` finds."""
+    return _UNINDENTED_LINE.match(text, line_start - 1) is not None if line_start > 0 else False
 
 
 def definition_offsets(text: str, name: str, start: int = 0, end: int | None = None) -> Iterator[int]:
@@ -157,6 +211,23 @@ class BlockNames:
             self._blocks = self._read_blocks()
         return [(start, end) for start, end, names in self._blocks if name in names]
 
+    def spliced(self, text: str, start: int, end: int, inserted: int) -> BlockNames:
+        """The index of `text`: this index's text with `start:end` replaced by `inserted` characters, no newline
+        in either. The edited line's block keeps its names and gains those the line now holds (a name it no
+        longer holds costs a search of that block, no more): the edit is read, not the block."""
+        shift = inserted - (end - start)
+        span_start, span_end = self._span
+        carried = BlockNames(text, self._candidates, span_start if span_start <= start else span_start + shift,
+                             span_end + shift if span_end >= end else span_end, self._searches_before_index)
+        carried._searches = self._searches
+        if self._blocks is not None:
+            line_start = text.rfind("\n", 0, start) + 1
+            line_end = text.find("\n", start + inserted)
+            line_end = len(text) if line_end < 0 else line_end + 1
+            names = frozenset(self._candidates(text, line_start, line_end))
+            carried._blocks = [_spliced_block(block, line_start, shift, names) for block in self._blocks]
+        return carried
+
     def _read_blocks(self) -> list[tuple[int, int, frozenset[str]]]:
         """Blocks of whole lines of about _INDEX_BLOCK characters: (start, end, the names they may hold)."""
         text, (start, stop) = self._text, self._span
@@ -167,6 +238,18 @@ class BlockNames:
             blocks.append((start, end, frozenset(self._candidates(text, start, end))))
             start = end
         return blocks
+
+
+def _spliced_block(block: tuple[int, int, frozenset[str]], line_start: int, shift: int,
+                   edited_names: frozenset[str]) -> tuple[int, int, frozenset[str]]:
+    """A block of whole lines after an edit of the line at `line_start` (holding `edited_names` now) that moved
+    what follows it by `shift`."""
+    first, end, names = block
+    if end <= line_start:
+        return block
+    if first > line_start:
+        return first + shift, end + shift, names
+    return first, end + shift, names | edited_names
 
 
 def definitions(text: str, searches_before_index: int = 2) -> BlockNames:
@@ -234,3 +317,63 @@ def schedule_entry_offset(text: str, time: int, start: int, end: int) -> int | N
     """The offset of the line break before the first schedule entry at `time` between `start` and `end`."""
     match = re.compile(rf"\n[ \t]*0*{time}:").search(text, start, end)  # XLA prints no zeros, but reads them
     return match.start() if match is not None else None
+
+
+_LINE_SAMPLE = 1 << 14  # characters between two sampled line starts of a LineIndex
+
+
+class LineIndex:
+    """A text's lines, found by reading a few thousand characters at most: the starts of lines about every 16K
+    characters and their line numbers. An edit shifts the samples after it (`spliced`), a list of a few
+    thousand numbers for 40 MB, instead of counting the text's newlines again."""
+
+    __slots__ = ("text", "line_count", "_offsets", "_lines")
+
+    def __init__(self, text: str, offsets: list[int] | None = None, lines: list[int] | None = None,
+                 line_count: int | None = None) -> None:
+        self.text = text
+        if offsets is None or lines is None or line_count is None:
+            offsets, lines, line_count = _sampled_line_starts(text)
+        self._offsets, self._lines, self.line_count = offsets, lines, line_count
+
+    def line_at(self, offset: int) -> int:
+        """The line holding `offset`."""
+        sample = bisect.bisect_right(self._offsets, offset) - 1
+        return self._lines[sample] + self.text.count("\n", self._offsets[sample], offset)
+
+    def line_start(self, line: int) -> int:
+        """Where `line` (0 <= line < line_count) starts."""
+        sample = max(bisect.bisect_right(self._lines, line) - 1, 0)
+        offset, seen = self._offsets[sample], self._lines[sample]
+        while seen < line:
+            offset = self.text.index("\n", offset) + 1
+            seen += 1
+        return offset
+
+    def line_end(self, start: int) -> int:
+        """Where the line starting at `start` ends (its newline, or the text's end)."""
+        end = self.text.find("\n", start)
+        return len(self.text) if end < 0 else end
+
+    def spliced(self, text: str, start: int, end: int, inserted: int) -> LineIndex:
+        """The index of `text`: this index's text with `start:end` replaced by `inserted` characters."""
+        added = text.count("\n", start, start + inserted) - self.text.count("\n", start, end)
+        shift = inserted - (end - start)
+        kept = bisect.bisect_right(self._offsets, start)  # a sample inside the replaced text may start no line now
+        after = bisect.bisect_left(self._offsets, end + 1)
+        offsets = self._offsets[:kept] + [offset + shift for offset in self._offsets[after:]]
+        lines = self._lines[:kept] + [line + added for line in self._lines[after:]]
+        return LineIndex(text, offsets, lines, self.line_count + added)
+
+
+def _sampled_line_starts(text: str) -> tuple[list[int], list[int], int]:
+    """(the starts of lines about _LINE_SAMPLE characters apart, their line numbers, the line count)."""
+    offsets, lines = [0], [0]
+    for block in range(_LINE_SAMPLE, len(text), _LINE_SAMPLE):
+        start = text.find("\n", block - 1) + 1
+        if start == 0:
+            break
+        if start > offsets[-1]:
+            lines.append(lines[-1] + text.count("\n", offsets[-1], start))
+            offsets.append(start)
+    return offsets, lines, lines[-1] + text.count("\n", offsets[-1]) + 1

@@ -74,8 +74,22 @@ class DocumentStore:
             document = Document(text, opened.document.kind, opened.document.source)
         else:
             document = opened.document.apply_edit(edit, text)
+        previous = opened.document
         opened.document, opened.version = document, version
+        if edit is not None:
+            self._carry_glance(previous, document, edit)
         return document
+
+    def _carry_glance(self, previous: Document, document: Document, edit: Range) -> None:
+        """Keeps the glance at the module of `previous` for `document`, its edited version not scanned either:
+        the next hovers read the indexes the last ones built, not the whole text again."""
+        stem = module_stem(document.source)
+        known = self._glances.get(stem)
+        if known is None or known[0] is not previous or known[1] is None or document.unscanned_text() is None:
+            return
+        carried = known[1].after_edit(previous, document, edit)
+        if carried is not None and self._worth_keeping({document.kind: document}):
+            self._glances[stem] = (document, carried)
 
     def close(self, source: str) -> None:
         """Lets go of the open buffer of `source`, and of its module when no file of it is open any more;

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from hlo_lsp.model.document import Document, text_offsets
 from hlo_lsp.model.glance.text_index import Declined, Picks, Text
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.hlo_scanner import in_string, leaves_a_string_open
@@ -18,8 +19,10 @@ from hlo_lsp.parsing.text_search import (
     has_cross_line_forms,
     has_indented_line_after_non_header,
     is_header_prefix,
+    line_forms,
     table_header_after,
 )
+from hlo_lsp.text import Range
 
 _HEAD_LINES = 100_000  # lines before the first computation worth scanning (stack-frame tables)
 _BLANK_LINES_ABOVE = 100  # blank and comment lines looked through above a computation header
@@ -190,3 +193,42 @@ class HloText(Text):
     @lazy
     def _unindented_lines(self) -> UnindentedLinesAbove:
         return UnindentedLinesAbove(self.text)
+
+    def after_edit(self, document: Document, edit: Range) -> HloText | None:
+        """The text of `document`, this text with `edit` (UTF-16 positions, within one line) replaced: its
+        line index shifted, and what was read of the whole text kept where the edit cannot change it, so the
+        next questions do not read the whole text again. None for an edit that adds or removes lines."""
+        text = document.unscanned_text()
+        if text is None:
+            return None
+        start, end = text_offsets(self.lines, edit)
+        inserted = len(text) - len(self.text) + end - start
+        if inserted < 0 or "\n" in self.text[start:end] or "\n" in text[start : start + inserted]:
+            return None
+        carried = HloText(document, text)
+        self._carry_whole_text_reads(carried, start, end, inserted)
+        return carried
+
+    def _carry_whole_text_reads(self, carried: HloText, start: int, end: int, inserted: int) -> None:
+        """Gives `carried` what this text read of its whole text and the edit of `start:end` leaves as it was
+        (what is not given is read again when asked)."""
+        known, given = self.__dict__, carried.__dict__
+        line_start = self.text.rfind("\n", 0, start) + 1
+        old, new = line_forms(self.text, line_start), line_forms(carried.text, line_start)
+        if "has_cross_line_forms" in known:
+            was = known["has_cross_line_forms"]
+            if not was or not old.cross_line_forms or new.cross_line_forms:
+                given["has_cross_line_forms"] = was or new.cross_line_forms
+        head: dict[int, tuple[str, State, LineScan]] = known.get("head") or {}
+        if head and self.line_at(start) > max(head) and not new.table_header and not new.cross_line_forms:
+            given["head"] = head
+            if "has_instructions_outside_computations" in known and old.shape == new.shape:
+                given["has_instructions_outside_computations"] = known["has_instructions_outside_computations"]
+        if "defined_names" in known and old.defined_names == new.defined_names:
+            given["defined_names"] = known["defined_names"]
+        if "_definitions" in known:
+            given["_definitions"] = known["_definitions"].spliced(carried.text, start, end, inserted)
+        if "_unindented_lines" in known:
+            unindented = known["_unindented_lines"].spliced(carried.text, start, end, inserted)
+            if unindented is not None:
+                given["_unindented_lines"] = unindented

@@ -30,6 +30,7 @@ from hlo_lsp.model.lazy import lazy
 from hlo_lsp.model.pairing import paired_module, pairing_sample
 from hlo_lsp.parsing.ba_mentions import mentioned_instruction
 from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.text import Range
 
 _TABLE_KINDS = frozenset(("frame", "location", "file_name", "function_name"))  # what the tables define
 _AFTER_VALUE_NAME = frozenset("{ >")  # `<id name{index} (phi) @color>`
@@ -60,6 +61,26 @@ class ModuleGlance:
                 return None
             files[kind] = (HloText if kind is FileKind.HLO_MODULE else BuffersText)(document, text)
         return cls(stem, files) if FileKind.HLO_MODULE in files else None
+
+    def after_edit(self, document: Document, edited: Document, edit: Range) -> ModuleGlance | None:
+        """The glance at the module once `edit` of its HLO file `document` made `edited` (not scanned): the
+        companions' texts as they are, and what was read of the HLO text carried past the edit, in time
+        proportional to the edit, not to the text. None when `document` is not this glance's HLO file or the
+        edit is not within one line (a glance is then made afresh)."""
+        if self._hlo.document is not document:
+            return None
+        hlo = self._hlo.after_edit(edited, edit)
+        if hlo is None:
+            return None
+        carried = ModuleGlance(self.stem, {**self._files, FileKind.HLO_MODULE: hlo})
+        known, given = self.__dict__, carried.__dict__
+        for companions_only in ("_several_spaces", "_live_range"):
+            if companions_only in known:
+                given[companions_only] = known[companions_only]
+        read_of_hlo = ("defined_names", "has_instructions_outside_computations")
+        if "_paired" in known and all(name not in self._hlo.__dict__ or name in hlo.__dict__ for name in read_of_hlo):
+            given["_paired"] = known["_paired"]  # (its vote read these of the HLO text, or nothing of it)
+        return carried
 
     @property
     def _hlo(self) -> HloText:

@@ -2,33 +2,30 @@
 
 from __future__ import annotations
 
-import bisect
-import itertools
 from collections.abc import Iterator
 
 from hlo_lsp.model.chunk import Chunk
 from hlo_lsp.model.document import Document, Run
 from hlo_lsp.parsing.line_scan import LineScan, State
+from hlo_lsp.parsing.text_search import LineIndex
 
-_BLOCK = 1 << 14  # characters per block of the line index: a line is found by reading one block at most
 
 class Declined(Exception):
     """The glance cannot answer for certain."""
 
 
 class Text:
-    """One file's text with a coarse line index: its newlines counted per block of 16K characters."""
+    """One file's text with its line index (`LineIndex`: the document's, shifted by each edit)."""
 
     def __init__(self, document: Document, text: str) -> None:
         self.document = document
         self.text = text
-        counts = [text.count("\n", start, start + _BLOCK) for start in range(0, len(text), _BLOCK)]
-        self._lines_before = list(itertools.accumulate(counts, initial=0))
-        self.line_count = self._lines_before[-1] + 1
+        lines = document.unscanned_lines()
+        self.lines = lines if lines is not None and lines.text is text else LineIndex(text)
+        self.line_count = self.lines.line_count
 
     def line_at(self, offset: int) -> int:
-        block = offset // _BLOCK
-        return self._lines_before[block] + self.text.count("\n", block * _BLOCK, offset)
+        return self.lines.line_at(offset)
 
     def end_line(self, offset: int) -> int:
         """The first line not before `offset` ends (the line count at the end of the text)."""
@@ -37,12 +34,7 @@ class Text:
     def line_start(self, line: int) -> int:
         if not 0 <= line < self.line_count:
             raise Declined
-        block = max(bisect.bisect_left(self._lines_before, line) - 1, 0)
-        offset, seen = block * _BLOCK, self._lines_before[block]
-        while seen < line:
-            offset = self.text.index("\n", offset) + 1
-            seen += 1
-        return offset
+        return self.lines.line_start(line)
 
     def line(self, line: int) -> str:
         return self.line_from(self.line_start(line))
