@@ -1,21 +1,41 @@
-"""Closing a large module, over stdio as VS Code and as Neovim: the server answers the next request at once,
-before the module's gigabyte of objects is freed (in a thread of its own), and says when it is."""
+"""Closing a large module the server built, over stdio as VS Code and as Neovim: the server answers the next request
+at once, before the module's gigabyte of objects is freed (in a thread of its own), and says when it is. The server
+checks it itself here (`checkProcess` off), so that it builds the module; in the check process a module's objects go
+with the process (tests/lsp/test_e2e_check_process.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import LanguageClient, client_capabilities
 
 from helpers import SPLIT_HLO
-from helpers.lsp import close_file, log_message_containing, next_diagnostics, open_file, position_of, write_large_module
+from helpers.lsp import (
+    CLIENTS,
+    SERVER,
+    close_file,
+    log_message_containing,
+    next_diagnostics,
+    open_file,
+    position_of,
+    start_session,
+    write_large_module,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 ADD_MAXIMUM = "  %add_maximum_fusion = f32[32,256]{1,0} fusion(%ynn_fusion.1, %bs_1_.1)"
 GIVEN_BACK = "closed: its memory is given back"
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
+async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # noqa: ANN201
+    await start_session(lsp_client, client_capabilities(request.param), {"hlo": {"checkProcess": {"enabled": False}}})
+    yield
+    await lsp_client.shutdown_session()
 
 
 async def hover(client: LanguageClient, uri: str, position: types.Position) -> types.Hover | None:
