@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from helpers import COMBINED_MLP, EDITS, HANDWRITTEN, SPLIT_CONTROL_FLOW, SPLIT_MLP, copy_module, plant
-from hlo_lsp.session import CheckCancelled, Checked, Session
+from hlo_lsp.session import CheckCancelled, Checked, Cursor, Session
 from hlo_lsp.session.check_process import CheckFailed
 from hlo_lsp.text import Position, Range
 
@@ -184,3 +184,36 @@ def test_a_module_smaller_than_the_threshold_is_checked_here(caplog: pytest.LogC
     assert seen(session.check(str(path))) == []
     assert started_pids(caplog) == []
     session.close(str(path))
+
+
+def hover_spots(path: Path) -> list[Position]:
+    """A cursor on names all over the file (120 of them at most)."""
+    spots = [Position(number, match.start(1)) for number, text in enumerate(path.read_text().split("\n"))
+             for match in re.finditer(r"(?<![\w.%\-])%?([A-Za-z_][\w.\-]*)", text)]
+    return spots[:: max(1, len(spots) // 120)]
+
+
+def hovers(session: Session, path: Path) -> list[object]:
+    found = [session.hover(str(path), session.snapshot(str(path)), Cursor.at(spot)) for spot in hover_spots(path)]
+    return [answer.value if answer is not None else None for answer in found]
+
+
+@pytest.mark.parametrize("path", [Path(f"{SPLIT_MLP}.txt"), Path(f"{SPLIT_CONTROL_FLOW}.txt"), Path(f"{COMBINED_MLP}.txt"),
+                                  Path(f"{SPLIT_MLP}-buffer-assignment.txt"), HANDWRITTEN])
+def test_hovers_of_a_module_checked_in_the_process_come_from_it_and_equal_those_made_here(
+        sessions: tuple[Session, Session], path: Path) -> None:
+    """Once the process has checked a module it answers its hovers from the module it built: this session builds
+    none (its text stays unscanned) and answers what a session that built the module answers, after edits too."""
+    there, here = sessions
+    opened(there, path)
+    opened(here, path)
+    there.check(str(path))
+    assert there.snapshot(str(path)).unscanned_text() is not None  # type: ignore[union-attr]
+    assert hovers(there, path) == hovers(here, path) != [None] * len(hover_spots(path))
+    lines = path.read_text().split("\n")
+    edited = next((number for number, text in enumerate(lines) if 'op_name="' in text), 0)
+    column = lines[edited].index('op_name="') + len('op_name="') if 'op_name="' in lines[edited] else len(lines[0])
+    for session in (there, here):
+        session.change(str(path), 2, Range(Position(edited, column), Position(edited, column)), "x")
+    assert hovers(there, path) == hovers(here, path)
+    assert there.snapshot(str(path)).unscanned_text() is not None  # type: ignore[union-attr]

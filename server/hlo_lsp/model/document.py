@@ -191,6 +191,12 @@ class Document:
         return chunks[index], local
 
     def line(self, line: int) -> str:
+        text = self._text
+        if text is not None and self._chunks is None:  # read from the text: a line's columns scan no whole file
+            lines = self.unscanned_lines()
+            if lines is not None and lines.text is text and 0 <= line < lines.line_count:
+                start = lines.line_start(line)
+                return text[start : lines.line_end(start)]
         chunk, local = self._locate(line)
         return chunk.lines[local]
 

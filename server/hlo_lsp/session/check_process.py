@@ -21,14 +21,18 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from hlo_lsp.analysis.run import CheckCancelled
+from hlo_lsp.features.types import HoverInfo
+from hlo_lsp.model.dump_module import module_stem
 from hlo_lsp.problems import Problem
-from hlo_lsp.text import Range
+from hlo_lsp.text import Position, Range
 
 log = logging.getLogger(__name__)
 _POLL_SECONDS = 0.1  # how often a waiting check asks `report` whether it is still wanted
 _STOP_SECONDS = 5.0  # a process that does not end this long after its pipe closed is terminated
+HOVER_WAIT_SECONDS = 1.0  # a hover the process has not answered by then is answered here, at a glance
 Message = tuple[Any, ...]
 Found = tuple[str, frozenset[str], list[Problem]]  # stem, the files checked, their problems
+Asked = tuple["_Worker", int, "queue.SimpleQueue[Message]"]  # a question sent: to whom, its ticket, its answers
 
 
 class CheckFailed(Exception):
@@ -43,6 +47,8 @@ class CheckProcess:
         self.lock = threading.RLock()
         self._worker: _Worker | None = None
         self._held: set[str] = set()  # the open files the process was given
+        self._built: set[str] = set()  # the stems of the modules it checked: it answers questions about them
+        self._givings = 0  # files given or changed on disk so far: a check asked before one built no module since
         self._tickets = itertools.count(1)
 
     def holds(self, source: str) -> bool:
@@ -52,9 +58,11 @@ class CheckProcess:
     def give(self, source: str, text: str, version: int | None) -> None:
         """Gives the process an open file, whole (under `lock`): from now on its changes go there too."""
         if self._worker is None or not self._worker.alive:
-            self._worker, self._held = _Worker(), set()
+            self._worker, self._held, self._built = _Worker(), set(), set()
         self._worker.send(("open", source, text, version))
         self._held.add(source)
+        self._built.discard(module_stem(source))
+        self._givings += 1
 
     def changed(self, source: str, version: int | None, edit: Range | None, text: str) -> None:
         if source in self._held and self._worker is not None:
@@ -65,31 +73,68 @@ class CheckProcess:
         if source not in self._held or self._worker is None:
             return
         self._held.discard(source)
+        self._built.discard(module_stem(source))
         self._worker.send(("close", source))
         if not self._held:
             self._worker.stop()
             self._worker = None
 
     def disk_changed(self, path: str) -> None:
+        """A file changed on disk: the process reads it again, and its modules are built again when next asked."""
+        self._built.clear()
+        self._givings += 1
         if self._worker is not None:
             self._worker.send(("disk", path))
+
+    def answers(self, stem: str) -> bool:
+        """Whether the process has built the module `stem` (it checked it, and no file of it changed since on disk)."""
+        return stem in self._built and self._worker is not None and self._worker.alive
+
+    def ask_hover(self, source: str, position: Position) -> Asked | None:
+        """Asks the process for the hover at `position` of the open file `source` (under `lock`: it answers after
+        every change sent before); `answer` waits for it."""
+        worker, ticket = self._worker, next(self._tickets)
+        if worker is None:
+            return None
+        answers = worker.expect(ticket)
+        worker.send(("hover", ticket, source, position))
+        return worker, ticket, answers
+
+    @staticmethod
+    def answer(asked: Asked) -> tuple[bool, HoverInfo | None]:
+        """(Whether the process answered within HOVER_WAIT_SECONDS, its hover)."""
+        worker, ticket, answers = asked
+        try:
+            message = answers.get(timeout=HOVER_WAIT_SECONDS)
+        except queue.Empty:
+            return False, None
+        finally:
+            worker.forget(ticket)
+        if message[0] != "hover":
+            log.info("the check process did not answer a hover: %s", message[-1])
+            return False, None
+        return True, message[2]
 
     def check(self, source: str, report: Callable[[float], None]) -> Found | None:
         """The check of the module of `source`, made by the process (whose files it holds): its problems, or None
         when the process finds no module. `report` gets the share done and raises CheckCancelled to stop it."""
         with self.lock:
-            worker, ticket = self._worker, next(self._tickets)
+            worker, ticket, givings = self._worker, next(self._tickets), self._givings
             if worker is None or not worker.alive:
                 raise CheckFailed("the check process ended before the check was asked")
             answers = worker.expect(ticket)
             worker.send(("check", ticket, source))
         try:
-            return _awaited(answers, ticket, report)
+            found = _awaited(answers, ticket, report)
         except CheckCancelled:
             worker.send(("cancel", ticket))
             raise
         finally:
             worker.forget(ticket)
+        with self.lock:
+            if found is not None and worker is self._worker and givings == self._givings:
+                self._built.add(found[0])
+        return found
 
 
 def _awaited(answers: queue.SimpleQueue[Message], ticket: int, report: Callable[[float], None]) -> Found | None:

@@ -1,16 +1,18 @@
 """The check process: a session of its own that mirrors the open files of the large modules the language server
-hands it, checks them on the machine's other core, and streams back each check's progress and problems.
+hands it, checks them on the machine's other core, streams back each check's progress and problems, and answers
+hovers from the module it built.
 
 The server's process keeps answering questions meanwhile: a check holds the interpreter it runs in for seconds
 at 40 MB, and here that interpreter is not the one answering hovers. Messages (tuples, first item the kind):
 
     to the worker:   ("open", source, text, version)  ("change", source, version, edit, text)  ("close", source)
-                     ("disk", path)  ("check", ticket, source)  ("cancel", ticket)
+                     ("disk", path)  ("check", ticket, source)  ("cancel", ticket)  ("hover", ticket, source, position)
     from the worker: ("progress", ticket, done)  ("checked", ticket, stem, sources, problems)  ("nothing", ticket)
-                     ("cancelled", ticket)  ("failed", ticket, message)
+                     ("cancelled", ticket)  ("failed", ticket, message)  ("hover", ticket, HoverInfo or None)
 
-A reader thread takes messages off the pipe as they come, so that a cancel reaches a running check (it stops at its
-next report) and the server never waits for the pipe; the main thread applies them in order.
+A reader thread takes messages off the pipe as they come and applies the files' changes at once, in their order, so
+that a question sees every change sent before it; checks run in the main thread, one at a time, and questions in a
+thread of their own, first (`model.priority`): a cancel reaches a running check at its next report.
 """
 
 from __future__ import annotations
@@ -25,31 +27,69 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from hlo_lsp.analysis.run import CheckCancelled
+from hlo_lsp.session.cursor import Cursor
 from hlo_lsp.session.session import Session
 
 PROGRESS_EVERY_SECONDS = 0.1
 Message = tuple[Any, ...]
 
 
-class _Inbox:
-    """The messages read so far, in order, and the tickets cancelled among them."""
+class _Outbox:
+    """The pipe to the server, which the main thread and the question thread both write to."""
 
     def __init__(self, connection: Connection) -> None:
-        self.messages: queue.SimpleQueue[Message | None] = queue.SimpleQueue()  # None: the server is gone
+        self._connection, self._lock = connection, threading.Lock()
+
+    def send(self, message: Message) -> None:
+        with self._lock:
+            self._connection.send(message)
+
+
+class _Inbox:
+    """Reads the pipe: applies the files' changes, hands checks to the main thread and questions to their own."""
+
+    def __init__(self, connection: Connection, session: Session, outbox: _Outbox) -> None:
+        self.checks: queue.SimpleQueue[Message | None] = queue.SimpleQueue()  # None: the server is gone
         self.cancelled: set[int] = set()
+        self._questions: queue.SimpleQueue[Message] = queue.SimpleQueue()
+        self._session, self._outbox = session, outbox
         threading.Thread(target=self._read, args=(connection,), name="hlo-lsp-check-inbox", daemon=True).start()
+        threading.Thread(target=self._answer, name="hlo-lsp-check-questions", daemon=True).start()
 
     def _read(self, connection: Connection) -> None:
         while True:
             try:
                 message = connection.recv()
             except (EOFError, OSError):
-                self.messages.put(None)
+                self.checks.put(None)
                 return
-            if message[0] == "cancel":
-                self.cancelled.add(message[1])
-            else:
-                self.messages.put(message)
+            self._take(message)
+
+    def _take(self, message: Message) -> None:
+        kind, session = message[0], self._session
+        if kind == "open":
+            session.open(message[1], message[2], message[3])
+        elif kind == "change":
+            session.change(message[1], message[2], message[3], message[4])
+        elif kind == "close":
+            session.close(message[1])
+        elif kind == "disk":
+            session.file_changed(message[1])
+        elif kind == "cancel":
+            self.cancelled.add(message[1])
+        elif kind == "hover":
+            self._questions.put(message)
+        else:
+            self.checks.put(message)
+
+    def _answer(self) -> None:
+        while True:
+            _, ticket, source, position = self._questions.get()
+            try:
+                answer = self._session.hover(source, None, Cursor.at(position))
+                self._outbox.send(("hover", ticket, answer.value if answer is not None else None))
+            except Exception:
+                self._outbox.send(("failed", ticket, traceback.format_exc()))
 
 
 def main() -> None:
@@ -64,22 +104,13 @@ def main() -> None:
 
 def serve(incoming: Connection, connection: Connection) -> None:
     """The check process's main loop, until the server closes its end of the pipe."""
-    session, inbox = Session(), _Inbox(incoming)
-    while (message := inbox.messages.get()) is not None:
-        kind = message[0]
-        if kind == "open":
-            session.open(message[1], message[2], message[3])
-        elif kind == "change":
-            session.change(message[1], message[2], message[3], message[4])
-        elif kind == "close":
-            session.close(message[1])
-        elif kind == "disk":
-            session.file_changed(message[1])
-        elif kind == "check":
-            connection.send(_checked(session, inbox, connection, message[1], message[2]))
+    session, outbox = Session(), _Outbox(connection)
+    inbox = _Inbox(incoming, session, outbox)
+    while (message := inbox.checks.get()) is not None:
+        outbox.send(_checked(session, inbox, outbox, message[1], message[2]))
 
 
-def _checked(session: Session, inbox: _Inbox, connection: Connection, ticket: int, source: str) -> Message:
+def _checked(session: Session, inbox: _Inbox, outbox: _Outbox, ticket: int, source: str) -> Message:
     """What the check of the module of `source` found, as the message that answers it."""
     last = [0.0]
 
@@ -89,7 +120,7 @@ def _checked(session: Session, inbox: _Inbox, connection: Connection, ticket: in
         now = time.monotonic()
         if now - last[0] >= PROGRESS_EVERY_SECONDS:
             last[0] = now
-            connection.send(("progress", ticket, done))
+            outbox.send(("progress", ticket, done))
 
     try:
         report(0.0)

@@ -8,10 +8,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hlo_lsp.analysis import run
+from hlo_lsp.features.types import HoverInfo
+from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
 from hlo_lsp.model.priority import let_questions_first
 from hlo_lsp.problems import Problem
 from hlo_lsp.session.check_process import CheckProcess, module_bytes
+from hlo_lsp.session.cursor import Cursor
 from hlo_lsp.session.store import DocumentStore
 from hlo_lsp.text import Range
 from hlo_lsp.workspace.loader import module_files
@@ -73,6 +76,17 @@ class ModuleChecks:
             with self.lock:
                 return self._basis(module_stem(source)) == checked.basis
         return self._store.checked_modules(source) == checked.modules
+
+    def hover(self, document: Document, cursor: Cursor) -> tuple[bool, HoverInfo | None]:
+        """The hover at `cursor` in `document`, answered by the check process from the module it built: (whether it
+        answered, the hover). It answers about the open file as it is now, so `document` must be that."""
+        source = document.source
+        with self.lock:
+            opened = self._store.opened(source)
+            if opened is None or opened.document is not document or not self._process.answers(module_stem(source)):
+                return False, None
+            asked = self._process.ask_hover(source, cursor.position(document))
+        return self._process.answer(asked) if asked is not None else (False, None)
 
     def _in_check_process(self, source: str) -> bool:
         """Whether the module of `source` is checked in the check process: a large module that process holds, or

@@ -194,6 +194,9 @@ class Session:
         document = self._asked("hover", source, snapshot)
         if document is None:
             return None
+        answered, info = self._checks.hover(document, cursor)  # a module checked in the check process is built there
+        if answered:
+            return Answer(info, document) if info is not None else None
         early = self._at_a_glance("hover", document, cursor, glance_hover)
         if early is not None:
             return None if early is NOTHING else early
