@@ -360,7 +360,9 @@ def test_the_text_is_at_hand_until_its_scan_is_done() -> None:
     document = Document("HloModule m\n\nENTRY %main () -> f32[] {\n  ROOT %c = f32[] constant(1)\n}\n",
                         FileKind.HLO_MODULE, "m.txt")
     assert document.unscanned_text() is not None and document.unscanned_text().startswith("HloModule m")
-    assert document.line(3).startswith("  ROOT %c")
+    assert document.line(3).startswith("  ROOT %c")  # (a line is read from the text: nothing is scanned)
+    assert document.unscanned_text() is not None
+    assert document.scan(3).kind == "instruction"
     assert document.unscanned_text() is None
 
 
@@ -451,3 +453,24 @@ def test_an_edit_of_an_unscanned_document_keeps_its_kind_and_source() -> None:
     edited = document.apply_edit(Range.on_line(YNN_FUSION_LINE, 3, 13), "renamed")
     assert (edited.kind, edited.source, edited.edited_from) == (FileKind.HLO_MODULE, "/dump/mlp.txt", None)
     assert document.unscanned_text() == SPLIT_TEXT and edited.unscanned_text() is not None
+
+
+@pytest.mark.parametrize("text", [SPLIT_TEXT, NON_ASCII_TEXT, "", "😀"], ids=["split", "non-ascii", "empty", "emoji"])
+def test_edits_no_one_reads_wait_and_are_spliced_in_order_when_the_text_is_read(text: str) -> None:
+    """A version no one reads keeps its edits waiting (a 40 MB text is not copied at each edit): its line count is
+    known at once, and its text, read after many edits, or read at an older version in between, is the scanned
+    document's."""
+    rng = random.Random(7 + len(text))
+    unscanned, scanned = hlo(text), hlo(text)
+    assert scanned.chunks
+    versions = []
+    for step in range(60):
+        edit, new_text = random_edit_of(rng, scanned.text)
+        unscanned, scanned = unscanned.apply_edit(edit, new_text), scanned.apply_edit(edit, new_text)
+        assert unscanned.line_count == scanned.line_count, step
+        versions.append((unscanned, scanned.text))
+    middle, middle_text = versions[29]
+    assert middle.unscanned_text() == middle_text
+    assert unscanned.unscanned_text() == scanned.text
+    assert unscanned.line(unscanned.line_count - 1) == scanned.line(scanned.line_count - 1)
+    assert versions[0][0].text == versions[0][1]

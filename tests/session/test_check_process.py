@@ -194,26 +194,33 @@ def hover_spots(path: Path) -> list[Position]:
 
 
 def hovers(session: Session, path: Path) -> list[object]:
-    found = [session.hover(str(path), session.snapshot(str(path)), Cursor.at(spot)) for spot in hover_spots(path)]
-    return [answer.value if answer is not None else None for answer in found]
+    """The hover and the definitions at each of `hover_spots`, as values (the documents they refer to aside)."""
+    found = []
+    for spot in hover_spots(path):
+        for ask in (session.hover, session.definition):
+            answer = ask(str(path), session.snapshot(str(path)), Cursor.at(spot))  # type: ignore[operator]
+            found.append(answer.value if answer is not None else None)
+    return found
 
 
-@pytest.mark.parametrize("path", [Path(f"{SPLIT_MLP}.txt"), Path(f"{SPLIT_CONTROL_FLOW}.txt"), Path(f"{COMBINED_MLP}.txt"),
-                                  Path(f"{SPLIT_MLP}-buffer-assignment.txt"), HANDWRITTEN])
-def test_hovers_of_a_module_checked_in_the_process_come_from_it_and_equal_those_made_here(
+@pytest.mark.parametrize("path", [
+    Path(f"{SPLIT_MLP}.txt"), Path(f"{SPLIT_CONTROL_FLOW}.txt"), Path(f"{COMBINED_MLP}.txt"),
+    Path(f"{SPLIT_MLP}-buffer-assignment.txt"), HANDWRITTEN])
+def test_hovers_and_definitions_of_a_module_checked_in_the_process_come_from_it_and_equal_those_made_here(
         sessions: tuple[Session, Session], path: Path) -> None:
-    """Once the process has checked a module it answers its hovers from the module it built: this session builds
-    none (its text stays unscanned) and answers what a session that built the module answers, after edits too."""
+    """Once the process has checked a module it answers its hovers and definitions from the module it built: this
+    session builds none (its text stays unscanned) and answers what a session that built the module answers, after
+    an edit too."""
     there, here = sessions
     opened(there, path)
     opened(here, path)
     there.check(str(path))
     assert there.snapshot(str(path)).unscanned_text() is not None  # type: ignore[union-attr]
-    assert hovers(there, path) == hovers(here, path) != [None] * len(hover_spots(path))
+    assert hovers(there, path) == hovers(here, path) != [None] * 2 * len(hover_spots(path))
     lines = path.read_text().split("\n")
     edited = next((number for number, text in enumerate(lines) if 'op_name="' in text), 0)
     column = lines[edited].index('op_name="') + len('op_name="') if 'op_name="' in lines[edited] else len(lines[0])
     for session in (there, here):
         session.change(str(path), 2, Range(Position(edited, column), Position(edited, column)), "x")
     assert hovers(there, path) == hovers(here, path)
-    assert there.snapshot(str(path)).unscanned_text() is not None  # type: ignore[union-attr]
+    assert there.snapshot(str(path)).unscanned_text() == here.snapshot(str(path)).text  # type: ignore[union-attr]

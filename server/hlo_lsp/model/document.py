@@ -30,16 +30,18 @@ from hlo_lsp.model.scanning import (
     settle_first_item,
     split_in_steps,
 )
+from hlo_lsp.model.spliced_text import spliced
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.line_scan import DEFINITION_ROLES, LineScan, Ref, Role, State
 from hlo_lsp.parsing.scanners import Scanner, scanner_for
 from hlo_lsp.parsing.text_search import LineIndex
 from hlo_lsp.problems import Problem, Severity
-from hlo_lsp.text import Position, Range, python_index
+from hlo_lsp.text import Position, Range
+
+Pending = tuple["Document", Range, str]  # a version whose text waits for an edit: the version before, the edit
 
 __all__ = [
     "CHUNK_LINES", "DEFINITIONS_REMEMBERED", "USES_REMEMBERED", "Chunk", "Document", "EditedFrom", "Occurrence", "Run",
-    "text_offsets",
     "document_state_signature",
 ]
 
@@ -63,7 +65,7 @@ class Document:
     a module's companion files are opened with it but often never asked about.
     """
 
-    __slots__ = ("kind", "source", "scanner", "_text", "_text_lines", "_chunks", "_starts", "_line_count",
+    __slots__ = ("kind", "source", "scanner", "_text", "_text_lines", "_pending", "_chunks", "_starts", "_line_count",
                  "_definitions_of", "_uses_of", "_scan_lock", "edited_from", "derived", "__weakref__")
 
     def __init__(self, text: str, kind: FileKind, source: str = "") -> None:
@@ -72,6 +74,7 @@ class Document:
         self.scanner = scanner_for(kind)
         self._text: str | None = text
         self._text_lines: LineIndex | None = None
+        self._pending: Pending | None = None
         self._chunks: list[Chunk] | None = None
         self._line_count = text.count("\n") + 1
         self._definitions_of: dict[tuple[str, frozenset[Role]], list[Occurrence]] = {}
@@ -94,7 +97,7 @@ class Document:
                     self._scan_text()
 
     def _scan_text(self) -> None:
-        text = self._text or ""
+        text = self._unscanned() or ""
         with paused_collector():
             lines = split_in_steps(text, _SPLIT_STEP)
             scans = scan_in_steps(self.scanner, lines, _SCAN_STEP)
@@ -104,11 +107,28 @@ class Document:
 
     def unscanned_text(self) -> str | None:
         """The text as it was opened, until its scan is done (None after: its lines hold it)."""
+        return self._unscanned()
+
+    def _unscanned(self) -> str | None:
+        """The text not scanned yet, the edits it waits for spliced in first (`apply_edit`)."""
+        if self._pending is not None:
+            self._splice_pending()
         return self._text
+
+    def _splice_pending(self) -> None:
+        """Splices the edits this version waits for into the nearest version above it that has its text (once: two
+        threads asking at once may both splice, and keep the same text)."""
+        waiting, base = [], self
+        while (pending := base._pending) is not None:
+            waiting.append(pending)
+            base = pending[0]
+        lines = base.unscanned_lines() or LineIndex(base.text)
+        lines = spliced(lines, ((edit, new_text) for _, edit, new_text in reversed(waiting)))
+        self._text, self._text_lines, self._pending = lines.text, lines, None
 
     def unscanned_lines(self) -> LineIndex | None:
         """The line index of `unscanned_text()` (built on first use: 15 ms at 40 MB), None once it is scanned."""
-        text = self._text
+        text = self._unscanned()
         if text is None:
             return None
         lines = self._text_lines
@@ -120,7 +140,7 @@ class Document:
         """Until the text is scanned: a sparse document of its first `count` lines, scanned from the
         start as the whole scan will scan them (a line's scan depends only on the lines before it).
         None once the scan is done: the document itself answers then."""
-        text = self._text
+        text = self._unscanned()
         if text is None or self._chunks is not None:
             return None
         end = -1
@@ -155,7 +175,8 @@ class Document:
         """A document whose chunks the caller sets (a sparse one, an edited version)."""
         document = cls.__new__(cls)
         document.kind, document.source, document.scanner = kind, source, scanner
-        document._text, document._text_lines, document._scan_lock = None, None, threading.Lock()
+        document._text, document._text_lines, document._pending = None, None, None
+        document._scan_lock = threading.Lock()
         document._definitions_of, document._uses_of = {}, {}
         document.edited_from, document.derived = None, Derived()
         return document
@@ -191,7 +212,7 @@ class Document:
         return chunks[index], local
 
     def line(self, line: int) -> str:
-        text = self._text
+        text = self._unscanned() if self._chunks is None else None
         if text is not None and self._chunks is None:  # read from the text: a line's columns scan no whole file
             lines = self.unscanned_lines()
             if lines is not None and lines.text is text and 0 <= line < lines.line_count:
@@ -245,8 +266,9 @@ class Document:
 
     @property
     def text(self) -> str:
-        if self._chunks is None and self._text is not None:
-            return self._text
+        text = self._unscanned() if self._chunks is None else None
+        if self._chunks is None and text is not None:
+            return text
         return "\n".join(line for chunk in self.chunks for line in chunk.lines)
 
     # ---- names -------------------------------------------------------------------
@@ -310,23 +332,20 @@ class Document:
 
     def apply_edit(self, edit: Range, new_text: str) -> Document:
         """The document after replacing `edit` (UTF-16 positions) with `new_text`. A document not scanned yet
-        gives one not scanned either, its text spliced (a glance goes on answering from it)."""
-        lines = self.unscanned_lines() if self._chunks is None else None
-        if lines is not None:
-            return self._spliced(lines, edit, new_text)
+        gives one not scanned either, whose text is spliced when first read (a glance goes on answering from it;
+        a 40 MB text no one reads is not copied at each edit)."""
+        if self._chunks is None and (self._pending is not None or self._text is not None):
+            return self._waiting_for(edit, new_text)
         with paused_collector():
             return self._edited(edit, new_text)
 
-    def _spliced(self, lines: LineIndex, edit: Range, new_text: str) -> Document:
-        """The unscanned document of `lines`' text with `edit` replaced by `new_text` (no incremental check
-        starts from it: `edited_from` stays None)."""
-        start, end = text_offsets(lines, edit)
-        text = lines.text
-        spliced = "".join((text[:start], new_text, text[end:]))
+    def _waiting_for(self, edit: Range, new_text: str) -> Document:
+        """The unscanned document of this text with `edit` replaced by `new_text`, spliced when first read (no
+        incremental check starts from it: `edited_from` stays None)."""
+        start, end = clamp_edit(edit, self.line_count)
         edited = Document._without_text(self.kind, self.source, self.scanner)
-        edited._text, edited._chunks = spliced, None
-        edited._text_lines = lines.spliced(spliced, start, end, len(new_text))
-        edited._line_count = edited._text_lines.line_count
+        edited._pending, edited._chunks = (self, edit, new_text), None
+        edited._line_count = self.line_count + new_text.count("\n") - (end.line - start.line)
         return edited
 
     def _edited(self, edit: Range, new_text: str) -> Document:
@@ -347,19 +366,6 @@ class Document:
         new_starts = starts[:first] + region_starts[:-1] + [line + shift for line in starts[following:]]
         edited._set_chunks(chunks[:first] + rebuilt + chunks[following:], new_starts)
         return edited
-
-
-def text_offsets(lines: LineIndex, edit: Range) -> tuple[int, int]:
-    """Where the edit's start and end (UTF-16 positions, clamped as `Document.apply_edit` clamps them) are in
-    the text of `lines`."""
-
-    def offset(position: Position) -> int:
-        line_start = lines.line_start(position.line)
-        line_text = lines.text[line_start : lines.line_end(line_start)]
-        return line_start + python_index(line_text, position.character)
-
-    start, end = clamp_edit(edit, lines.line_count)
-    return offset(start), offset(end)
 
 
 @dataclass(frozen=True, slots=True)

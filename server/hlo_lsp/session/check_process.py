@@ -21,7 +21,6 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from hlo_lsp.analysis.run import CheckCancelled
-from hlo_lsp.features.types import HoverInfo
 from hlo_lsp.model.dump_module import module_stem
 from hlo_lsp.problems import Problem
 from hlo_lsp.text import Position, Range
@@ -29,7 +28,7 @@ from hlo_lsp.text import Position, Range
 log = logging.getLogger(__name__)
 _POLL_SECONDS = 0.1  # how often a waiting check asks `report` whether it is still wanted
 _STOP_SECONDS = 5.0  # a process that does not end this long after its pipe closed is terminated
-HOVER_WAIT_SECONDS = 1.0  # a hover the process has not answered by then is answered here, at a glance
+ANSWER_WAIT_SECONDS = 1.0  # a question the process has not answered by then is answered here
 Message = tuple[Any, ...]
 Found = tuple[str, frozenset[str], list[Problem]]  # stem, the files checked, their problems
 Asked = tuple["_Worker", int, "queue.SimpleQueue[Message]"]  # a question sent: to whom, its ticket, its answers
@@ -90,28 +89,28 @@ class CheckProcess:
         """Whether the process has built the module `stem` (it checked it, and no file of it changed since on disk)."""
         return stem in self._built and self._worker is not None and self._worker.alive
 
-    def ask_hover(self, source: str, position: Position) -> Asked | None:
-        """Asks the process for the hover at `position` of the open file `source` (under `lock`: it answers after
-        every change sent before); `answer` waits for it."""
+    def ask(self, question: str, source: str, position: Position) -> Asked | None:
+        """Asks the process `question` ("hover", "definition") at `position` of the open file `source` (under `lock`:
+        it answers after every change sent before); `answer` waits for it."""
         worker, ticket = self._worker, next(self._tickets)
         if worker is None:
             return None
         answers = worker.expect(ticket)
-        worker.send(("hover", ticket, source, position))
+        worker.send(("ask", ticket, question, source, position))
         return worker, ticket, answers
 
     @staticmethod
-    def answer(asked: Asked) -> tuple[bool, HoverInfo | None]:
-        """(Whether the process answered within HOVER_WAIT_SECONDS, its hover)."""
+    def answer(asked: Asked) -> tuple[bool, Any]:
+        """(Whether the process answered within ANSWER_WAIT_SECONDS, the value of its answer or None)."""
         worker, ticket, answers = asked
         try:
-            message = answers.get(timeout=HOVER_WAIT_SECONDS)
+            message = answers.get(timeout=ANSWER_WAIT_SECONDS)
         except queue.Empty:
             return False, None
         finally:
             worker.forget(ticket)
-        if message[0] != "hover":
-            log.info("the check process did not answer a hover: %s", message[-1])
+        if message[0] != "answer":
+            log.info("the check process did not answer: %s", message[-1])
             return False, None
         return True, message[2]
 

@@ -1,14 +1,15 @@
 """The check process: a session of its own that mirrors the open files of the large modules the language server
 hands it, checks them on the machine's other core, streams back each check's progress and problems, and answers
-hovers from the module it built.
+hovers and definitions from the module it built.
 
 The server's process keeps answering questions meanwhile: a check holds the interpreter it runs in for seconds
 at 40 MB, and here that interpreter is not the one answering hovers. Messages (tuples, first item the kind):
 
     to the worker:   ("open", source, text, version)  ("change", source, version, edit, text)  ("close", source)
-                     ("disk", path)  ("check", ticket, source)  ("cancel", ticket)  ("hover", ticket, source, position)
+                     ("disk", path)  ("check", ticket, source)  ("cancel", ticket)
+                     ("ask", ticket, question, source, position): question "hover" or "definition"
     from the worker: ("progress", ticket, done)  ("checked", ticket, stem, sources, problems)  ("nothing", ticket)
-                     ("cancelled", ticket)  ("failed", ticket, message)  ("hover", ticket, HoverInfo or None)
+                     ("cancelled", ticket)  ("failed", ticket, message)  ("answer", ticket, the answer's value or None)
 
 A reader thread takes messages off the pipe as they come and applies the files' changes at once, in their order, so
 that a question sees every change sent before it; checks run in the main thread, one at a time, and questions in a
@@ -23,15 +24,22 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
 from hlo_lsp.analysis.run import CheckCancelled
 from hlo_lsp.session.cursor import Cursor
+from hlo_lsp.session.glance_answers import Answer
 from hlo_lsp.session.session import Session
 
 PROGRESS_EVERY_SECONDS = 0.1
 Message = tuple[Any, ...]
+# The questions the process answers about the open files it holds, from the modules it built.
+QUESTIONS: dict[str, Callable[[Session, str, Cursor], Answer[Any] | None]] = {
+    "hover": lambda session, source, cursor: session.hover(source, None, cursor),
+    "definition": lambda session, source, cursor: session.definition(source, None, cursor),
+}
 
 
 class _Outbox:
@@ -77,17 +85,17 @@ class _Inbox:
             session.file_changed(message[1])
         elif kind == "cancel":
             self.cancelled.add(message[1])
-        elif kind == "hover":
+        elif kind == "ask":
             self._questions.put(message)
         else:
             self.checks.put(message)
 
     def _answer(self) -> None:
         while True:
-            _, ticket, source, position = self._questions.get()
+            _, ticket, question, source, position = self._questions.get()
             try:
-                answer = self._session.hover(source, None, Cursor.at(position))
-                self._outbox.send(("hover", ticket, answer.value if answer is not None else None))
+                answer = QUESTIONS[question](self._session, source, Cursor.at(position))
+                self._outbox.send(("answer", ticket, answer.value if answer is not None else None))
             except Exception:
                 self._outbox.send(("failed", ticket, traceback.format_exc()))
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from hlo_lsp.analysis import run
-from hlo_lsp.features.types import HoverInfo
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
 from hlo_lsp.model.priority import let_questions_first
@@ -77,16 +77,21 @@ class ModuleChecks:
                 return self._basis(module_stem(source)) == checked.basis
         return self._store.checked_modules(source) == checked.modules
 
-    def hover(self, document: Document, cursor: Cursor) -> tuple[bool, HoverInfo | None]:
-        """The hover at `cursor` in `document`, answered by the check process from the module it built: (whether it
-        answered, the hover). It answers about the open file as it is now, so `document` must be that."""
+    def answered(self, question: str, document: Document, cursor: Cursor) -> tuple[bool, Any]:
+        """`question` ("hover", "definition") at `cursor` in `document`, answered by the check process from the module
+        it built: (whether it answered, the value of its answer or None). It answers about the open file as it is
+        now, so `document` must be that."""
         source = document.source
         with self.lock:
             opened = self._store.opened(source)
             if opened is None or opened.document is not document or not self._process.answers(module_stem(source)):
                 return False, None
-            asked = self._process.ask_hover(source, cursor.position(document))
+            asked = self._process.ask(question, source, cursor.position(document))
         return self._process.answer(asked) if asked is not None else (False, None)
+
+    def answers(self, source: str) -> bool:
+        """Whether the check process answers the questions about the module of `source`."""
+        return self._process.answers(module_stem(source))
 
     def _in_check_process(self, source: str) -> bool:
         """Whether the module of `source` is checked in the check process: a large module that process holds, or

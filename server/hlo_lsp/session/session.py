@@ -94,8 +94,8 @@ class Session:
 
     def change(self, source: str, version: int | None, edit: Range | None, text: str) -> None:
         """One content change of an open file (edit None: the whole text)."""
-        with self._checks.lock:
-            self.store.change(_source(source), version, edit, text)
+        with self._checks.lock:  # (a module the check process answers for needs no glance, and no text spliced now)
+            self.store.change(_source(source), version, edit, text, carry_glance=not self._checks.answers(source))
             self._checks.changed(_source(source), version, edit, text)
 
     def close(self, source: str) -> None:
@@ -194,7 +194,7 @@ class Session:
         document = self._asked("hover", source, snapshot)
         if document is None:
             return None
-        answered, info = self._checks.hover(document, cursor)  # a module checked in the check process is built there
+        answered, info = self._checks.answered("hover", document, cursor)  # (a module checked there is built there)
         if answered:
             return Answer(info, document) if info is not None else None
         early = self._at_a_glance("hover", document, cursor, glance_hover)
@@ -210,6 +210,9 @@ class Session:
         document = self._asked("definition", source, snapshot)
         if document is None:
             return None
+        answered, places = self._checks.answered("definition", document, cursor)
+        if answered:
+            return Answer(places, document) if places is not None else None
         if at_a_glance:
             early = self._at_a_glance("definition", document, cursor, glance_definition)
             if early is not None:

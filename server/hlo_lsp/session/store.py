@@ -64,8 +64,10 @@ class DocumentStore:
         self._open[source] = OpenDocument(version, document)
         return document
 
-    def change(self, source: str, version: int | None, edit: Range | None, text: str) -> Document | None:
-        """Applies one content change (edit None: the whole text)."""
+    def change(self, source: str, version: int | None, edit: Range | None, text: str,
+               carry_glance: bool = True) -> Document | None:
+        """Applies one content change (edit None: the whole text); `carry_glance`: the glance at its module is
+        carried past it (else made again when next asked)."""
         opened = self._open.get(source)
         if opened is None:
             log.info("change for a document that is not open: %s", source)
@@ -76,8 +78,10 @@ class DocumentStore:
             document = opened.document.apply_edit(edit, text)
         previous = opened.document
         opened.document, opened.version = document, version
-        if edit is not None:
+        if edit is not None and carry_glance:
             self._carry_glance(previous, document, edit)
+        elif self._glances.get(module_stem(source), (None,))[0] is previous:
+            self._releases.hand_over([self._glances.pop(module_stem(source))], None)
         return document
 
     def _carry_glance(self, previous: Document, document: Document, edit: Range) -> None:

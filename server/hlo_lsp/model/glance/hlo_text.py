@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from hlo_lsp.model.document import Document, text_offsets
+from hlo_lsp.model.document import Document
 from hlo_lsp.model.glance.text_index import Declined, Picks, Text
 from hlo_lsp.model.lazy import lazy
+from hlo_lsp.model.spliced_text import text_offsets
 from hlo_lsp.parsing.hlo_scanner import in_string, leaves_a_string_open
 from hlo_lsp.parsing.line_scan import LineScan, State
 from hlo_lsp.parsing.text_search import (
