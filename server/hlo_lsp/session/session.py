@@ -49,7 +49,7 @@ from hlo_lsp.session.folder_symbols import FolderSymbols
 from hlo_lsp.session.glance_answers import NOTHING, Answer, glance_definition, glance_hover
 from hlo_lsp.session.memory import Memory, MemoryTimeline, module_memory, module_timeline
 from hlo_lsp.session.module_listing import ListedModules
-from hlo_lsp.session.store import DocumentStore, reuse_large_blocks
+from hlo_lsp.session.store import DocumentStore
 from hlo_lsp.text import Range
 from hlo_lsp.workspace.loader import LoadedDump, load
 from hlo_lsp.workspace.sources import SourceFinder
@@ -82,9 +82,8 @@ class Session:
     @staticmethod
     def prepare() -> None:
         """Makes the grammar's parser in a thread (loaded from its tables in a hundredth of a second; the
-        first hover needs it), and the allocator to keep the large blocks a module's edits free for the next."""
+        first hover needs it)."""
         threading.Thread(target=prepare_parser, name="prepare-parser", daemon=True).start()
-        reuse_large_blocks()
 
     # ---- documents ----------------------------------------------------------------------
 

@@ -339,21 +339,6 @@ def _free(objects: list[object], freed: str | None, idle: bool = False) -> None:
         log.info(freed)
 
 
-# glibc allocates a block of more than 32 MB with mmap and unmaps it when freed: the 40 MB text of an open module,
-# spliced again at each edit, then costs ten thousand page faults of fresh memory each time (48 ms an edit, against
-# 8.5 ms from memory the allocator keeps; a scratch timing). Kept in the heap instead, and given back at `_free`.
-_LARGE_BLOCKS_IN_HEAP = 1 << 30
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-
-
-def reuse_large_blocks() -> None:
-    """Has glibc keep the large blocks it frees for the next ones (nothing to do elsewhere)."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None)
-        libc.mallopt(_M_MMAP_THRESHOLD, _LARGE_BLOCKS_IN_HEAP)
-        libc.mallopt(_M_TRIM_THRESHOLD, _LARGE_BLOCKS_IN_HEAP)
-
-
 def _give_memory_back() -> None:
     """What a closed module freed stays with the allocators; glibc hands its free pages back to the system
     when asked (all of them under PYTHONMALLOC=malloc: CPython's own allocator keeps each 1 MB arena in
