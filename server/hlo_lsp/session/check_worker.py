@@ -18,6 +18,7 @@ thread of their own, first (`model.priority`): a cancel reaches a running check 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import sys
@@ -34,6 +35,7 @@ from hlo_lsp.session.glance_answers import Answer
 from hlo_lsp.session.session import Session
 
 PROGRESS_EVERY_SECONDS = 0.1
+CHECK_NICENESS = 10
 Message = tuple[Any, ...]
 # The questions the process answers about the open files it holds, from the modules it built.
 QUESTIONS: dict[str, Callable[[Session, str, Cursor], Answer[Any] | None]] = {
@@ -106,6 +108,8 @@ def main() -> None:
     incoming = Connection(os.dup(sys.stdin.fileno()), writable=False)
     outgoing = Connection(os.dup(sys.stdout.fileno()), readable=False)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    with contextlib.suppress(OSError):  # answers first: the server's process gets a core whenever it has work
+        os.nice(CHECK_NICENESS)
     serve(incoming, outgoing)
     os._exit(0)  # at once: freeing the modules object by object on the way out takes seconds, for nothing
 
