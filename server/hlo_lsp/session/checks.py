@@ -84,7 +84,8 @@ class ModuleChecks:
         source = document.source
         with self.lock:
             opened = self._store.opened(source)
-            if opened is None or opened.document is not document or not self._process.answers(module_stem(source)):
+            if opened is None or opened.document is not document or not self._process.holds(source) \
+                    or not self._process.answers(module_stem(source)):
                 return False, None
             asked = self._process.ask(question, source, cursor.position(document))
         return self._process.answer(asked) if asked is not None else (False, None)
