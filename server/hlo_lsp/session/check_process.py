@@ -22,6 +22,7 @@ from typing import Any
 
 from hlo_lsp.analysis.run import CheckCancelled
 from hlo_lsp.model.dump_module import module_stem
+from hlo_lsp.model.priority import let_questions_first
 from hlo_lsp.problems import Problem
 from hlo_lsp.text import Position, Range
 
@@ -203,6 +204,8 @@ class _Worker:
 
     def _write(self) -> None:
         while (message := self._outbox.get()) is not None:
+            if message[0] == "open":
+                let_questions_first()  # (pickling 40 MB holds the interpreter: not while a first hover is answered)
             try:
                 self._to.send(message)
             except (OSError, ValueError):

@@ -80,12 +80,13 @@ class ModuleChecks:
     def answered(self, question: str, document: Document, cursor: Cursor) -> tuple[bool, Any]:
         """`question` ("hover", "definition") at `cursor` in `document`, answered by the check process from the module
         it built: (whether it answered, the value of its answer or None). It answers about the open file as it is
-        now, so `document` must be that."""
-        source = document.source
+        now, so `document` must be that; a module built here too (for a question the process is not asked) answers
+        here, sooner."""
+        source, stem = document.source, module_stem(document.source)
         with self.lock:
             opened = self._store.opened(source)
             if opened is None or opened.document is not document or not self._process.holds(source) \
-                    or not self._process.answers(module_stem(source)):
+                    or not self._process.answers(stem) or self._store.has_module(stem):
                 return False, None
             asked = self._process.ask(question, source, cursor.position(document))
         return self._process.answer(asked) if asked is not None else (False, None)
