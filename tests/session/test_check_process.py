@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import signal
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -224,3 +225,16 @@ def test_hovers_and_definitions_of_a_module_checked_in_the_process_come_from_it_
         session.change(str(path), 2, Range(Position(edited, column), Position(edited, column)), "x")
     assert hovers(there, path) == hovers(here, path)
     assert there.snapshot(str(path)).unscanned_text() == here.snapshot(str(path)).text  # type: ignore[union-attr]
+
+
+def test_where_no_process_can_start_modules_are_checked_here(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A check process that cannot start (no interpreter to run, say) leaves the checks to the session itself."""
+    caplog.set_level(logging.INFO, logger="hlo_lsp.session.checks")
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python")
+    session, path = Session(check_process_from=0), Path(f"{SPLIT_MLP}.txt")
+    opened(session, path)
+    assert seen(session.check(str(path))) == []
+    assert session.check_process_from is None
+    assert any("no check process" in record.getMessage() for record in caplog.records)
+    session.close(str(path))

@@ -39,6 +39,10 @@ class CheckFailed(Exception):
     """The check process failed to check a module, or ended while it did."""
 
 
+class CheckProcessUnavailable(Exception):
+    """The check process cannot be started here."""
+
+
 class CheckProcess:
     """The check process as the session sees it: which open files it holds, and checks asked of it."""
 
@@ -58,7 +62,11 @@ class CheckProcess:
     def give(self, source: str, text: str, version: int | None) -> None:
         """Gives the process an open file, whole (under `lock`): from now on its changes go there too."""
         if self._worker is None or not self._worker.alive:
-            self._worker, self._held, self._built = _Worker(), set(), set()
+            try:
+                worker = _Worker()
+            except (OSError, ValueError) as error:
+                raise CheckProcessUnavailable(error) from error
+            self._worker, self._held, self._built = worker, set(), set()
         self._worker.send(("open", source, text, version))
         self._held.add(source)
         self._built.discard(module_stem(source))

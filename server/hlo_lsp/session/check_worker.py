@@ -109,7 +109,7 @@ def main() -> None:
     incoming = Connection(os.dup(sys.stdin.fileno()), writable=False)
     outgoing = Connection(os.dup(sys.stdout.fileno()), readable=False)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    with contextlib.suppress(OSError):  # answers first: the server's process gets a core whenever it has work
+    with contextlib.suppress(OSError, AttributeError):  # answers first: the server gets a core whenever it has work
         os.nice(CHECK_NICENESS)
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)  # and a question here does not wait 5 ms turns behind a check
     serve(incoming, outgoing)

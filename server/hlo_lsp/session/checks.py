@@ -3,6 +3,7 @@ check is still current."""
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,11 +14,13 @@ from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
 from hlo_lsp.model.priority import let_questions_first
 from hlo_lsp.problems import Problem
-from hlo_lsp.session.check_process import CheckProcess, module_bytes
+from hlo_lsp.session.check_process import CheckProcess, CheckProcessUnavailable, module_bytes
 from hlo_lsp.session.cursor import Cursor
 from hlo_lsp.session.store import DocumentStore
 from hlo_lsp.text import Range
 from hlo_lsp.workspace.loader import module_files
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,11 @@ class ModuleChecks:
         """The problems of the module of `source`, or of its two sides when its HLO file and its buffer assignment
         come from two compilations. `report` gets the share done and may raise `CheckCancelled`."""
         if self._in_check_process(source):
-            return self._checked_by_process(source, report)
+            try:
+                return self._checked_by_process(source, report)
+            except CheckProcessUnavailable as error:  # (checked here from now on)
+                log.warning("no check process (%s): modules are checked in the server's process", error)
+                self.process_from = None
         modules = self._store.checked_modules(source)
         if not modules:
             return None
