@@ -10,14 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import pytest_lsp
-from pytest_lsp import LanguageClient, client_capabilities
 
 # The helpers' own checks (a planted text found once, a module loaded alone...) fail with pytest's
 # explanations, as they did when they were in this file.
 pytest.register_assert_rewrite("helpers")
 
-from helpers.lsp import CLIENTS, SERVER, start_session  # noqa: E402
+from helpers.lsp import client_with  # noqa: E402
 from helpers.paths import CORPUS  # noqa: E402
 
 
@@ -35,8 +33,4 @@ def corpus() -> Path:
 
 # ---- end-to-end: the real server over stdio ---------------------------------------------
 # Each end-to-end test runs once per client profile (helpers.lsp.CLIENTS): their capabilities differ.
-@pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
-async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # noqa: ANN201
-    await start_session(lsp_client, client_capabilities(request.param))
-    yield
-    await lsp_client.shutdown_session()
+client = client_with(None)

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -29,6 +31,18 @@ async def start_session(lsp_client: LanguageClient, capabilities: types.ClientCa
 
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=capabilities, root_uri=DATA.as_uri(), initialization_options=initialization_options))
+
+
+def client_with(initialization_options: object) -> Any:
+    """A module-scoped `client` fixture, once per client profile, whose server starts with `initialization_options`
+    (assign it to `client` in a test module)."""
+    @pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
+    async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # noqa: ANN202
+        await start_session(lsp_client, client_capabilities(request.param), initialization_options)
+        yield
+        await lsp_client.shutdown_session()
+
+    return client
 
 
 async def start_as(lsp_client: LanguageClient, profile: str, root: Path,

@@ -5,44 +5,26 @@ ends the process."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
-from helpers import SPLIT_MLP
-from helpers.lsp import (
-    CLIENTS,
-    SERVER,
-    close_file,
-    edit_and_check,
-    log_message_containing,
-    open_and_check,
-    position_of,
-    start_session,
-)
+from helpers import SPLIT_MLP, copy_module, plant
+from helpers.lsp import client_with, close_file, edit_and_check, log_message_containing, open_and_check, position_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 MOVED = "<69 reduce_log_fusion @0> (size=128,offset=0)"
 ORIGINAL = "<69 reduce_log_fusion @0> (size=128,offset=128)"
 
-
-@pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
-async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # noqa: ANN201
-    await start_session(lsp_client, client_capabilities(request.param), {"hlo": {"checkProcess": {"fromMB": 0}}})
-    yield
-    await lsp_client.shutdown_session()
+client = client_with({"hlo": {"checkProcess": {"fromMB": 0}}})
 
 
 def planted_copy(tmp_path: Path) -> Path:
     """The split mlp3 module copied, with reduce_log_fusion moved onto add_reduce_fusion."""
-    for source in SPLIT_MLP.parent.glob(SPLIT_MLP.name + "*"):
-        shutil.copyfile(source, tmp_path / source.name)
-    ba = tmp_path / (SPLIT_MLP.name + "-buffer-assignment.txt")
-    ba.write_text(ba.read_text().replace(ORIGINAL, MOVED))
+    ba = Path(f"{copy_module(SPLIT_MLP, tmp_path)}-buffer-assignment.txt")
+    plant(ba, ORIGINAL, MOVED)
     return ba
 
 

@@ -8,20 +8,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
 from helpers import SPLIT_HLO
 from helpers.lsp import (
-    CLIENTS,
-    SERVER,
+    client_with,
     close_file,
     log_message_containing,
     next_diagnostics,
     open_file,
     position_of,
-    start_session,
     write_large_module,
 )
 
@@ -30,12 +27,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 ADD_MAXIMUM = "  %add_maximum_fusion = f32[32,256]{1,0} fusion(%ynn_fusion.1, %bs_1_.1)"
 GIVEN_BACK = "closed: its memory is given back"
 
-
-@pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
-async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # noqa: ANN201
-    await start_session(lsp_client, client_capabilities(request.param), {"hlo": {"checkProcess": {"enabled": False}}})
-    yield
-    await lsp_client.shutdown_session()
+client = client_with({"hlo": {"checkProcess": {"enabled": False}}})
 
 
 async def hover(client: LanguageClient, uri: str, position: types.Position) -> types.Hover | None:
