@@ -245,15 +245,3 @@ class _Worker:
             self._process.kill()
             self._process.wait()
         log.info("check process %d ended (exit code %s)", self._process.pid, self._process.returncode)
-
-
-def module_bytes(paths: list[str]) -> int:
-    """The bytes of the files of a module that exist on disk."""
-    total = 0
-    for path in paths:
-        try:
-            total += os.path.getsize(path)
-        except OSError:
-            continue
-    return total
-

@@ -14,7 +14,8 @@ from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
 from hlo_lsp.model.priority import let_questions_first
 from hlo_lsp.problems import Problem
-from hlo_lsp.session.check_process import CheckProcess, CheckProcessUnavailable, module_bytes
+from hlo_lsp.session.check_process import CheckProcess, CheckProcessUnavailable
+from hlo_lsp.session.compare import dump_bytes
 from hlo_lsp.session.cursor import Cursor
 from hlo_lsp.session.store import DocumentStore
 from hlo_lsp.text import Range
@@ -114,7 +115,7 @@ class ModuleChecks:
         if not opened or self._store.has_module(stem):
             return False
         files = list(module_files(source).values()) if os.path.isabs(source) else []
-        return module_bytes(list({*files, *opened})) >= self.process_from
+        return dump_bytes(list({*files, *opened})) >= self.process_from
 
     def _checked_by_process(self, source: str, report: Callable[[float], None]) -> Checked | None:
         """The check of the module of `source` made by the check process, given the module's open files first."""
