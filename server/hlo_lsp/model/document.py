@@ -212,12 +212,10 @@ class Document:
         return chunks[index], local
 
     def line(self, line: int) -> str:
-        text = self._unscanned() if self._chunks is None else None
-        if text is not None and self._chunks is None:  # read from the text: a line's columns scan no whole file
-            lines = self.unscanned_lines()
-            if lines is not None and lines.text is text and 0 <= line < lines.line_count:
-                start = lines.line_start(line)
-                return text[start : lines.line_end(start)]
+        lines = self.unscanned_lines() if self._chunks is None else None
+        if lines is not None and 0 <= line < lines.line_count:  # read from the text: a line's columns scan no file
+            start = lines.line_start(line)
+            return lines.text[start : lines.line_end(start)]
         chunk, local = self._locate(line)
         return chunk.lines[local]
 
@@ -267,7 +265,7 @@ class Document:
     @property
     def text(self) -> str:
         text = self._unscanned() if self._chunks is None else None
-        if self._chunks is None and text is not None:
+        if text is not None:
             return text
         return "\n".join(line for chunk in self.chunks for line in chunk.lines)
 

@@ -93,9 +93,10 @@ class Session:
 
     def change(self, source: str, version: int | None, edit: Range | None, text: str) -> None:
         """One content change of an open file (edit None: the whole text)."""
+        source = _source(source)
         with self._checks.lock:  # (a module the check process answers for needs no glance, and no text spliced now)
-            self.store.change(_source(source), version, edit, text, carry_glance=not self._checks.answers(source))
-            self._checks.changed(_source(source), version, edit, text)
+            self.store.change(source, version, edit, text, carry_glance=not self._checks.answers(source))
+            self._checks.changed(source, version, edit, text)
 
     def close(self, source: str) -> None:
         with self._checks.lock:
