@@ -20,7 +20,7 @@ from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
 from hlo_lsp.model.glance import ModuleGlance
 from hlo_lsp.model.pairing import paired_module
-from hlo_lsp.parsing import text_search
+from hlo_lsp.parsing import block_names, text_search
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.text import Position, Range
 from hlo_lsp.workspace.loader import module_files, read_document
@@ -127,6 +127,7 @@ def glanced_computation(glance: ModuleGlance, position: Position, whole: bool) -
     return target, (hover(module, target) if whole else definition(module, target)) if module is not None else None
 
 
+@pytest.mark.usefixtures("small_blocks")  # (the computations' headers and callers found in the blocks holding them)
 @pytest.mark.parametrize("hlo_path", hlo_files(), ids=lambda path: f"{path.parent.parent.name}/{path.parent.name}")
 def test_a_glance_hovers_and_jumps_on_computations_as_the_whole_module_does(hlo_path: Path) -> None:
     module, glance = whole_module(hlo_path), glance_at(hlo_path)
@@ -956,7 +957,7 @@ def assert_reads_as_fresh(carried: ModuleGlance, fresh: ModuleGlance) -> None:
 @pytest.fixture
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Indexes of many blocks in a small text, as at 40 MB: an edit moves the blocks after it."""
-    monkeypatch.setattr(text_search, "_INDEX_BLOCK", 2048)
+    monkeypatch.setattr(block_names, "_INDEX_BLOCK", 2048)
     monkeypatch.setattr(text_search, "_LINE_SAMPLE", 256)
 
 
@@ -979,7 +980,7 @@ def test_a_glance_carried_past_one_line_edits_answers_as_a_fresh_glance(hlo_path
             continue
         carried, fresh, edited = edited_glances(hlo_path, edit, glance, documents)
         assert carried is not None
-        assert carried._hlo.__dict__["_definitions"]._blocks is not None  # the index read before the edit
+        assert carried._hlo.__dict__["_names"]._blocks is not None  # the index read before the edit
         edited_module = ModuleDump(glance.stem, {**documents, FileKind.HLO_MODULE: Document(edited.text,
                                                                                             FileKind.HLO_MODULE)})
         positions = instruction_positions(edited_module, 8)

@@ -96,51 +96,6 @@ def test_schedule_entries_and_allocations_are_found_in_the_live_range_and_buffer
     assert numbers[:3] == [0, 1, 2] and len(numbers) == buffers.count("\nallocation ")
 
 
-# ---- the definition index ---------------------------------------------------------------------
-
-_LINE_PARTS = ["", " ", "\t", "  ", "%", "ROOT", "ROOT ", "ROOT %", "ROOT%", "x", "x.1", "ROOTx", "y-2", "_z",
-               " = ", "=", ":", ": =", " // c", "(", ")", "\r", "{", "\u00a0", "1x"]
-
-
-@given(st.lists(st.lists(st.sampled_from(_LINE_PARTS), max_size=6).map("".join), max_size=40),
-       st.integers(min_value=1, max_value=64))
-@settings(max_examples=300, deadline=None)
-def test_the_definition_index_finds_what_a_search_of_the_whole_text_finds(lines: list[str], block: int) -> None:
-    text = "\n".join(lines)
-    index = text_search.definitions(text, searches_before_index=0)
-    with patch.object(text_search, "_INDEX_BLOCK", block):  # blocks of a few lines: every boundary is met
-        index.spans("x")
-    for name in {*re.findall(r"[\w.\-%]+", text), "x", "ROOT", "ROOTx", "x.1", "%x"}:
-        assert text_search.definition_offsets_in(text, index, name) == list(definition_offsets(text, name)), name
-
-
-def test_the_definition_index_of_a_real_module_finds_each_instruction_once() -> None:
-    text, document = _scanned(SPLIT_HLO, FileKind.HLO_MODULE)
-    index = text_search.definitions(text)
-    with patch.object(text_search, "_INDEX_BLOCK", 512):  # after the names of a first hover, the index is built
-        for _ in range(3):
-            index.spans("x")
-    for line, scan in document.scans():
-        if scan.kind == "instruction":
-            found = text_search.definition_offsets_in(text, index, scan.data[0])
-            assert [text.count("\n", 0, offset) for offset in found] == [line]
-
-
-def test_the_value_and_live_range_names_of_real_files_are_in_the_blocks_found_for_them() -> None:
-    for suffix, kind, candidates, role in (
-            ("-buffer-assignment.txt", FileKind.BUFFER_ASSIGNMENT, text_search.value_names, "value"),
-            ("-live-range.txt", FileKind.LIVE_RANGE, text_search.line_first_names, "live_range")):
-        text, document = _scanned(Path(f"{SPLIT_MLP}{suffix}"), kind)
-        names = text_search.BlockNames(text, candidates, searches_before_index=0)
-        starts = [0, *(offset + 1 for offset, character in enumerate(text) if character == "\n")]
-        with patch.object(text_search, "_INDEX_BLOCK", 256):
-            found = [(line, scan.data[1 if role == "value" else 0]) for line, scan in document.scans()
-                     if scan.kind == role]
-            assert found, suffix
-            for line, name in found:
-                assert any(start <= starts[line] < end for start, end in names.spans(name)), (suffix, line)
-
-
 def test_a_regular_schedule_is_read_by_line_number_and_any_other_by_search() -> None:
     live = Path(f"{SPLIT_MLP}-live-range.txt").read_text()
     start = live.index("  InstructionSequence:")

@@ -8,7 +8,7 @@ import bisect
 import re
 from array import array
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from hlo_lsp.parsing.hlo_scanner import TABLE_NAMES
@@ -175,131 +175,6 @@ def definition_offsets(text: str, name: str, start: int = 0, end: int | None = N
             yield match.start()
 
 
-# What `definition_offsets` finds, for any name at once: a line's first name after its prefix (`%`, `ROOT`,
-# `ROOT %`) and before its `=` (the text's first line is read with a newline put before it).
-_DEFINITION_CANDIDATE = re.compile(
-    r"\n[^\S\n]*(%|ROOT[^\S\n]+%|ROOT)?[^\S\n]*(" + NAME + r")(?=:?[ \t]*(?:=|//|\r?\n|\Z))")
-_VALUE_NAME = re.compile(r"<[0-9]+ (" + NAME + ")")  # `<62 ynn_fusion.1{} @0>`: how the scanner reads a value
-_LINE_FIRST_NAME = re.compile(r"^[^\S\n]*(" + NAME + r")\{", re.MULTILINE)  # `  ynn_fusion.1{} : 9-10`
-_NAME_ONLY = re.compile(NAME)
-_INDEX_BLOCK = 1 << 20  # characters per block of a BlockNames
-
-Candidates = Callable[[str, int, int], Iterable[str]]
-
-
-class BlockNames:
-    """Where in a text (or between `start` and `end`) a name may stand in one form (`candidates(text, start,
-    end)`: the names of that form in lines from `start` to `end`, a few more perhaps, never fewer), without
-    reading the whole text for each name: the names of each block of lines are read in one pass (0.2 s for
-    the definitions of 40 MB); a name is then looked for in the blocks that may hold it alone. The first
-    `searches_before_index` names (those of a first hover) are looked for in the whole text: the first hover after
-    opening a file does not wait for the index, the second reads it, and the later ones take milliseconds (each
-    search of a whole 40 MB text takes 15 ms). A block keeps its names' hashes, sorted in an array, not the names:
-    a few megabytes at 40 MB instead of 365,000 strings in sets, which outlived the file in the allocator's arenas
-    (two names of one hash cost the search of a block more, no more)."""
-
-    def __init__(self, text: str, candidates: Candidates, start: int = 0, end: int | None = None,
-                 searches_before_index: int = 1) -> None:
-        self._text, self._candidates = text, candidates
-        self._span = (start, len(text) if end is None else end)
-        self._searches, self._searches_before_index = 0, searches_before_index
-        self._blocks: list[Block] | None = None
-
-    def spans(self, name: str) -> list[tuple[int, int]]:
-        """The parts of the text (start, end) where `name` may stand."""
-        if _NAME_ONLY.fullmatch(name) is None or self._searches < self._searches_before_index:
-            self._searches += 1  # (no block's names hold a name of other characters: the whole text is read)
-            return [self._span]
-        if self._blocks is None:
-            self._blocks = self._read_blocks()
-        key = hash(name)
-        return [(start, end) for start, end, keys in self._blocks if _holds(keys, key)]
-
-    def spliced(self, text: str, start: int, end: int, inserted: int) -> BlockNames:
-        """The index of `text`: this index's text with `start:end` replaced by `inserted` characters, no newline
-        in either. The edited line's block keeps its names and gains those the line now holds (a name it no
-        longer holds costs a search of that block, no more): the edit is read, not the block."""
-        shift = inserted - (end - start)
-        span_start, span_end = self._span
-        carried = BlockNames(text, self._candidates, span_start if span_start <= start else span_start + shift,
-                             span_end + shift if span_end >= end else span_end, self._searches_before_index)
-        carried._searches = self._searches
-        if self._blocks is not None:
-            line_start = text.rfind("\n", 0, start) + 1
-            line_end = text.find("\n", start + inserted)
-            line_end = len(text) if line_end < 0 else line_end + 1
-            keys = _keys(self._candidates(text, line_start, line_end))
-            carried._blocks = [_spliced_block(block, line_start, shift, keys) for block in self._blocks]
-        return carried
-
-    def _read_blocks(self) -> list[Block]:
-        """Blocks of whole lines of about _INDEX_BLOCK characters: (start, end, the names they may hold)."""
-        text, (start, stop) = self._text, self._span
-        blocks = []
-        while start < stop:
-            end = text.find("\n", start + _INDEX_BLOCK, stop)
-            end = stop if end < 0 else end + 1
-            blocks.append((start, end, _keys(self._candidates(text, start, end))))
-            start = end
-        return blocks
-
-
-Block = tuple[int, int, "array[int]"]  # start, end, the sorted hashes of the names the lines between may hold
-
-
-def _keys(names: Iterable[str]) -> array[int]:
-    return array("q", sorted({hash(name) for name in names}))
-
-
-def _holds(keys: array[int], key: int) -> bool:
-    found = bisect.bisect_left(keys, key)
-    return found < len(keys) and keys[found] == key
-
-
-def _spliced_block(block: Block, line_start: int, shift: int, edited_keys: array[int]) -> Block:
-    """A block of whole lines after an edit of the line at `line_start` (holding the names of `edited_keys` now)
-    that moved what follows it by `shift`."""
-    first, end, keys = block
-    if end <= line_start:
-        return block
-    if first > line_start:
-        return first + shift, end + shift, keys
-    return first, end + shift, array("q", sorted({*keys, *edited_keys}))
-
-
-def definitions(text: str, searches_before_index: int = 2) -> BlockNames:
-    """Where `definition_offsets` may find a name in `text` (a hover looks for two names' definitions)."""
-    return BlockNames(text, _definition_candidates, searches_before_index=searches_before_index)
-
-
-def definition_offsets_in(text: str, where: BlockNames, name: str) -> list[int]:
-    """`definition_offsets(text, name)`, looked for where `where` (`definitions(text)`) says it may be."""
-    return [offset for start, end in where.spans(name) for offset in definition_offsets(text, name, start, end)]
-
-
-def _definition_candidates(text: str, start: int, end: int) -> set[str]:
-    """The names lines from `start` (a line's start) to `end` may define (`ROOTx = ...` defines `x` and
-    `ROOTx`)."""
-    if start == 0:
-        found = _DEFINITION_CANDIDATE.findall("\n" + text[:end])
-    else:  # from the newline before `start`
-        found = _DEFINITION_CANDIDATE.findall(text, start - 1, end)
-    names = {name for _, name in found}
-    names.update("ROOT" + name for prefix, name in found if prefix == "ROOT")
-    return names
-
-
-def value_names(text: str, start: int, end: int) -> list[str]:
-    """The names of the values printed from `start` to `end` (`<62 ynn_fusion.1{} @0>`), and perhaps more."""
-    return _VALUE_NAME.findall(text, start, end)
-
-
-def line_first_names(text: str, start: int, end: int) -> list[str]:
-    """The names that open a line (after its blanks) with a `{` after them (a live range), from `start` (a line's
-    start) to `end`."""
-    return _LINE_FIRST_NAME.findall(text, start, end)
-
-
 def is_header_prefix(prefix: str) -> bool:
     """Whether `prefix` (a line's text before a name, spaces cut) may stand before a computation's name."""
     return _HEADER_PREFIX.fullmatch(prefix) is not None
@@ -332,6 +207,29 @@ def schedule_entry_offset(text: str, time: int, start: int, end: int) -> int | N
     """The offset of the line break before the first schedule entry at `time` between `start` and `end`."""
     match = re.compile(rf"\n[ \t]*0*{time}:").search(text, start, end)  # XLA prints no zeros, but reads them
     return match.start() if match is not None else None
+
+
+_BRACE_SAMPLE = 1 << 16  # characters between two sampled offsets of a BraceBalance
+
+
+class BraceBalance:
+    """How many more `{` than `}` a text holds before each sampled offset: how many a stretch of it leaves open
+    (a computation's header to a line of its body: one), read from two samples and what lies beyond each."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._before = array("q", [0])
+        for start in range(0, len(text), _BRACE_SAMPLE):
+            end = start + _BRACE_SAMPLE
+            self._before.append(self._before[-1] + text.count("{", start, end) - text.count("}", start, end))
+
+    def between(self, start: int, end: int) -> int:
+        return self._up_to(end) - self._up_to(start)
+
+    def _up_to(self, offset: int) -> int:
+        sample = offset // _BRACE_SAMPLE
+        start = sample * _BRACE_SAMPLE
+        return self._before[sample] + self._text.count("{", start, offset) - self._text.count("}", start, offset)
 
 
 _LINE_SAMPLE = 1 << 14  # characters between two sampled line starts of a LineIndex

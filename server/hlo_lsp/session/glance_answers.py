@@ -41,6 +41,7 @@ NOTHING: Final = _Nothing.NOTHING
 
 def _glanced_line(glance: ModuleGlance, document: Document, cursor: Cursor) -> tuple[Document, Target | None] | None:
     """The cursor's line alone, as a document, and what the cursor is on (None: nothing)."""
+    glance.asked()
     line = glance.line_document(cursor.line, document.source)
     return (line, target_at(line, cursor.position(line))) if line is not None else None
 

@@ -11,16 +11,14 @@ from hlo_lsp.model.chunk import Chunk
 from hlo_lsp.model.glance.text_index import Declined, Picks, Text
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES
+from hlo_lsp.parsing.block_names import BlockNames, line_first_names, value_names
 from hlo_lsp.parsing.line_scan import LineScan, State
 from hlo_lsp.parsing.text_search import (
-    BlockNames,
     allocation_numbers,
     end_of_blanks,
-    line_first_names,
     regular_schedule_length,
     schedule_entry_offset,
     scheduled_names,
-    value_names,
 )
 
 _HEADER_KINDS = frozenset((
@@ -52,6 +50,11 @@ class BuffersText(Text):
 
     def headers_of(self, kind: str, after: int = -1) -> list[HeaderLine]:
         return [header for header in self.headers if header[3].kind == kind and header[0] > after]
+
+    def read_indexes(self) -> None:
+        """Reads what questions read of the whole text: its sections, the values index, how allocations are numbered."""
+        self._value_blocks.read()
+        _ = self.headers, self._header_starts, self._allocation_numbers
 
     @lazy
     def _value_blocks(self) -> BlockNames:
@@ -176,6 +179,11 @@ class LiveRangeSection:
             texts.append(text)
             scans.append(scan)
         return first, Chunk(texts, scans, self.peak[3].end_state, self.file.document.scanner)
+
+    def read_indexes(self) -> None:
+        """Reads what questions read of the whole section: the peak list, the live ranges' index, the schedule."""
+        self._range_blocks.read()
+        _ = self.base, self.peak_list, self._regular_schedule_length
 
     def scheduled_names(self) -> list[str]:
         start, end = self.sequence[0], self.file.section_end(self.sequence)

@@ -9,14 +9,13 @@ from hlo_lsp.model.document import Document
 from hlo_lsp.model.glance.text_index import Declined, Picks, Text
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.model.spliced_text import text_offsets
+from hlo_lsp.parsing.block_names import BlockNames, definition_offsets_in, hlo_names
 from hlo_lsp.parsing.hlo_scanner import in_string, leaves_a_string_open
 from hlo_lsp.parsing.line_scan import LineScan, State
 from hlo_lsp.parsing.text_search import (
-    BlockNames,
+    BraceBalance,
     UnindentedLinesAbove,
     defined_names,
-    definition_offsets_in,
-    definitions,
     has_cross_line_forms,
     has_indented_line_after_non_header,
     is_header_prefix,
@@ -50,6 +49,11 @@ class HloText(Text):
                 # a table printed below a computation is read by the module, not by the glance
                 return {} if table_header_after(self.text, self.line_start(line)) else lines
         return {}  # no computation near the top: every question is declined
+
+    def read_indexes(self) -> None:
+        """Reads what questions read of the whole text: its indexes (names, unindented lines, braces)."""
+        self._names.read()
+        _ = self._unindented_lines, self._braces, self.defined_names, self.has_instructions_outside_computations
 
     def scan(self, line: int, state: State) -> tuple[str, LineScan]:
         if self._starts_in_string(line):
@@ -105,14 +109,14 @@ class HloText(Text):
         wherever the scanner may read a definition, `name` then `=` with any spaces or tabs between
         (`state =0(...` too), or `name` alone, its `=` below (fuzzer mutant #596970), after nothing, `%`,
         `ROOT` or `ROOT %` on its line."""
-        found = definition_offsets_in(self.text, self._definitions, name)
+        found = definition_offsets_in(self.text, self._names, name)
         if len(found) != 1:
             raise Declined
         return found[0]
 
     @lazy
-    def _definitions(self) -> BlockNames:
-        return definitions(self.text)
+    def _names(self) -> BlockNames:
+        return hlo_names(self.text)
 
     def pick_instruction(self, picks: Picks, name: str) -> None:
         """The instruction's line, the line after it, and its computation's header."""
@@ -128,10 +132,10 @@ class HloText(Text):
         if picks.pick(self.computation_header(offset), "top", _COMPUTATION).kind != "computation":
             raise Declined  # held already, as another kind of line
 
-    def occurrences_of_name(self, name: str) -> Iterator[int]:
-        """The offsets of `name` standing alone (not inside a longer name)."""
+    def occurrences_of_name(self, name: str, start: int = 0, stop: int | None = None) -> Iterator[int]:
+        """The offsets of `name` standing alone (not inside a longer name), from `start` to `stop`."""
         text, end = self.text, len(name)
-        for offset in self.occurrences(name):
+        for offset in self.occurrences(name, start, stop):
             if (offset == 0 or text[offset - 1] not in _NAME_CHARACTERS) and \
                     text[offset + end : offset + end + 1] not in _NAME_CHARACTERS:
                 yield offset
@@ -139,7 +143,9 @@ class HloText(Text):
     def pick_computation(self, picks: Picks, name: str, whole: bool) -> None:
         """The computation's header; `whole`: its body too, every instruction that names it and
         their computations' headers."""
-        occurrences = list(self.occurrences_of_name(name))  # (a search of the whole text: once)
+        # where it may head a computation or be called (the whole text, until the index is read)
+        occurrences = [offset for start, stop in self._names.spans(name)
+                       for offset in self.occurrences_of_name(name, start, stop)]
         headers = [offset for offset in occurrences
                    if is_header_prefix(self.prefix_on_line(offset))
                    and self.scan(self.line_at(offset), "top")[1].kind == "computation"]
@@ -180,8 +186,11 @@ class HloText(Text):
     def braces_open_between(self, first: int, last: int) -> int:
         """How many more `{` than `}` the lines from `first` up to `last` hold (1 from a computation's
         header to a line of its body, in any text XLA prints)."""
-        start, end = self.line_start(first), self.line_start(last)
-        return self.text.count("{", start, end) - self.text.count("}", start, end)
+        return self._braces.between(self.line_start(first), self.line_start(last))
+
+    @lazy
+    def _braces(self) -> BraceBalance:
+        return BraceBalance(self.text)
 
     def computation_header(self, offset: int) -> int:
         """The header line of the computation around `offset`: the nearest line before it that is not
@@ -227,8 +236,8 @@ class HloText(Text):
                 given["has_instructions_outside_computations"] = known["has_instructions_outside_computations"]
         if "defined_names" in known and old.defined_names == new.defined_names:
             given["defined_names"] = known["defined_names"]
-        if "_definitions" in known:
-            given["_definitions"] = known["_definitions"].spliced(carried.text, start, end, inserted)
+        if "_names" in known:
+            given["_names"] = known["_names"].spliced(carried.text, start, end, inserted)
         if "_unindented_lines" in known:
             unindented = known["_unindented_lines"].spliced(carried.text, start, end, inserted)
             if unindented is not None:

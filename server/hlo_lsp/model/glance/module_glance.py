@@ -46,6 +46,32 @@ class ModuleGlance:
     def __init__(self, stem: str, files: dict[FileKind, Text]) -> None:
         self.stem = stem
         self._files = files
+        self._questions = 0
+
+    def asked(self) -> None:
+        """Told of each question: at the second, reads at once what questions read of the files' whole texts
+        (their indexes; see `read_indexes`)."""
+        self._questions += 1
+        if self._questions == 2:
+            self.read_indexes()
+
+    def read_indexes(self) -> None:
+        """Reads what the questions after a first read of the files' whole texts: their name indexes, how
+        allocations are numbered, the live ranges' section and its peak list. A first question reads only what
+        it needs; each of these reads tens to hundreds of milliseconds of a 40 MB module, and read by the
+        questions that first need them, one by one, each of those would wait: here one question waits for all."""
+        try:
+            self._hlo.read_indexes()
+            for kind in self.KINDS - {FileKind.HLO_MODULE}:
+                file = self._files.get(kind)
+                if isinstance(file, BuffersText):
+                    file.read_indexes()
+            section = self._live_range
+            if section is not None:
+                section.read_indexes()
+            _ = self._several_spaces, self._paired
+        except Declined:  # a question that needs what declined declines too
+            pass
 
     @classmethod
     def of(cls, stem: str, documents: dict[FileKind, Document]) -> ModuleGlance | None:
@@ -73,6 +99,7 @@ class ModuleGlance:
         if hlo is None:
             return None
         carried = ModuleGlance(self.stem, {**self._files, FileKind.HLO_MODULE: hlo})
+        carried._questions = self._questions
         known, given = self.__dict__, carried.__dict__
         for companions_only in ("_several_spaces", "_live_range"):
             if companions_only in known:
