@@ -2,7 +2,7 @@
 
 import sys
 
-from hlo_lsp.cli import main
+from hlo_lsp.launch import main
 
 if __name__ == "__main__":  # (not when a spawned process imports it as its parent's main module)
     sys.exit(main())

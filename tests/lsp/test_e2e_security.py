@@ -143,8 +143,10 @@ async def guarded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
     read_only(setup.dumps)
     setup.before = snapshot(setup.dumps)
 
+    # (under the allocator the server starts itself again with, hlo_lsp.launch: started so, it goes on as it is, and
+    # the guard stays; an exec would end it)
     env = dict(os.environ, HOME=str(setup.scratch), TMPDIR=str(setup.scratch), PYTHONDONTWRITEBYTECODE="1",
-               GUARD_ROOT=str(setup.root), GUARD_ALLOWED=os.pathsep.join(allowed))
+               GUARD_ROOT=str(setup.root), GUARD_ALLOWED=os.pathsep.join(allowed), PYTHONMALLOC="malloc")
     assert SERVER.server_command[1:] == ["-m", "hlo_lsp"]  # the same server as the other tests, guarded
     client = make_test_lsp_client()
     await client.start_io("unshare", "-n", SERVER.server_command[0], "-c", GUARD, env=env, cwd=str(setup.scratch))
