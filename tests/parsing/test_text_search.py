@@ -20,6 +20,7 @@ from hlo_lsp.parsing.text_search import (
     allocation_numbers,
     defined_names,
     definition_offsets,
+    end_of_blanks,
     has_cross_line_forms,
     has_indented_line_after_non_header,
     schedule_entry_offset,
@@ -39,6 +40,32 @@ def test_every_instruction_the_scanner_reads_is_found_defined_once_on_its_line()
     for name, line in definitions.items():
         (offset,) = definition_offsets(text, name)
         assert text.count("\n", 0, offset) == line, name
+
+
+_DEFINITION_PARTS = ["", " ", "\t", "%", "ROOT", "ROOT ", "ROOT %", "x", "x.1", "xx", "ROOTx", " = ", "=", ":", " //",
+                     "(", "\r", "{", "\u00a0"]
+
+
+def _definitions_by_pattern(text: str, name: str, start: int, end: int) -> list[int]:
+    """`definition_offsets` as a pattern of the name would find them (the search it replaced, kept as the oracle)."""
+    found = []
+    for match in re.compile(re.escape(name) + r":?[ \t]*(?:=|//|\r?\n|\Z)").finditer(text, start, end):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        first = end_of_blanks(text, line_start)
+        if re.fullmatch(r"(?:%|ROOT|ROOT\s+%)?\s*", text[min(first, match.start()):match.start()]):
+            found.append(match.start())
+    return found
+
+
+@given(st.lists(st.lists(st.sampled_from(_DEFINITION_PARTS), max_size=6).map("".join), max_size=30),
+       st.sampled_from(["x", "x.1", "xx", "ROOT", "ROOTx", "%x"]), st.integers(0, 40), st.integers(0, 400))
+@settings(max_examples=400, deadline=None)
+def test_a_definition_is_found_where_a_pattern_of_the_name_finds_it(lines: list[str], name: str, start: int,
+                                                                     length: int) -> None:
+    text = "\n".join(lines)
+    end = min(len(text), start + length)
+    start = min(start, end)
+    assert list(definition_offsets(text, name, start, end)) == _definitions_by_pattern(text, name, start, end)
 
 
 def test_a_dump_has_no_cross_line_forms_and_no_instruction_outside_a_computation() -> None:

@@ -25,6 +25,7 @@ from hlo_lsp.parsing.text_search import (
 from hlo_lsp.text import Range
 
 _HEAD_LINES = 100_000  # lines before the first computation worth scanning (stack-frame tables)
+_LONG_LINE = 10_000  # characters of a line whose scan is kept
 _BLANK_LINES_ABOVE = 100  # blank and comment lines looked through above a computation header
 _NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _BODY_LINES = 20_000  # a longer computation (a large ENTRY) is left to the whole module
@@ -56,9 +57,21 @@ class HloText(Text):
         _ = self._unindented_lines, self._braces, self.defined_names, self.has_instructions_outside_computations
 
     def scan(self, line: int, state: State) -> tuple[str, LineScan]:
+        kept = self._long_lines.get((line, state))
+        if kept is not None:
+            return kept
         if self._starts_in_string(line):
             raise Declined  # a string over lines: XLA reads it on through whatever its lines hold
-        return super().scan(line, state)
+        scanned = super().scan(line, state)
+        if len(scanned[0]) >= _LONG_LINE:
+            self._long_lines[line, state] = scanned
+        return scanned
+
+    @lazy
+    def _long_lines(self) -> dict[tuple[int, State], tuple[str, LineScan]]:
+        """The long lines scanned (an ENTRY computation's header names each of its parameters: every hover on one
+        of its instructions reads it), kept with their scans."""
+        return {}
 
     def scan_run(self, first: int, state: State, stop: int) -> Iterator[tuple[int, str, State, LineScan]]:
         if self._starts_in_string(first):
