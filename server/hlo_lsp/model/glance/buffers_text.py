@@ -7,6 +7,7 @@ import bisect
 from collections import Counter
 from collections.abc import Iterator
 
+from hlo_lsp.model.buffer_assignment import read_buffer_assignment
 from hlo_lsp.model.chunk import Chunk
 from hlo_lsp.model.glance.text_index import Declined, Picks, Text
 from hlo_lsp.model.lazy import lazy
@@ -181,9 +182,15 @@ class LiveRangeSection:
         return first, Chunk(texts, scans, self.peak[3].end_state, self.file.document.scanner)
 
     def read_indexes(self) -> None:
-        """Reads what questions read of the whole section: the peak list, the live ranges' index, the schedule."""
+        """Reads what questions read of the whole section: the peak list (its records and the bytes each counts,
+        shared by every question), the live ranges' index, the schedule."""
         self._range_blocks.read()
-        _ = self.base, self.peak_list, self._regular_schedule_length
+        _ = self._regular_schedule_length
+        picks = Picks(self.file, self.base)
+        picks.share(*self.peak_list)
+        live = read_buffer_assignment([picks.document()]).live_range
+        if live is not None:
+            _ = live.peak.sizes
 
     def scheduled_names(self) -> list[str]:
         start, end = self.sequence[0], self.file.section_end(self.sequence)
