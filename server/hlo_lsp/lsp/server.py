@@ -10,6 +10,7 @@ import sys
 
 from hlo_lsp.lsp.handlers import register
 from hlo_lsp.lsp.language_server import HloLanguageServer
+from hlo_lsp.lsp.stdio import serve_stdio
 
 # The event loop shares the interpreter with the threads that read a module (seconds at 40 MB).
 # At CPython's default of 5 ms between switches, each message an editor sends on opening a file
@@ -31,5 +32,5 @@ def run(tcp: tuple[str, int] | None = None) -> int:
     if tcp is not None:
         server.start_tcp(*tcp)
     else:
-        server.start_io()
+        serve_stdio(server)
     return server.protocol.exit_status
