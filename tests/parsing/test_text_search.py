@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from unittest.mock import patch
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +17,7 @@ from hlo_lsp.model.document import Document
 from hlo_lsp.parsing import text_search
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.text_search import (
+    LineIndex,
     UnindentedLinesAbove,
     allocation_numbers,
     defined_names,
@@ -139,3 +141,24 @@ def test_a_regular_schedule_is_read_by_line_number_and_any_other_by_search() -> 
     assert text_search.regular_schedule_length(swapped, 0, len(swapped)) is None
     blank = "\n".join([lines[0], "", *lines[1:]])
     assert text_search.regular_schedule_length(blank, 0, len(blank)) is None
+
+
+@given(st.lists(st.sampled_from(["", "x", "  %a = f32[] add(b, c)", "\r", "é" * 30]), max_size=700),
+       st.sampled_from([16, 64, 1 << 13]))
+@settings(max_examples=150, deadline=None)
+def test_the_line_index_finds_each_line_where_a_count_of_newlines_does(lines: list[str], sample: int) -> None:
+    text = "\n".join(lines)
+    with patch.object(text_search, "_LINE_SAMPLE", sample):
+        index = LineIndex(text)
+    starts = [0, *(offset + 1 for offset, character in enumerate(text) if character == "\n")]
+    assert index.line_count == len(starts)
+    assert [index.line_start(line) for line in range(len(starts))] == starts
+    assert [index.line_at(offset) for offset in range(0, len(text), 7)] == \
+        [text.count("\n", 0, offset) for offset in range(0, len(text), 7)]
+    with pytest.raises(ValueError):
+        index.line_start(len(starts))
+
+
+def test_a_thousand_blank_lines_after_a_sample_are_skipped_by_the_line_index() -> None:
+    text = "x\n" + "\n" * 3000 + "y"
+    assert LineIndex(text).line_start(3001) == text.index("y")

@@ -24,7 +24,7 @@ _CALLED_VALUE = re.compile("=(?:" + "|".join(f"(?<={key}=)" for key in CALLED_KE
 _VALUE_NAME = re.compile(r"<[0-9]+ (" + NAME + ")")  # `<62 ynn_fusion.1{} @0>`: how the scanner reads a value
 _LINE_FIRST_NAME = re.compile(r"^[^\S\n]*(" + NAME + r")\{", re.MULTILINE)  # `  ynn_fusion.1{} : 9-10`
 _NAME_ONLY = re.compile(NAME)
-_INDEX_BLOCK = 1 << 20  # characters per block of a BlockNames
+_INDEX_BLOCK = 1 << 18  # characters per block of a BlockNames
 
 Candidates = Callable[[str, int, int], Iterable[str]]
 ANYWHERE = "\n"  # a candidate that stands for every name, in every block (a form read over lines)
@@ -59,8 +59,15 @@ class BlockNames:
                 return [self._span]
             self.read()
         assert self._blocks is not None
-        key = hash(name)
-        return [(start, end) for start, end, keys in self._blocks if keys is None or _holds(keys, key)]
+        key, found = hash(name), []
+        for start, end, keys in self._blocks:  # (a hover looks up a few names in a few hundred blocks: inlined)
+            if keys is None:
+                found.append((start, end))
+                continue
+            at = bisect.bisect_left(keys, key)
+            if at < len(keys) and keys[at] == key:
+                found.append((start, end))
+        return found
 
     def read(self) -> None:
         """Reads the names of every block now (a first search would)."""
@@ -108,11 +115,6 @@ Block = tuple[int, int, "array[int] | None"]  # start, end, the sorted hashes of
 def _keys(names: Iterable[str]) -> array[int] | None:
     hashes = set(map(hash, names))
     return None if _ANYWHERE_KEY in hashes else array("q", sorted(hashes))
-
-
-def _holds(keys: array[int], key: int) -> bool:
-    found = bisect.bisect_left(keys, key)
-    return found < len(keys) and keys[found] == key
 
 
 def _spliced_block(block: Block, line_start: int, shift: int, edited_keys: array[int]) -> Block:

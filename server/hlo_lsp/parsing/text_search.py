@@ -11,6 +11,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from hlo_lsp.memos import memo
 from hlo_lsp.parsing.hlo_scanner import TABLE_NAMES
 from hlo_lsp.parsing.names import NAME
 
@@ -262,9 +263,12 @@ class LineIndex:
         """Where `line` (0 <= line < line_count) starts."""
         sample = max(bisect.bisect_right(self._lines, line) - 1, 0)
         offset, seen = self._offsets[sample], self._lines[sample]
-        while seen < line:
-            offset = self.text.index("\n", offset) + 1
-            seen += 1
+        while line > seen:  # (a pattern skips the lines in one call, where str.index took one a line)
+            count = min(line - seen, _LINES_SKIPPED_AT_ONCE)
+            skipped = _lines_skipped(count).match(self.text, offset)
+            if skipped is None:
+                raise ValueError(f"line {line} is past the text's end")
+            offset, seen = skipped.end(), seen + count
         return offset
 
     def line_end(self, start: int) -> int:
@@ -281,6 +285,14 @@ class LineIndex:
         offsets = self._offsets[:kept] + [offset + shift for offset in self._offsets[after:]]
         lines = self._lines[:kept] + [line + added for line in self._lines[after:]]
         return LineIndex(text, offsets, lines, self.line_count + added)
+
+
+_LINES_SKIPPED_AT_ONCE = 256  # the most lines one pattern skips (a sample's 8K characters hold fewer, but blank ones)
+
+
+@memo(maxsize=_LINES_SKIPPED_AT_ONCE)
+def _lines_skipped(count: int) -> re.Pattern[str]:
+    return re.compile(rf"(?:[^\n]*\n){{{count}}}")
 
 
 def _sampled_line_starts(text: str) -> tuple[list[int], list[int], int]:
