@@ -86,7 +86,9 @@ def test_a_glance_hovers_and_jumps_as_the_whole_module_does(hlo_path: Path) -> N
     answered = 0
     positions = instruction_positions(module, PER_MODULE)
     several_spaces = module.memory_spaces.several  # the peak of each space needs the whole module
-    for position in positions:
+    for number, position in enumerate(positions):
+        if number == len(positions) // 2:
+            glance.read_indexes()  # the first half by searches of the whole texts, the second in the indexes' blocks
         target, glanced = glanced_hover(glance, position)
         name = target_at(module.hlo_document, position).name  # type: ignore[arg-type, union-attr]
         defined_twice = len(module.hlo.definition_lines(name)) > 1  # type: ignore[union-attr]
@@ -132,8 +134,11 @@ def glanced_computation(glance: ModuleGlance, position: Position, whole: bool) -
 def test_a_glance_hovers_and_jumps_on_computations_as_the_whole_module_does(hlo_path: Path) -> None:
     module, glance = whole_module(hlo_path), glance_at(hlo_path)
     positions = computation_positions(module, PER_MODULE)
+    random.Random(3).shuffle(positions)  # (headers and calls in both halves)
     answered = 0
-    for position in positions:
+    for number, position in enumerate(positions):
+        if number == len(positions) // 2:
+            glance.read_indexes()  # the first half by searches of the whole texts, the second in the indexes' blocks
         target = target_at(module.hlo_document, position)  # type: ignore[arg-type]
         assert target is not None and target.kind == "computation", (hlo_path.name, position)
         for whole, ask in ((True, hover), (False, definition)):
@@ -160,7 +165,9 @@ def test_a_glance_at_a_generated_large_dump_hovers_as_the_whole_module_does(tmp_
     hlo_path = generated_dump(tmp_path, style)
     module, glance = whole_module(hlo_path), glance_at(hlo_path)
     positions = instruction_positions(module, 200)
-    for position in positions:
+    for number, position in enumerate(positions):
+        if number == 100:
+            glance.read_indexes()
         target, glanced = glanced_hover(glance, position)
         assert glanced is not None and target is not None, position
         assert glanced == hover(module, target), position
@@ -970,8 +977,9 @@ def test_a_glance_carried_past_one_line_edits_answers_as_a_fresh_glance(hlo_path
     glance = ModuleGlance.of(module_stem(str(hlo_path)), documents)
     assert glance is not None
     rng = random.Random(hlo_path.name)
-    for position in instruction_positions(whole_module(hlo_path), 6):  # the indexes a first hovers build
+    for position in instruction_positions(whole_module(hlo_path), 6):
         glanced_hover(glance, position)
+    glance.read_indexes()  # (what a second question reads)
     for _ in range(6):
         text = documents[FileKind.HLO_MODULE].unscanned_text()
         assert text is not None
@@ -1054,3 +1062,27 @@ def test_an_edit_over_lines_is_not_carried() -> None:
         assert glance.after_edit(hlo, hlo.apply_edit(edit, new), edit) is None
     other = Document(hlo.text, FileKind.HLO_MODULE, hlo.source)  # not the glance's document
     assert glance.after_edit(other, other.apply_edit(Range.on_line(20, 0, 0), "x"), Range.on_line(20, 0, 0)) is None
+
+
+def _indexes_read(glance: ModuleGlance) -> bool:
+    names = glance._hlo.__dict__.get("_names")
+    return names is not None and names._blocks is not None
+
+
+def test_the_second_question_reads_every_index_at_once_but_not_beside_the_first() -> None:
+    """An editor asks for a hover and a definition at once as it opens a file: the second does not read the
+    indexes while the first is answered (they would share the interpreter); the next question alone does."""
+    glance = glance_at(f"{SPLIT_MLP}.txt")
+    with glance.question():
+        with glance.question():
+            assert not _indexes_read(glance)
+        assert not _indexes_read(glance)
+    assert not _indexes_read(glance)
+    with glance.question():
+        assert _indexes_read(glance)
+    sequential = glance_at(f"{SPLIT_MLP}.txt")
+    with sequential.question():
+        pass
+    with sequential.question():
+        assert _indexes_read(sequential)
+        assert "peak_list" in sequential._live_range.__dict__  # type: ignore[union-attr]

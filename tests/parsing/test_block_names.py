@@ -55,9 +55,11 @@ def test_the_definition_index_finds_what_a_search_of_the_whole_text_finds(lines:
 def test_the_definition_index_of_a_real_module_finds_each_instruction_once() -> None:
     text, document = _scanned(SPLIT_HLO, FileKind.HLO_MODULE)
     index = hlo_names(text)
-    with patch.object(block_names, "_INDEX_BLOCK", 512):  # after the names of a first hover, the index is built
-        for _ in range(3):
-            index.spans("x")
+    for _ in range(block_names.SEARCHES_BEFORE_INDEX):  # a first hover's names are looked for in the whole text
+        index.spans("x")
+    with patch.object(block_names, "_INDEX_BLOCK", 512):  # and then the index reads itself
+        index.spans("x")
+    assert index._blocks is not None and len(index._blocks) > 10
     for line, scan in document.scans():
         if scan.kind == "instruction":
             found = definition_offsets_in(text, index, scan.data[0])
@@ -69,7 +71,7 @@ def test_the_definition_index_of_a_real_module_finds_each_instruction_once() -> 
 _CALL_PARTS = ["", " ", "\t", "%", "x", "y.1", "ENTRY ", "ROOT ", "calls=", "to_apply=", "body=", "condition=",
                "branch_computations=", "called_computations=", "{", "}", ", ", ",", "(", ")", " -> f32[] ",
                " = f32[] fusion(", " = f32[] call(", "), ", '"', "/*c*/", "// c", "kind=kLoop", "metadata={",
-               "op_name=\"calls=x\"", "\u00a0"]
+               "op_name=\"calls=x\"", "\u00a0", '"/*"', "*/"]
 
 
 def _computation_places(document: Document) -> list[tuple[int, str]]:

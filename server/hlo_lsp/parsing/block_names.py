@@ -13,10 +13,12 @@ from hlo_lsp.parsing.hlo_scanner.forms import CALLED_KEYS
 from hlo_lsp.parsing.names import NAME
 from hlo_lsp.parsing.text_search import definition_offsets
 
-# What a line of an HLO text may define or head, for any name at once: its first name after blanks and a `%`,
-# and after `ROOT` or `ENTRY` the next (a superset of what `definition_offsets` finds; the first line is read
-# with a newline put before it).
-_LINE_NAMES = re.compile(rf"\n[^\S\n]*%?[^\S\n]*({NAME})(?:(?<=ROOT|NTRY)[^\S\n]*%?[^\S\n]*({NAME}))?")
+# What a line of an HLO text may define or head, for any name at once (a superset of what `definition_offsets`
+# finds): its first name after blanks and a `%`, and the name after a `ROOT` or an `ENTRY` there (`ROOT %x`,
+# `ROOTx`, `ENTRY %main`). Each pattern starts with a newline, which the regex engine finds at C speed (the first
+# line is read with one put before it).
+_LINE_FIRST_NAMES = re.compile(rf"\n[^\S\n]*%?[^\S\n]*({NAME})")
+_NAMES_AFTER_ROOT_OR_ENTRY = re.compile(rf"\n[^\S\n]*%?[^\S\n]*(?:ROOT|ENTRY)[^\S\n]*%?[^\S\n]*({NAME})")
 # What a key naming computations (`calls=`, `branch_computations=`, ... in any context) is followed by: a braced
 # list on its line, a name, or something else (a value below, a comment: unsure).
 _CALLED_VALUE = re.compile("=(?:" + "|".join(f"(?<={key}=)" for key in CALLED_KEYS) + r")[ \t]*"
@@ -24,7 +26,9 @@ _CALLED_VALUE = re.compile("=(?:" + "|".join(f"(?<={key}=)" for key in CALLED_KE
 _VALUE_NAME = re.compile(r"<[0-9]+ (" + NAME + ")")  # `<62 ynn_fusion.1{} @0>`: how the scanner reads a value
 _LINE_FIRST_NAME = re.compile(r"^[^\S\n]*(" + NAME + r")\{", re.MULTILINE)  # `  ynn_fusion.1{} : 9-10`
 _NAME_ONLY = re.compile(NAME)
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/")  # on one line (one over lines makes a text no glance reads)
 _INDEX_BLOCK = 1 << 18  # characters per block of a BlockNames
+SEARCHES_BEFORE_INDEX = 16  # names looked for in the whole text before an index reads itself (a first hover's)
 
 Candidates = Callable[[str, int, int], Iterable[str]]
 ANYWHERE = "\n"  # a candidate that stands for every name, in every block (a form read over lines)
@@ -34,16 +38,16 @@ _ANYWHERE_KEY = hash(ANYWHERE)
 class BlockNames:
     """Where in a text (or between `start` and `end`) a name may stand in one form (`candidates(text, start,
     end)`: the names of that form in lines from `start` to `end`, a few more perhaps, never fewer), without
-    reading the whole text for each name: the names of each block of lines are read in one pass (0.2 s for
-    the definitions of 40 MB); a name is then looked for in the blocks that may hold it alone. The first
-    `searches_before_index` names (those of a first hover) are looked for in the whole text: the first hover after
-    opening a file does not wait for the index, the second reads it, and the later ones take milliseconds (each
-    search of a whole 40 MB text takes 15 ms). A block keeps its names' hashes, sorted in an array, not the names:
+    reading the whole text for each name: the names of each block of lines are read in one pass (0.44 s for
+    an HLO text of 40 MB); a name is then looked for in the blocks that may hold it alone. Until the index is read
+    (`read`: the glance's second question reads every index, `ModuleGlance.read_indexes`), or for the first
+    `searches_before_index` names, a name is looked for in the whole text (8 ms at 40 MB): the first hover after
+    opening a file does not wait for the index. A block keeps its names' hashes, sorted in an array, not the names:
     a few megabytes at 40 MB instead of 365,000 strings in sets, which outlived the file in the allocator's arenas
     (two names of one hash cost the search of a block more, no more)."""
 
     def __init__(self, text: str, candidates: Candidates, start: int = 0, end: int | None = None,
-                 searches_before_index: int = 1) -> None:
+                 searches_before_index: int = SEARCHES_BEFORE_INDEX) -> None:
         self._text, self._candidates = text, candidates
         self._span = (start, len(text) if end is None else end)
         self._searches, self._searches_before_index = 0, searches_before_index
@@ -128,9 +132,9 @@ def _spliced_block(block: Block, line_start: int, shift: int, edited_keys: array
     return first, end + shift, None if keys is None else array("q", sorted({*keys, *edited_keys}))
 
 
-def hlo_names(text: str, searches_before_index: int = 2) -> BlockNames:
+def hlo_names(text: str, searches_before_index: int = SEARCHES_BEFORE_INDEX) -> BlockNames:
     """Where in an HLO text a name may be defined (`definition_offsets`), head a computation or be named by a
-    key that calls computations (a hover looks for two names' definitions first)."""
+    key that calls computations."""
     return BlockNames(text, _defined_headed_or_called, searches_before_index=searches_before_index)
 
 
@@ -142,10 +146,13 @@ def definition_offsets_in(text: str, where: BlockNames, name: str) -> list[int]:
 def _defined_headed_or_called(text: str, start: int, end: int) -> list[str]:
     """The names lines from `start` (a line's start) to `end` may define or head (`ROOTx = ...` defines `x` and
     `ROOTx`), and those keys calling computations name there (`ANYWHERE` for a value the line does not end)."""
-    found = _LINE_NAMES.findall("\n" + text[:end]) if start == 0 else _LINE_NAMES.findall(text, start - 1, end)
-    names = [name for pair in found for name in pair if name]
-    names += [name[4:] for name in names if name.startswith("ROOT") and len(name) > 4]
-    for listed, closed, single in _CALLED_VALUE.findall(text, start, end):
+    lines = "\n" + text[start:end]
+    if "/*" in lines:  # read with its comments blanked too, as the scanner reads them (`/*c*/%x` heads `x`), and
+        # as they are (what looks like a comment may be in a string)
+        lines += _BLOCK_COMMENT.sub(lambda comment: " " * len(comment[0]), lines)
+    names = _LINE_FIRST_NAMES.findall(lines)
+    names += _NAMES_AFTER_ROOT_OR_ENTRY.findall(lines)
+    for listed, closed, single in _CALLED_VALUE.findall(lines):
         if single:
             names.append(single)
         elif closed:

@@ -41,12 +41,22 @@ NOTHING: Final = _Nothing.NOTHING
 
 def _glanced_line(glance: ModuleGlance, document: Document, cursor: Cursor) -> tuple[Document, Target | None] | None:
     """The cursor's line alone, as a document, and what the cursor is on (None: nothing)."""
-    glance.asked()
     line = glance.line_document(cursor.line, document.source)
     return (line, target_at(line, cursor.position(line))) if line is not None else None
 
 
 def glance_hover(glance: ModuleGlance, document: Document, cursor: Cursor) -> Answer[HoverInfo] | _Nothing | None:
+    with glance.question():
+        return _glance_hover(glance, document, cursor)
+
+
+def glance_definition(glance: ModuleGlance, document: Document,
+                      cursor: Cursor) -> Answer[list[Location]] | _Nothing | None:
+    with glance.question():
+        return _glance_definition(glance, document, cursor)
+
+
+def _glance_hover(glance: ModuleGlance, document: Document, cursor: Cursor) -> Answer[HoverInfo] | _Nothing | None:
     found = _glanced_line(glance, document, cursor)
     if found is None:
         return None
@@ -62,8 +72,8 @@ def glance_hover(glance: ModuleGlance, document: Document, cursor: Cursor) -> An
     return Answer(info, line) if info is not None else None
 
 
-def glance_definition(glance: ModuleGlance, document: Document,
-                      cursor: Cursor) -> Answer[list[Location]] | _Nothing | None:
+def _glance_definition(glance: ModuleGlance, document: Document,
+                       cursor: Cursor) -> Answer[list[Location]] | _Nothing | None:
     found = _glanced_line(glance, document, cursor)
     if found is None:
         return None

@@ -20,6 +20,10 @@ of two compilations. The caller then waits for the whole module.
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
+
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.glance import buffers_text
@@ -46,14 +50,26 @@ class ModuleGlance:
     def __init__(self, stem: str, files: dict[FileKind, Text]) -> None:
         self.stem = stem
         self._files = files
-        self._questions = 0
+        self._questions, self._answering, self._indexes_read = 0, 0, False
+        self._lock = threading.Lock()
 
-    def asked(self) -> None:
-        """Told of each question: at the second, reads at once what questions read of the files' whole texts
-        (their indexes; see `read_indexes`)."""
-        self._questions += 1
-        if self._questions == 2:
-            self.read_indexes()
+    @contextlib.contextmanager
+    def question(self) -> Iterator[None]:
+        """Around each question: the first after one that is asked while no other is answered reads at once
+        what questions read of the files' whole texts (`read_indexes`), not beside a first question (an editor
+        asks for a hover and a definition at once as it opens a file)."""
+        with self._lock:
+            self._questions += 1
+            reads = self._questions > 1 and not self._answering and not self._indexes_read
+            self._indexes_read |= reads
+            self._answering += 1
+        try:
+            if reads:
+                self.read_indexes()
+            yield
+        finally:
+            with self._lock:
+                self._answering -= 1
 
     def read_indexes(self) -> None:
         """Reads what the questions after a first read of the files' whole texts: their name indexes, how
@@ -99,7 +115,7 @@ class ModuleGlance:
         if hlo is None:
             return None
         carried = ModuleGlance(self.stem, {**self._files, FileKind.HLO_MODULE: hlo})
-        carried._questions = self._questions
+        carried._questions, carried._indexes_read = self._questions, self._indexes_read
         known, given = self.__dict__, carried.__dict__
         for companions_only in ("_several_spaces", "_live_range"):
             if companions_only in known:
