@@ -1,5 +1,6 @@
-"""The language server runs under the system allocator (it starts itself again with PYTHONMALLOC=malloc, the same
-process); the other commands, and a server started with an allocator chosen, run as they were started."""
+"""The language server runs under the system allocator: it starts itself again with PYTHONMALLOC=malloc, the same
+process, without the folder it runs in on its import path. The other commands, and a server started with an
+allocator chosen, run as they were started."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def _allocator_of(process: subprocess.Popen[bytes], settled: float = 10.0) -> st
     """The PYTHONMALLOC of a running process, once it has imported the server (its environment is final then)."""
     deadline = time.monotonic() + settled
     while time.monotonic() < deadline:
-        if b"-m" in _proc(process.pid, "cmdline"):  # `python -m hlo_lsp`: what the server starts itself again as
+        if b"-c" in _proc(process.pid, "cmdline"):  # `python -c ...`: what the server starts itself again as
             break
         time.sleep(0.05)
     found = [entry.split(b"=", 1)[1].decode() for entry in _proc(process.pid, "environ")
@@ -61,7 +62,24 @@ def test_an_allocator_chosen_for_the_server_is_kept() -> None:
     try:
         time.sleep(0.5)
         assert _allocator_of(server, settled=0) == "pymalloc"
-        assert b"-m" not in _proc(server.pid, "cmdline")
+        assert b"-c" not in _proc(server.pid, "cmdline")
     finally:
         server.stdin.close()  # type: ignore[union-attr]
         server.wait(timeout=30)
+
+
+def test_the_server_started_again_imports_nothing_from_the_folder_it_runs_in(tmp_path: Path) -> None:
+    planted = tmp_path / "hlo_lsp"
+    planted.mkdir()
+    (planted / "__init__.py").write_text("raise SystemExit(42)\n")  # what a folder opened in an editor might hold
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONMALLOC"}
+    console_script = os.path.join(os.path.dirname(sys.executable), "hlo-lsp")
+    server = subprocess.Popen([console_script, "--stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, env=environment, cwd=tmp_path)
+    try:
+        assert _allocator_of(server) == "malloc"
+        time.sleep(1.0)
+        assert server.poll() is None  # serving, not the planted package's exit
+    finally:
+        server.stdin.close()  # type: ignore[union-attr]
+        assert server.wait(timeout=30) == 0

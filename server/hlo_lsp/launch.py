@@ -12,22 +12,29 @@ building a module, and gives all its memory back when it ends.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
 
 ALLOCATOR_VARIABLE = "PYTHONMALLOC"
+# The server started again: without the folder it runs in on the import path (an editor starts it in the folder it
+# opened, which `python -m` would put first), as the `hlo-lsp` script runs.
+START_AGAIN = ("import sys\nif sys.path and sys.path[0] == '':\n    del sys.path[0]\n"  # (none with PYTHONSAFEPATH)
+               "from hlo_lsp.launch import main\nsys.exit(main())")
 _COMMANDS_NOT_SERVING = frozenset(("check", "memory", "modules", "diff", "-h", "--help", "--version"))
 
 
 def main() -> int:
     arguments = sys.argv[1:]
-    if serves(arguments) and sys.platform.startswith("linux") and ALLOCATOR_VARIABLE not in os.environ:
-        os.execve(sys.executable, [sys.executable, "-m", "hlo_lsp", *arguments],
-                  {**os.environ, ALLOCATOR_VARIABLE: "malloc"})  # (a chosen allocator is left as it is)
+    if serves(arguments) and sys.platform.startswith("linux") and ALLOCATOR_VARIABLE not in os.environ \
+            and sys.executable:
+        with contextlib.suppress(OSError):  # (where it cannot, the server runs as it was started)
+            os.execve(sys.executable, [sys.executable, "-c", START_AGAIN, *arguments],
+                      {**os.environ, ALLOCATOR_VARIABLE: "malloc"})  # (a chosen allocator is left as it is)
     from hlo_lsp.cli import main as run_command
 
-    return run_command(arguments)
+    return run_command(arguments)  # (started again, sys.argv is ["-c", *arguments])
 
 
 def serves(arguments: Sequence[str]) -> bool:
