@@ -13,6 +13,7 @@ from hlo_lsp.model.glance.text_index import Declined, Picks, Text
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES
 from hlo_lsp.parsing.block_names import BlockNames, line_first_names, value_names
+from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.line_scan import LineScan, State
 from hlo_lsp.parsing.text_search import (
     allocation_numbers,
@@ -53,9 +54,12 @@ class BuffersText(Text):
         return [header for header in self.headers if header[3].kind == kind and header[0] > after]
 
     def read_indexes(self) -> None:
-        """Reads what questions read of the whole text: its sections, the values index, how allocations are numbered."""
-        self._value_blocks.read()
-        _ = self.headers, self._header_starts, self._allocation_numbers
+        """Reads what questions read of the whole text: its sections, and in a buffer assignment the values index
+        and how allocations are numbered (a glance reads values and allocations there alone)."""
+        _ = self.headers, self._header_starts
+        if self.document.kind is FileKind.BUFFER_ASSIGNMENT:
+            self._value_blocks.read()
+            _ = self._allocation_numbers
 
     @lazy
     def _value_blocks(self) -> BlockNames:
