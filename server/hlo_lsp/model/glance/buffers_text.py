@@ -190,11 +190,16 @@ class LiveRangeSection:
         shared by every question), the live ranges' index, the schedule."""
         self._range_blocks.read()
         _ = self._regular_schedule_length
-        picks = Picks(self.file, self.base)
-        picks.share(*self.peak_list)
+        picks = Picks(self.file)
+        self.share_lines(picks)
         live = read_buffer_assignment([picks.document()]).live_range
         if live is not None:
             _ = live.peak.sizes
+
+    def share_lines(self, picks: Picks) -> None:
+        """Adds the lines every question about memory reads: the section's headers, and its peak list shared."""
+        picks.lines.update(self.base)
+        picks.share(*self.peak_list)
 
     def scheduled_names(self) -> list[str]:
         start, end = self.sequence[0], self.file.section_end(self.sequence)

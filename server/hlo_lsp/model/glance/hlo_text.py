@@ -52,9 +52,10 @@ class HloText(Text):
         return {}  # no computation near the top: every question is declined
 
     def read_indexes(self) -> None:
-        """Reads what questions read of the whole text: its indexes (names, unindented lines, braces)."""
+        """Reads what questions read of the whole text: its names index and its braces (the names defined are read
+        by the pairing vote, `ModuleGlance._paired`, where a buffer assignment asks for it)."""
         self._names.read()
-        _ = self._unindented_lines, self._braces, self.defined_names, self.has_instructions_outside_computations
+        _ = self._braces
 
     def scan(self, line: int, state: State) -> tuple[str, LineScan]:
         kept = self._long_lines.get((line, state))

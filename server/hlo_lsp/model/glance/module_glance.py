@@ -290,8 +290,7 @@ class ModuleGlance:
         if section is None:
             return set()
         picks = self._picks(picked, section.file)
-        picks.lines.update(section.base)
-        picks.share(*section.peak_list)
+        section.share_lines(picks)
         peak_time = section.peak[3].data[0]
         times = {peak_time}
         for scan in section.pick_ranges(picks, name):
