@@ -4,6 +4,7 @@ allocator chosen, run as they were started."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from hlo_lsp.cli import _parser
 from hlo_lsp.launch import serves
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; the rule is Linux's")
@@ -23,6 +25,11 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="re
     (["diff", "a", "b"], False), (["--version"], False), (["-h"], False), (["--help"], False)])
 def test_which_arguments_start_the_server(arguments: list[str], serving: bool) -> None:
     assert serves(arguments) is serving
+
+
+def test_the_commands_that_do_not_serve_are_the_command_lines_others() -> None:
+    commands = next(action for action in _parser()._actions if isinstance(action, argparse._SubParsersAction))
+    assert {name for name in commands.choices if not serves([name])} == set(commands.choices) - {"serve"}
 
 
 def _allocator_of(process: subprocess.Popen[bytes], settled: float = 10.0) -> str | None:

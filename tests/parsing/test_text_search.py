@@ -162,3 +162,12 @@ def test_the_line_index_finds_each_line_where_a_count_of_newlines_does(lines: li
 def test_a_thousand_blank_lines_after_a_sample_are_skipped_by_the_line_index() -> None:
     text = "x\n" + "\n" * 3000 + "y"
     assert LineIndex(text).line_start(3001) == text.index("y")
+
+
+@given(st.text(alphabet="{}x\n", max_size=400), st.integers(0, 400), st.integers(0, 400))
+@settings(max_examples=300, deadline=None)
+def test_the_brace_balance_of_a_stretch_is_what_counting_its_braces_gives(text: str, first: int, second: int) -> None:
+    start, end = sorted((min(first, len(text)), min(second, len(text))))
+    with patch.object(text_search, "_BRACE_SAMPLE", 16):  # many samples: stretches begin and end between them
+        balance = text_search.BraceBalance(text)
+    assert balance.between(start, end) == text.count("{", start, end) - text.count("}", start, end)
