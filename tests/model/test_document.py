@@ -120,6 +120,43 @@ def test_uses_of_a_name_read_only_where_its_text_is_are_every_use(name: str) -> 
     assert read == [name.isdigit()] * len(read)
 
 
+# A block comment over lines and a string that goes on below: lines whose uses are read again with what the comment
+# or the string holds blanked, which a line read alone must read alike.
+COMMENTS_AND_STRINGS = """HloModule m
+
+%add (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1) /* a comment that names %x
+  and %y, add(%x) */ ROOT %sum = f32[] add(%x, %y)
+}
+
+ENTRY %main (p: f32[8]) -> f32[] {
+  %p = f32[8]{0} parameter(0), metadata={op_name="calls=%add
+  to_apply=%nothing"}
+  %zero = f32[] constant(0)
+  ROOT %r = f32[] reduce(%p, %zero), dimensions={0}, to_apply=%add
+}
+"""
+
+
+@pytest.mark.parametrize("text", [SPLIT_TEXT, COMMENTS_AND_STRINGS])
+def test_uses_read_in_passing_or_line_by_line_are_the_kept_uses_and_are_not_kept(text: str) -> None:
+    kept = [chunk.uses() for chunk in hlo(text).chunks]
+    passing = hlo(text)
+    assert [chunk.uses_in_passing() for chunk in passing.chunks] == kept
+    assert [[chunk.line_uses(local) for local in range(len(chunk.lines))] for chunk in passing.chunks] == kept
+    assert not any(chunk.has_read_uses() for chunk in passing.chunks)
+
+
+def test_a_name_s_uses_after_the_uses_were_read_in_passing_are_every_use() -> None:
+    document = hlo(COMMENTS_AND_STRINGS)
+    for chunk in document.chunks:
+        chunk.uses_in_passing()
+    for name in ("x", "add", "nothing", "p"):
+        assert document.uses(name) == all_occurrences(hlo(COMMENTS_AND_STRINGS), name)
+    assert document.uses("nothing") == []  # named in a string only
+
+
 def test_uses_of_a_name_are_the_same_before_and_after_a_chunk_s_uses_are_read() -> None:
     document = hlo()
     before = document.uses("ws_2_.1") + document.uses("add_maximum_fusion")

@@ -16,6 +16,7 @@ from hlo_lsp.parsing.line_scan import LineProblem, LineScan, Ref, State
 from hlo_lsp.parsing.scanners import Scanner
 
 _MAY_START_IN_A_STRING = frozenset(("continuation", "items"))  # (a string closes, the item goes on)
+_LineUses = list[tuple[Ref, ...]] | dict[int, tuple[Ref, ...]]  # by local line: every line's, or some lines'
 
 
 class Chunk:
@@ -58,29 +59,51 @@ class Chunk:
         return self.scans[-1].end_state if self.scans else self.start_state
 
     def uses(self) -> list[tuple[Ref, ...]]:
-        """Per line, the names it uses (read on first request)."""
+        """Per line, the names it uses (read on first request, and kept)."""
         if self._uses is None:
-            read = self._scanner.uses
-            before = self.before()
-            with paused_collector():
-                if before is not None and before._uses is not None:  # an edit: its unchanged lines' uses
-                    uses = list(before._uses)
-                    changed = self.changed_lines(before)
-                    for local in changed:
-                        uses[local] = read(self.lines[local], self.scans[local])
-                else:
-                    changed = None
-                    uses = [read(text, scan) for text, scan in zip(self.lines, self.scans)]
-                self._reread_after_comments(uses, changed)
-                self._reread_after_strings(uses, changed)
-                # With the uses, the set of the names they hold: built here, by whoever reads the
-                # uses first (the check, in the background), not by the first question that looks
-                # a name up, which would wait for every chunk's set.
-                self._used_names = frozenset([ref.name for refs in uses for ref in refs])
-                self._uses = uses
+            self._uses = self._read_uses()
         return self._uses
 
-    def _reread_after_comments(self, uses: list[tuple[Ref, ...]], lines: list[int] | None) -> None:
+    def uses_in_passing(self) -> list[tuple[Ref, ...]]:
+        """Per line, the names it uses, as `uses()`, but not kept when not read before: a check that reads every
+        line's uses once would otherwise keep a hundred megabytes of them at 40 MB. The set of the names they
+        hold is kept (`uses_name`), and a chunk that holds a name asked about reads its uses again then."""
+        return self._uses if self._uses is not None else self._read_uses()
+
+    def line_uses(self, local: int) -> tuple[Ref, ...]:
+        """The names line `local` uses, as `uses()[local]`: read alone when the chunk's uses are not kept."""
+        if self._uses is not None:
+            return self._uses[local]
+        text, scan = self.lines[local], self.scans[local]
+        if "*/" not in text and scan.kind not in _MAY_START_IN_A_STRING:  # (most lines: nothing to read again)
+            return self._scanner.uses(text, scan)
+        uses = {local: self._scanner.uses(text, scan)}
+        self._reread_after_comments(uses, [local])
+        self._reread_after_strings(uses, [local])
+        return uses[local]
+
+    def _read_uses(self) -> list[tuple[Ref, ...]]:
+        read = self._scanner.uses
+        before = self.before()
+        with paused_collector():
+            if before is not None and before._uses is not None:  # an edit: its unchanged lines' uses
+                uses = list(before._uses)
+                changed = self.changed_lines(before)
+                for local in changed:
+                    uses[local] = read(self.lines[local], self.scans[local])
+            else:
+                changed = None
+                uses = [read(text, scan) for text, scan in zip(self.lines, self.scans)]
+            self._reread_after_comments(uses, changed)
+            self._reread_after_strings(uses, changed)
+            if self._used_names is None:
+                # With the uses, the set of the names they hold: built here, by whoever reads the uses
+                # first (the check, in the background), not by the first question that looks a name up,
+                # which would wait for every chunk's set.
+                self._used_names = frozenset([ref.name for refs in uses for ref in refs])
+        return uses
+
+    def _reread_after_comments(self, uses: _LineUses, lines: list[int] | None) -> None:
         """The uses of the `lines` (all by default) that end a block comment left open above, read again
         without what the comment holds: the line alone cannot tell where such a comment starts."""
         blanked = self._scanner.comment_end_blanked
@@ -91,7 +114,7 @@ class Chunk:
             lines = [local for local, text in enumerate(texts) if "*/" in text] if "*/" in "\n".join(texts) else []
         self._reread(uses, (local for local in lines if "*/" in texts[local]), blanked)
 
-    def _reread_after_strings(self, uses: list[tuple[Ref, ...]], lines: list[int] | None) -> None:
+    def _reread_after_strings(self, uses: _LineUses, lines: list[int] | None) -> None:
         """The uses of the `lines` (all by default) that start inside a string left open above, read again
         without what the string holds (`calls={a` in a string names nothing): the line alone cannot tell."""
         blanked = self._scanner.string_start_blanked
@@ -101,7 +124,7 @@ class Chunk:
         candidates = range(len(scans)) if lines is None else lines
         self._reread(uses, (local for local in candidates if scans[local].kind in _MAY_START_IN_A_STRING), blanked)
 
-    def _reread(self, uses: list[tuple[Ref, ...]], lines: Iterable[int],
+    def _reread(self, uses: _LineUses, lines: Iterable[int],
                 blanked: Callable[[State, str], str | None]) -> None:
         """The uses of `lines` read again from their text as `blanked` gives it for the state entering each
         (None: the line's own uses stand)."""
@@ -146,7 +169,7 @@ class Chunk:
         chunk's uses are read, only the lines whose text holds the name are read (and not kept): a
         name is on few lines. A number is read everywhere: a parent_frame_id is printed as the
         parent's id + 1."""
-        if self._uses is None and not name.isdigit():
+        if self._uses is None and self._used_names is None and not name.isdigit():
             if not self.contains(name):  # one search of the whole chunk before any line is read
                 return []
             read, scans = self._scanner.uses, self.scans

@@ -225,7 +225,7 @@ class Document:
 
     def uses_on_line(self, line: int) -> tuple[Ref, ...]:
         chunk, local = self._locate(line)
-        return chunk.uses()[local]
+        return chunk.line_uses(local)
 
     def refs_on_line(self, line: int) -> tuple[Ref, ...]:
         """Definitions and uses on a line, in column order."""

@@ -93,7 +93,7 @@ def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, frozenset[str]], 
     """The chunk's uses that resolve nowhere, on its `lines` (local numbers; all by default)."""
     instructions = defined.get(Role.INSTRUCTION_DEF, frozenset())
     scopes = _Scopes(hlo, instructions)
-    uses = chunk.uses()
+    uses = chunk.uses_in_passing()
     for local in range(len(uses)) if lines is None else lines:
         refs = uses[local]
         kind = chunk.scans[local].kind if refs else None
