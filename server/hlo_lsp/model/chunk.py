@@ -165,16 +165,14 @@ class Chunk:
         return name in self._used_names  # type: ignore[operator]
 
     def occurrences_of(self, name: str) -> list[tuple[int, Ref]]:
-        """(local line, ref) of every use or mention of `name` in this chunk, in line order. Before the
-        chunk's uses are read, only the lines whose text holds the name are read (and not kept): a
-        name is on few lines. A number is read everywhere: a parent_frame_id is printed as the
-        parent's id + 1."""
-        if self._uses is None and self._used_names is None and not name.isdigit():
-            if not self.contains(name):  # one search of the whole chunk before any line is read
-                return []
-            read, scans = self._scanner.uses, self.scans
+        """(local line, ref) of every use or mention of `name` in this chunk, in line order. When the chunk keeps
+        no uses, only the lines whose text holds the name are read (and not kept): a name is on few lines. A
+        number is read everywhere: a parent_frame_id is printed as the parent's id + 1."""
+        if self._uses is None and not name.isdigit():
+            if not (name in self._used_names if self._used_names is not None else self.contains(name)):
+                return []  # one lookup, or one search of the whole chunk, before any line is read
             return [(local, ref) for local, text in enumerate(self.lines) if name in text
-                    for ref in read(text, scans[local]) if ref.name == name]
+                    for ref in self.line_uses(local) if ref.name == name]
         if not self.uses_name(name):
             return []
         return [(local, ref) for local, refs in enumerate(self.uses()) for ref in refs if ref.name == name]
