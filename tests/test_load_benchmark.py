@@ -86,3 +86,9 @@ def test_the_resident_memory_of_a_process_tree_counts_its_children() -> None:
     finally:
         child.kill()  # the child this test started
         child.wait()
+
+
+def test_a_hovers_cell_gives_the_p99_the_p50_and_the_slowest() -> None:
+    figures = load.Figures("hlo-lsp", 40.0)
+    samples = [float(ms) for ms in range(1, 200)] + [604.0]
+    assert load.hovers_cell(figures, samples) == (198.0, "198 ms (p50 101 ms, max 604 ms)")

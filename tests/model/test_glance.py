@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import random
 import re
 import shutil
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -1069,20 +1071,63 @@ def _indexes_read(glance: ModuleGlance) -> bool:
     return names is not None and names._blocks is not None
 
 
-def test_the_second_question_reads_every_index_at_once_but_not_beside_the_first() -> None:
-    """An editor asks for a hover and a definition at once as it opens a file: the second does not read the
-    indexes while the first is answered (they would share the interpreter); the next question alone does."""
+def test_the_indexes_are_read_in_the_background_once_the_first_questions_are_answered() -> None:
+    """An editor asks for a hover and a definition at once as it opens a file: neither reads the indexes, nor does
+    anything while they are answered (it would share the interpreter with them); once both are, a thread reads
+    them all, and the question after it reads nothing of the whole texts."""
     glance = glance_at(f"{SPLIT_MLP}.txt")
     with glance.question():
         with glance.question():
-            assert not _indexes_read(glance)
-        assert not _indexes_read(glance)
-    assert not _indexes_read(glance)
+            assert not glance.indexes.started
+        assert not glance.indexes.started
+    assert glance.indexes.started
+    assert glance.indexes.wait(60)
+    assert _indexes_read(glance)
+    assert "peak_list" in glance._live_range.__dict__  # type: ignore[union-attr]
+    read = dict(glance._hlo.__dict__)
     with glance.question():
-        assert _indexes_read(glance)
-    sequential = glance_at(f"{SPLIT_MLP}.txt")
-    with sequential.question():
+        assert glance.instruction_module("ws_2_.1") is not None
+    assert glance._hlo.__dict__["_names"] is read["_names"]
+
+
+def test_a_question_asked_while_the_indexes_are_read_waits_for_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    glance = glance_at(f"{SPLIT_MLP}.txt")
+    let_go, steps = threading.Event(), []
+    read_index = ModuleGlance.read_index
+
+    def held_read(self: ModuleGlance, step: int) -> bool:
+        let_go.wait(60)
+        steps.append(step)
+        return read_index(self, step)
+
+    monkeypatch.setattr(ModuleGlance, "read_index", held_read)
+    with glance.question():
         pass
-    with sequential.question():
-        assert _indexes_read(sequential)
-        assert "peak_list" in sequential._live_range.__dict__  # type: ignore[union-attr]
+    asked = threading.Thread(target=lambda: glance.question().__enter__())
+    asked.start()
+    asked.join(0.2)
+    assert asked.is_alive() and not steps  # waiting for the reading, which waits to be let go
+    let_go.set()
+    asked.join(60)
+    assert not asked.is_alive() and _indexes_read(glance) and steps == list(range(len(steps)))
+
+
+def test_a_glance_let_go_reads_no_more_of_its_indexes(monkeypatch: pytest.MonkeyPatch) -> None:
+    glance = glance_at(f"{SPLIT_MLP}.txt")
+    first_step, steps = threading.Event(), []
+    read_index = ModuleGlance.read_index
+
+    def slow_read(self: ModuleGlance, step: int) -> bool:
+        steps.append(step)
+        first_step.wait(60)
+        return read_index(self, step)
+
+    monkeypatch.setattr(ModuleGlance, "read_index", slow_read)
+    with glance.question():
+        pass
+    reading = glance.indexes
+    del glance  # (the module closed, or built: the store lets its glance go)
+    gc.collect()
+    first_step.set()
+    assert reading.wait(60)
+    assert steps == [0]  # the step under way when it was let go, and no other

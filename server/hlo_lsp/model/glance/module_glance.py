@@ -21,14 +21,14 @@ of two compilations. The caller then waits for the whole module.
 from __future__ import annotations
 
 import contextlib
-import threading
-from collections.abc import Iterator
+from collections.abc import Callable
 
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.glance import buffers_text
 from hlo_lsp.model.glance.buffers_text import AFTER_ALLOCATION, ALLOCATION, BuffersText, LiveRangeSection
 from hlo_lsp.model.glance.hlo_text import HloText
+from hlo_lsp.model.glance.index_reading import IndexReading
 from hlo_lsp.model.glance.text_index import Declined, Picks, Text
 from hlo_lsp.model.lazy import lazy
 from hlo_lsp.model.pairing import paired_module, pairing_sample
@@ -50,44 +50,41 @@ class ModuleGlance:
     def __init__(self, stem: str, files: dict[FileKind, Text]) -> None:
         self.stem = stem
         self._files = files
-        self._questions, self._answering, self._indexes_read = 0, 0, False
-        self._lock = threading.Lock()
+        self.indexes = IndexReading()
 
-    @contextlib.contextmanager
-    def question(self) -> Iterator[None]:
-        """Around each question: the first after one that is asked while no other is answered reads at once
-        what questions read of the files' whole texts (`read_indexes`), not beside a first question (an editor
-        asks for a hover and a definition at once as it opens a file)."""
-        with self._lock:
-            self._questions += 1
-            reads = self._questions > 1 and not self._answering and not self._indexes_read
-            self._indexes_read |= reads
-            self._answering += 1
-        try:
-            if reads:
-                self.read_indexes()
-            yield
-        finally:
-            with self._lock:
-                self._answering -= 1
+    def question(self) -> contextlib.AbstractContextManager[None]:
+        """Around each question: once a first is answered, the indexes are read in the background (`read_index`);
+        a question asked meanwhile waits for them."""
+        return self.indexes.question(self)
 
     def read_indexes(self) -> None:
-        """Reads what the questions after a first read of the files' whole texts: their name indexes, how
-        allocations are numbered, the live ranges' section and its peak list. A first question reads only what
-        it needs; each of these reads tens to hundreds of milliseconds of a 40 MB module, and read by the
-        questions that first need them, one by one, each of those would wait: here one question waits for all."""
+        """Reads at once what the questions after a first read of the files' whole texts (`read_index`)."""
+        step = 0
+        while self.read_index(step):
+            step += 1
+
+    def read_index(self, step: int) -> bool:
+        """Reads one of the indexes the questions after a first read of the files' whole texts: the HLO text's names
+        index, each buffer-assignment file's, the live ranges' section and its peak list, the pairing vote. A first
+        question reads only what it needs; each of these reads tens to hundreds of milliseconds of a 40 MB module,
+        and read by the questions that first need them, one by one, each of those would wait. False past the last,
+        or when what they read declines (a question that needs it declines too)."""
+        reads: list[Callable[[], object]] = [self._hlo.read_indexes]
+        reads += [file.read_indexes for kind, file in self._files.items()
+                  if kind in self.KINDS and isinstance(file, BuffersText)]
+        reads += [self._read_live_range_index, lambda: (self._several_spaces, self._paired)]
+        if step >= len(reads):
+            return False
         try:
-            self._hlo.read_indexes()
-            for kind in self.KINDS - {FileKind.HLO_MODULE}:
-                file = self._files.get(kind)
-                if isinstance(file, BuffersText):
-                    file.read_indexes()
-            section = self._live_range
-            if section is not None:
-                section.read_indexes()
-            _ = self._several_spaces, self._paired
-        except Declined:  # a question that needs what declined declines too
-            pass
+            reads[step]()
+        except Declined:
+            return False
+        return True
+
+    def _read_live_range_index(self) -> None:
+        section = self._live_range
+        if section is not None:
+            section.read_indexes()
 
     @classmethod
     def of(cls, stem: str, documents: dict[FileKind, Document]) -> ModuleGlance | None:
@@ -115,7 +112,8 @@ class ModuleGlance:
         if hlo is None:
             return None
         carried = ModuleGlance(self.stem, {**self._files, FileKind.HLO_MODULE: hlo})
-        carried._questions, carried._indexes_read = self._questions, self._indexes_read
+        if self.indexes.started and not self.indexes.reading:  # (else its questions start a reading)
+            carried.indexes = self.indexes
         known, given = self.__dict__, carried.__dict__
         for companions_only in ("_several_spaces", "_live_range"):
             if companions_only in known:
