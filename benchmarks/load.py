@@ -279,8 +279,9 @@ def ratio_text(ratio: float | None) -> str:
 
 
 def print_table(rows: list[list[str]]) -> None:
-    widths = (max(len(row[0]) for row in rows) + 2, 30, 30, 8, 42)
-    for row in [["", "hlo-lsp", "mlir-lsp-server", "ratio", "target", "met?"], *rows]:
+    rows = [["", "hlo-lsp", "mlir-lsp-server", "ratio", "target", "met?"], *rows]
+    widths = [max(len(row[column]) for row in rows) + 2 for column in range(5)]
+    for row in rows:
         print("".join(text.ljust(width) for text, width in zip(row, widths)) + row[-1])
 
 
