@@ -40,7 +40,7 @@ class BlockNames:
     end)`: the names of that form in lines from `start` to `end`, a few more perhaps, never fewer), without
     reading the whole text for each name: the names of each block of lines are read in one pass (0.44 s for
     an HLO text of 40 MB); a name is then looked for in the blocks that may hold it alone. Until the index is read
-    (`read`: the glance's second question reads every index, `ModuleGlance.read_indexes`), or for the first
+    (`read`: the glance reads every index in the background once its first questions are answered), or for the first
     `searches_before_index` names, a name is looked for in the whole text (8 ms at 40 MB): the first hover after
     opening a file does not wait for the index. A block keeps its names' hashes, sorted in an array, not the names:
     a few megabytes at 40 MB instead of 365,000 strings in sets, which outlived the file in the allocator's arenas

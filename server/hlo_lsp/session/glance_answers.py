@@ -12,7 +12,6 @@ from hlo_lsp.features.definition import DEFINED_KINDS, definition
 from hlo_lsp.features.hover import HOVERED_KINDS, hover, module_free_hover
 from hlo_lsp.features.targets import target_at
 from hlo_lsp.features.types import HoverInfo, Location, Target
-from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.glance import ModuleGlance
 from hlo_lsp.session.cursor import Cursor
@@ -47,13 +46,13 @@ def _glanced_line(glance: ModuleGlance, document: Document, cursor: Cursor) -> t
 
 
 def glance_hover(glance: ModuleGlance, document: Document, cursor: Cursor) -> Answer[HoverInfo] | _Nothing | None:
-    with glance.question(), paused_collector():  # (a first question reads tens of thousands of lines)
+    with glance.question():
         return _glance_hover(glance, document, cursor)
 
 
 def glance_definition(glance: ModuleGlance, document: Document,
                       cursor: Cursor) -> Answer[list[Location]] | _Nothing | None:
-    with glance.question(), paused_collector():
+    with glance.question():
         return _glance_definition(glance, document, cursor)
 
 

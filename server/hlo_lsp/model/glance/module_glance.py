@@ -21,8 +21,9 @@ of two compilations. The caller then waits for the whole module.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
+from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.model.glance import buffers_text
@@ -52,10 +53,13 @@ class ModuleGlance:
         self._files = files
         self.indexes = IndexReading()
 
-    def question(self) -> contextlib.AbstractContextManager[None]:
-        """Around each question: once a first is answered, the indexes are read in the background (`read_index`);
-        a question asked meanwhile waits for them."""
-        return self.indexes.question(self)
+    @contextlib.contextmanager
+    def question(self) -> Iterator[None]:
+        """Around each question: the collector paused while it is answered (a first question reads tens of thousands
+        of lines); once a first is answered, the indexes are read in the background (`read_index`), and a question
+        asked meanwhile waits for them."""
+        with self.indexes.question(self), paused_collector():
+            yield
 
     def read_indexes(self) -> None:
         """Reads at once what the questions after a first read of the files' whole texts (`read_index`)."""
