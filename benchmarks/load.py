@@ -9,7 +9,8 @@ benchmarks/make_mlir.py writes the MLIR file. mlir-lsp-server is Debian's `mlir-
 server in turn, over stdio: idle RSS; didOpen and a hover at once (the first hover), then a hover every
 40 ms, one at a time, until the file's diagnostics; one-line edits that keep the file valid, each followed
 by a second of hovers (a server that takes whole texts only is sent the whole text); didClose and RSS
-after it. RSS sums VmRSS over the server's process tree (/proc; its peak sampled every 50 ms). XLA's
+after it. Then, in a session of its own, didOpen, a hover, and the next hover 2 s later (`--pause`), as an
+editor's next hover comes. RSS sums VmRSS over the server's process tree (/proc; its peak sampled every 50 ms). XLA's
 C++ parser reads the module's text in a subprocess, when jax is installed. docs/performance.md says more.
 """
 
@@ -62,6 +63,7 @@ class Figures:
     rss_open_mb: float = 0.0
     rss_peak_mb: float = 0.0
     rss_closed_mb: float = 0.0
+    hover_after_pause_ms: float | None = None  # a session of its own: the hover after the first, a pause later
 
 
 @dataclass
@@ -152,7 +154,26 @@ def measure(name: str, plan: Plan, options: argparse.Namespace) -> Figures:
     finally:
         memory.stop()
         server.close()
+    if options.pause:
+        figures.hover_after_pause_ms = hover_after_pause(plan, options.pause)
     return figures
+
+
+def hover_after_pause(plan: Plan, pause: float) -> float:
+    """Milliseconds of the hover an editor asks next, `pause` seconds after the first one after didOpen (the
+    cursor moved), in a session of its own."""
+    server = Server(plan.command)
+    try:
+        server.start(plan.path.parent)
+        uri = plan.path.as_uri()
+        server.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": plan.language, "version": 1,
+                                                                "text": plan.path.read_text(encoding="utf-8")}})
+        server.ask("textDocument/hover", hover(uri, plan.hovers[0]))
+        server.listen(lambda: False, pause)
+        asked = time.perf_counter()
+        return (server.ask("textDocument/hover", hover(uri, plan.hovers[1 % len(plan.hovers)]))[0] - asked) * 1e3
+    finally:
+        server.close()
 
 
 def hlo_hovers(lines: list[str], count: int, seed: int = 7) -> list[tuple[int, int]]:
@@ -288,9 +309,12 @@ def print_table(rows: list[list[str]]) -> None:
 def notes(figures: Figures) -> str:
     after = "" if figures.edit_diagnostics_s is None else (
         f", {figures.errors_after_edits} after the edits (published {figures.edit_diagnostics_s:.2f} s after the last)")
+    paused = "" if figures.hover_after_pause_ms is None else (
+        "; in a session of its own, the hover after the first, a pause later: "
+        f"{duration(figures.hover_after_pause_ms)}")
     return (f"{figures.server}: {figures.errors} error diagnostic(s) after didOpen{after}; "
             f"{len(figures.check_hovers_ms)} hovers during the check, {len(figures.edit_hovers_ms)} after the "
-            f"edits, {figures.empty_hovers} of them answered with nothing")
+            f"edits, {figures.empty_hovers} of them answered with nothing{paused}")
 
 
 def scale_line(ours: Figures, baseline: Path) -> str:
@@ -343,6 +367,7 @@ OPTIONS = (  # flag, type, default, help
     ("--interval", float, 0.04, "seconds between hovers"),
     ("--settle", float, 2.0, "seconds idle before didOpen and after didClose"),
     ("--positions", int, 1000, "hover positions, used in turn"),
+    ("--pause", float, 2.0, "seconds between the first hover and the next in a session of its own (0: none)"),
     ("--json", Path, None, "write the figures there"),
     ("--baseline", Path, None, "a 40 MB run's --json: check a larger module's targets against it"),
 )

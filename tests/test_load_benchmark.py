@@ -30,7 +30,8 @@ NO_MLIR = "mlir-lsp-server is not installed here (benchmarks/install-mlir instal
 def test_a_2_mb_run_prints_every_row_with_plausible_figures(tmp_path: Path) -> None:
     figures_file = tmp_path / "load.json"
     done = subprocess.run([sys.executable, str(BENCHMARKS / "load.py"), "--mb", "2", "--edits", "2", "--window", "0.3",
-                           "--settle", "0.5", "--positions", "40", "--no-xla", "--json", str(figures_file)],
+                           "--settle", "0.5", "--positions", "40", "--pause", "0.5", "--no-xla",
+                           "--json", str(figures_file)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     table = done.stdout.splitlines()
@@ -43,6 +44,8 @@ def test_a_2_mb_run_prints_every_row_with_plausible_figures(tmp_path: Path) -> N
     assert 0 < ours["first_hover_s"] < 20 and 0 < ours["diagnostics_s"] < 60
     assert ours["edit_hovers_ms"] and all(0 < ms < 20_000 for ms in ours["edit_hovers_ms"] + ours["check_hovers_ms"])
     assert ours["errors"] == ours["errors_after_edits"] == ours["empty_hovers"] == 0  # the edits keep it valid
+    assert 0 < ours["hover_after_pause_ms"] < 20_000
+    assert "hlo-lsp: " in done.stdout and "the hover after the first, a pause later: " in done.stdout
     assert 20 < ours["rss_idle_mb"] < ours["rss_peak_mb"] < 2_000
     assert ours["rss_closed_mb"] > 0 and ours["rss_open_mb"] > ours["rss_idle_mb"]
     theirs = figures["mlir-lsp-server"]
