@@ -262,3 +262,54 @@ def test_a_check_keeps_no_chunk_s_uses_and_the_module_s_names_are_found_as_befor
     fresh = Document(document.text, FileKind.HLO_MODULE, document.source)
     for name in ("ws_2_.1", "add_maximum_fusion", "fused_computation"):
         assert document.uses(name) == fresh.uses(name) != []
+
+
+# ---- the HLO file first ---------------------------------------------------------------------------
+
+def _faulty(tmp_path: Path, fault: str) -> ModuleDump:
+    """The split mlp3 module with a fault: in its HLO file (`frame`: an undefined stack frame; `shape`: a shape its
+    buffer assignment disagrees with) or in its buffer assignment (`overlap`: two values moved onto each other)."""
+    stem = copy_module(SPLIT_MLP, tmp_path)
+    if fault == "overlap":
+        plant(Path(f"{stem}-buffer-assignment.txt"), "<69 reduce_log_fusion @0> (size=128,offset=128)",
+              "<69 reduce_log_fusion @0> (size=128,offset=0)")
+    module = module_of(Path(f"{stem}.txt"))
+    if fault == "frame":
+        return _edited(module, "stack_frame_id=4", "stack_frame_id=99")
+    return _edited(module, "f32[32,256]", "f32[32,512]", line=FUSION_LINE) if fault == "shape" else module
+
+
+@pytest.mark.parametrize("fault", ["frame", "shape", "overlap"])
+def test_the_hlo_file_s_problems_found_first_are_those_the_whole_check_finds_there(tmp_path: Path,
+                                                                                    fault: str) -> None:
+    module = _faulty(tmp_path, fault)
+    hlo = module.hlo_document
+    assert hlo is not None
+    first = run.hlo_file_problems(module)
+    whole = _fresh_check(module)
+    assert first == [problem for problem in whole if problem.source == hlo.source]
+    seen = {(Path(p.source).name.removeprefix(Path(module.stem).name), p.code) for p in whole}
+    assert seen == {"frame": {(".txt", "undefined-stack-frame")}, "shape": {("-live-range.txt", "peak-bytes")},
+                    "overlap": {("-buffer-assignment.txt", "overlapping-values")}}[fault]
+
+
+def test_a_check_given_the_hlo_file_s_problems_takes_them_and_does_not_read_that_file_again(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    module = _faulty(tmp_path, "overlap")
+    hlo = module.hlo_document
+    assert hlo is not None
+    given = Problem(hlo.source, Range(Position(2, 0), Position(2, 1)), Severity.ERROR, "given", "given")
+    read: list[str] = []
+    syntax = run.syntax_problems
+
+    def reading(document: Document, on_lines: object = None) -> list[Problem]:
+        read.append(document.source)
+        return syntax(document, on_lines=on_lines)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run, "syntax_problems", reading)
+    problems = check_module(module, hlo_file=(hlo, [given]))
+    assert given in problems and hlo.source not in read and len(read) == len(module.all_documents()) - 1
+    assert [p.code for p in problems if p is not given] == ["overlapping-values", "overlapping-values"]
+    read.clear()
+    older = Document(hlo.text, hlo.kind, hlo.source)  # another version's problems: the file is read
+    assert given not in check_module(module, hlo_file=(older, [given])) and hlo.source in read

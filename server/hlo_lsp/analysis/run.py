@@ -61,39 +61,108 @@ CHECKS: tuple[tuple[str, Check], ...] = (
 )
 
 
-def check_module(module: ModuleDump, progress: Progress | None = None) -> list[Problem]:
-    """Syntax problems of every document, then every invariant check, sorted by place."""
-    report = progress or _ignore
-    problems: list[Problem] = []
-    documents = module.all_documents()
-    total_lines = sum(document.line_count for document in documents) or 1
-    lines_before = 0
-    for document in documents:
-        def on_lines(lines: int, before: int = lines_before) -> None:
-            report(SYNTAX_SHARE * (before + lines) / total_lines)
+def check_module(module: ModuleDump, progress: Progress | None = None,
+                 hlo_file: tuple[Document, list[Problem]] | None = None) -> list[Problem]:
+    """Syntax problems of every document, then every invariant check, sorted by place: the HLO file's first
+    (`hlo_file_problems`), then the others'. `hlo_file`: the problems `hlo_file_problems` found in an HLO
+    document, taken as they are when it is this module's."""
+    done = _Done(module, progress or _ignore)
+    hlo = module.hlo_document
+    last_run = _LastRun(module)
+    if hlo_file is not None and hlo_file[0] is hlo and hlo is not None:
+        first = hlo_file[1]
+        done.skipped(hlo, sum(1 for name, _ in CHECKS if name in HLO_FILE_CHECKS))
+        found: dict[str, list[Problem]] = {}
+    else:
+        first = [] if hlo is None else _syntax(hlo, done)
+        found = last_run.run([name for name, _ in CHECKS if name in HLO_FILE_CHECKS], done)
+    rest = [problem for document in module.all_documents() if document is not hlo
+            for problem in _syntax(document, done)]
+    found.update(last_run.run([name for name, _ in CHECKS if name not in HLO_FILE_CHECKS], done))
+    last_run.keep(found)
+    done.report(1.0)
+    return sorted({*first, *rest, *(problem for problems in found.values() for problem in problems)},
+                  key=Problem.sort_key)
 
-        syntax = functools.partial(syntax_problems, on_lines=on_lines)
-        problems.extend(_guarded(syntax, document, document.source, "syntax"))
-        lines_before += document.line_count
-    problems.extend(_invariant_problems(module, report))
-    report(1.0)
-    return sorted(set(problems), key=Problem.sort_key)
+
+def hlo_file_problems(module: ModuleDump, progress: Progress | None = None) -> list[Problem]:
+    """The problems of the module's HLO file, sorted: its syntax and the checks that read it alone
+    (HLO_FILE_CHECKS). They need none of the buffer assignment's files, several times its lines: a check
+    finds them first, to show them while it reads the rest (`check_module`'s `hlo_file`)."""
+    hlo = module.hlo_document
+    if hlo is None:
+        return []
+    done = _Done(module, progress or _ignore)
+    found = _syntax(hlo, done)
+    for problems in _LastRun(module).run([name for name, _ in CHECKS if name in HLO_FILE_CHECKS], done).values():
+        found.extend(problems)
+    return sorted(set(found), key=Problem.sort_key)
 
 
-def _invariant_problems(module: ModuleDump, report: Progress) -> list[Problem]:
-    """Every invariant check's problems; a check that reads nothing the module's last edit
-    changed gives its last run's problems again."""
-    home, others = _last_run_home(module)
-    last = home.get(_LAST_RUN)
-    reusable = last[1] if last is not None and _same(last[0], others) else {}
-    context = CheckContext(module)
-    found: dict[str, list[Problem]] = {}
-    for done, (name, check) in enumerate(CHECKS):
-        report(SYNTAX_SHARE + (1 - SYNTAX_SHARE) * done / len(CHECKS))
-        kept = reusable.get(name)
-        found[name] = kept if kept is not None else _guarded(check, context, module.stem, name)
-    home.put(_LAST_RUN, (others, {name: found[name] for name in found if name not in RERUN}))
-    return [problem for problems in found.values() for problem in problems]
+# The checks that read the HLO file alone and report in it alone (but for an internal error, which goes to the
+# module's stem): run first, and no other check reports in the HLO file.
+HLO_FILE_CHECKS = frozenset(("hlo-structure", "hlo-opcodes", "hlo-header", "hlo-computation-attributes",
+                             "hlo-instruction-names"))
+
+
+class _Done:
+    """How much of a run is done, told to its Progress: the syntax pass by lines (SYNTAX_SHARE of the
+    whole), the invariant checks by count."""
+
+    def __init__(self, module: ModuleDump, report: Progress) -> None:
+        self.report = report
+        self._total_lines = sum(document.line_count for document in module.all_documents()) or 1
+        self._lines = self._checks = 0
+
+    def fraction(self, lines: int = 0) -> float:
+        return (SYNTAX_SHARE * (self._lines + lines) / self._total_lines
+                + (1 - SYNTAX_SHARE) * self._checks / len(CHECKS))
+
+    def lines_read(self, lines: int) -> None:
+        self._lines += lines
+
+    def check_done(self) -> None:
+        self._checks += 1
+
+    def skipped(self, document: Document, checks: int) -> None:
+        """A document's syntax and `checks` checks, done before."""
+        self._lines += document.line_count
+        self._checks += checks
+
+
+def _syntax(document: Document, done: _Done) -> list[Problem]:
+    def on_lines(lines: int) -> None:
+        done.report(done.fraction(lines))
+
+    syntax = functools.partial(syntax_problems, on_lines=on_lines)
+    problems = _guarded(syntax, document, document.source, "syntax")
+    done.lines_read(document.line_count)
+    return problems
+
+
+class _LastRun:
+    """The invariant checks of a run, and their last run's problems: a check that reads nothing the module's
+    last edit changed gives them again."""
+
+    def __init__(self, module: ModuleDump) -> None:
+        self._module = module
+        self._home, self._others = _last_run_home(module)
+        last = self._home.get(_LAST_RUN)
+        self._reusable = last[1] if last is not None and _same(last[0], self._others) else {}
+        self._context = CheckContext(module)
+
+    def run(self, names: list[str], done: _Done) -> dict[str, list[Problem]]:
+        checks = dict(CHECKS)
+        found: dict[str, list[Problem]] = {}
+        for name in names:
+            done.report(done.fraction())
+            kept = self._reusable.get(name)
+            found[name] = kept if kept is not None else _guarded(checks[name], self._context, self._module.stem, name)
+            done.check_done()
+        return found
+
+    def keep(self, found: dict[str, list[Problem]]) -> None:
+        self._home.put(_LAST_RUN, (self._others, {name: found[name] for name in found if name not in RERUN}))
 
 
 def _last_run_home(module: ModuleDump) -> tuple[Derived, tuple[weakref.ref[Document], ...]]:
