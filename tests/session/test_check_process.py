@@ -250,3 +250,51 @@ def test_where_no_process_can_start_modules_are_checked_here(
     assert session.check_process_from is None
     assert any("no check process" in record.getMessage() for record in caplog.records)
     session.close(str(path))
+
+
+@pytest.fixture
+def two_faults(planted: Path) -> Path:
+    """The planted module, with an undefined stack frame in its HLO file too; its HLO file."""
+    hlo = planted.with_name(planted.name.replace("-buffer-assignment", ""))
+    lines = hlo.read_text().split("\n")
+    lines[50] = lines[50].replace("stack_frame_id=4", "stack_frame_id=99")  # (the `%add.0 = ...` line)
+    hlo.write_text("\n".join(lines))
+    return hlo
+
+
+@pytest.mark.parametrize("where", ["here", "in the process"])
+def test_the_hlo_file_s_problems_are_told_first_and_are_those_of_the_whole_check(
+        sessions: tuple[Session, Session], two_faults: Path, where: str) -> None:
+    session = sessions[0] if where == "in the process" else sessions[1]
+    values = Path(f"{two_faults.with_suffix('')}-buffer-assignment-values.txt")
+    opened(session, two_faults)
+    told: list[tuple[Checked, bool]] = []
+
+    def first(part: Checked) -> None:  # (and whether the values file was read by then, in this process)
+        document = session.store.document(str(values))
+        told.append((part, document is not None and document.unscanned_text() is None))
+
+    checked = session.check(str(two_faults), first=first)
+    assert checked is not None and len(told) == 1
+    part, values_read = told[0]
+    assert part.sources == {str(two_faults)} and not values_read
+    assert seen(part) == [problem for problem in seen(checked) if problem[0] == str(two_faults)]
+    assert [(problem[3], problem[1].start.line) for problem in seen(part)] == [("undefined-stack-frame", 50)]
+    assert {problem[3] for problem in seen(checked)} == {"undefined-stack-frame", "overlapping-values"}
+
+
+@pytest.mark.parametrize("where", ["here", "in the process"])
+def test_the_hlo_file_s_problems_are_not_told_once_it_changed(
+        sessions: tuple[Session, Session], two_faults: Path, where: str) -> None:
+    session = sessions[0] if where == "in the process" else sessions[1]
+    opened(session, two_faults)
+    told: list[Checked] = []
+
+    def edit_at_once(done: float) -> None:  # the editor changes the file while it is checked
+        if session.version_of(str(two_faults)) == 1:
+            session.change(str(two_faults), 2, Range(Position(0, 0), Position(0, 0)), "")
+
+    checked = session.check(str(two_faults), edit_at_once, told.append)
+    assert told == []  # (here, the rest of the check reads the new version; the process's check is stale)
+    assert checked is not None and session.is_current(checked, str(two_faults)) == (where == "here")
+    assert {problem[3] for problem in seen(checked)} == {"undefined-stack-frame", "overlapping-values"}

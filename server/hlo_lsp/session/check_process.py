@@ -123,9 +123,11 @@ class CheckProcess:
             return False, None
         return True, message[2]
 
-    def check(self, source: str, report: Callable[[float], None]) -> Found | None:
+    def check(self, source: str, report: Callable[[float], None],
+              first: Callable[[Found], None] = lambda found: None) -> Found | None:
         """The check of the module of `source`, made by the process (whose files it holds): its problems, or None
-        when the process finds no module. `report` gets the share done and raises CheckCancelled to stop it."""
+        when the process finds no module. `report` gets the share done and raises CheckCancelled to stop it;
+        `first` gets the HLO file's problems when the process sends them, before the rest."""
         with self.lock:
             worker, ticket, givings = self._worker, next(self._tickets), self._givings
             if worker is None or not worker.alive:
@@ -133,7 +135,7 @@ class CheckProcess:
             answers = worker.expect(ticket)
             worker.send(("check", ticket, source))
         try:
-            found = _awaited(answers, ticket, report)
+            found = _awaited(answers, report, first)
         except CheckCancelled:
             worker.send(("cancel", ticket))
             raise
@@ -145,7 +147,8 @@ class CheckProcess:
         return found
 
 
-def _awaited(answers: queue.SimpleQueue[Message], ticket: int, report: Callable[[float], None]) -> Found | None:
+def _awaited(answers: queue.SimpleQueue[Message], report: Callable[[float], None],
+             first: Callable[[Found], None]) -> Found | None:
     done = 0.0
     while True:
         try:
@@ -157,6 +160,8 @@ def _awaited(answers: queue.SimpleQueue[Message], ticket: int, report: Callable[
         if kind == "progress":
             done = message[2]
             report(done)
+        elif kind == "hlo file":
+            first((message[2], message[3], message[4]))
         elif kind == "checked":
             return message[2], message[3], message[4]
         elif kind == "nothing":

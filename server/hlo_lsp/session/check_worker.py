@@ -8,7 +8,8 @@ at 40 MB, and here that interpreter is not the one answering hovers. Messages (t
     to the worker:   ("open", source, text, version)  ("change", source, version, edit, text)  ("close", source)
                      ("disk", path)  ("check", ticket, source)  ("cancel", ticket)
                      ("ask", ticket, question, source, position): question "hover" or "definition"
-    from the worker: ("progress", ticket, done)  ("checked", ticket, stem, sources, problems)  ("nothing", ticket)
+    from the worker: ("progress", ticket, done)  ("hlo file", ticket, stem, sources, problems): its problems, before
+                     the rest  ("checked", ticket, stem, sources, problems)  ("nothing", ticket)
                      ("cancelled", ticket)  ("failed", ticket, message)  ("answer", ticket, the answer's value or None)
 
 A reader thread takes messages off the pipe as they come and applies the files' changes at once, in their order, so
@@ -138,7 +139,8 @@ def _checked(session: Session, inbox: _Inbox, outbox: _Outbox, ticket: int, sour
 
     try:
         report(0.0)
-        checked = session.check(source, report)
+        checked = session.check(source, report, lambda found: outbox.send(
+            ("hlo file", ticket, found.stem, found.sources, found.problems)))
     except CheckCancelled:
         return ("cancelled", ticket)
     except Exception:

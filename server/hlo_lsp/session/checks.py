@@ -14,7 +14,7 @@ from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
 from hlo_lsp.model.priority import let_questions_first
 from hlo_lsp.problems import Problem
-from hlo_lsp.session.check_process import CheckProcess, CheckProcessUnavailable
+from hlo_lsp.session.check_process import CheckProcess, CheckProcessUnavailable, Found
 from hlo_lsp.session.compare import dump_bytes
 from hlo_lsp.session.cursor import Cursor
 from hlo_lsp.session.store import DocumentStore
@@ -56,15 +56,19 @@ class ModuleChecks:
         self._disk_changes += 1
         self._process.disk_changed(path)
 
-    def check(self, source: str, report: Callable[[float], None]) -> Checked | None:
+    def check(self, source: str, report: Callable[[float], None],
+              first: Callable[[Checked], None] | None = None) -> Checked | None:
         """The problems of the module of `source`, or of its two sides when its HLO file and its buffer assignment
-        come from two compilations. `report` gets the share done and may raise `CheckCancelled`."""
+        come from two compilations. `report` gets the share done and may raise `CheckCancelled`. `first` gets the
+        HLO file's problems as soon as they are known (a Checked of that file alone), before the rest is read."""
         if self._in_check_process(source):
             try:
-                return self._checked_by_process(source, report)
+                return self._checked_by_process(source, report, first)
             except CheckProcessUnavailable as error:  # (checked here from now on)
                 log.warning("no check process (%s): modules are checked in the server's process", error)
                 self.process_from = None
+        report = _rising(report)
+        hlo_file = self._hlo_file_first(source, report, first) if first is not None else None
         modules = self._store.checked_modules(source)
         if not modules:
             return None
@@ -74,9 +78,28 @@ class ModuleChecks:
                 let_questions_first()
                 report((number + done) / len(modules))
 
-            problems.extend(run.check_module(module.checked_part(), part))
+            problems.extend(run.check_module(module.checked_part(), part, hlo_file))
         sources = frozenset(document.source for module in modules for document in module.own_documents())
         return Checked(modules[0].stem, sources, problems, modules)
+
+    def _hlo_file_first(self, source: str, report: Callable[[float], None],
+                        first: Callable[[Checked], None]) -> tuple[Document, list[Problem]] | None:
+        """The problems of the HLO file of the module of `source`, found before the module's buffer assignment is
+        read (which says whether the two are one compilation's), and told to `first` while that file is still the
+        one this session holds."""
+        whole = self._store.whole_module(source)
+        hlo = whole.hlo_document if whole is not None else None
+        if whole is None or hlo is None:
+            return None
+
+        def part(done: float) -> None:
+            let_questions_first()
+            report(done)
+
+        problems = run.hlo_file_problems(whole, part)
+        if self._store.document(hlo.source) is hlo:
+            first(Checked(whole.stem, frozenset((hlo.source,)), problems, (whole,)))
+        return hlo, problems
 
     def is_current(self, checked: Checked, source: str) -> bool:
         """Whether `checked` is still the check of the module of `source` (no edit made it stale)."""
@@ -117,7 +140,8 @@ class ModuleChecks:
         files = list(module_files(source).values()) if os.path.isabs(source) else []
         return dump_bytes(list({*files, *opened})) >= self.process_from
 
-    def _checked_by_process(self, source: str, report: Callable[[float], None]) -> Checked | None:
+    def _checked_by_process(self, source: str, report: Callable[[float], None],
+                            first: Callable[[Checked], None] | None) -> Checked | None:
         """The check of the module of `source` made by the check process, given the module's open files first."""
         stem = module_stem(source)
         with self.lock:
@@ -126,10 +150,29 @@ class ModuleChecks:
                 if opened is not None and not self._process.holds(held):
                     self._process.give(held, opened.document.text, opened.version)
             basis = self._basis(stem)
-        found = self._process.check(source, report)
+        def hlo_file_found(found: Found) -> None:
+            with self.lock:
+                current = self._basis(stem) == basis
+            if first is not None and current:
+                first(Checked(found[0], found[1], found[2], (), basis))
+
+        found = self._process.check(source, report, hlo_file_found)
         return None if found is None else Checked(found[0], found[1], found[2], (), basis)
 
     def _basis(self, stem: str) -> tuple[object, ...]:
         """What a check of the module `stem` starts from: its open files' versions, how many files changed on disk."""
         opened = [(held, self._store.opened(held)) for held in sorted(self._store.open_sources_of(stem))]
         return (self._disk_changes, *((held, found.document) for held, found in opened if found is not None))
+
+
+
+def _rising(report: Callable[[float], None]) -> Callable[[float], None]:
+    """`report`, told no share below one it was told before (the HLO file's part of a check, then each of the
+    module's sides, each from its start)."""
+    told = [0.0]
+
+    def rising(done: float) -> None:
+        told[0] = max(told[0], done)
+        report(told[0])
+
+    return rising

@@ -134,11 +134,12 @@ class Session:
 
     # ---- checks -------------------------------------------------------------------------
 
-    def check(self, source: str, report: Callable[[float], None] = lambda done: None) -> Checked | None:
-        """The problems of the module of `source` (built here when new: seconds at 40 MB), or of its two sides
-        when its HLO file and its buffer assignment come from two compilations. `report` gets the share done
-        and may raise `CheckCancelled`. A large module is checked in the check process (`check_process_from`)."""
-        return self._checks.check(_source(source), report)
+    def check(self, source: str, report: Callable[[float], None] = lambda done: None,
+              first: Callable[[Checked], None] | None = None) -> Checked | None:
+        """The problems of the module of `source` (or of its two sides: see ModuleChecks.check), a large one's made in
+        the check process (`check_process_from`). `report` gets the share done and may raise `CheckCancelled`; `first`
+        gets the HLO file's problems (a Checked of that file alone) once they are known, before the rest."""
+        return self._checks.check(_source(source), report, first)
 
     def is_current(self, checked: Checked, source: str) -> bool:
         """Whether `checked` is still the check of the module of `source` (no edit made it stale)."""

@@ -53,6 +53,7 @@ class DocumentStore:
         # by stem: the documents' identities, the whole module, and its HLO and buffer-assignment sides
         self._modules: dict[str, tuple[tuple[int, ...], ModuleDump, tuple[ModuleDump, ModuleDump]]] = {}
         self._building: dict[str, threading.Lock] = {}  # by stem
+        self._unsided: dict[str, tuple[tuple[int, ...], ModuleDump]] = {}  # by stem: `whole_module`'s, until built
         self._glances: dict[str, tuple[Document, ModuleGlance | None]] = {}  # by stem, until its module is built
         self._reading = threading.Lock()  # a file on disk is read once, whichever thread asks first
         self._releases = _Releases()
@@ -117,7 +118,8 @@ class DocumentStore:
         """No file of the module is open any more: its documents and models are let go (a 40 MB
         module holds a gigabyte), and returned to be freed; opening it again reads it again. Files
         another open module reads (the companions an `after_codegen` module borrows) are kept."""
-        dropped: list[object] = [self._modules.pop(stem, None), self._glances.pop(stem, None)]
+        dropped: list[object] = [self._modules.pop(stem, None), self._glances.pop(stem, None),
+                                 self._unsided.pop(stem, None)]
         still_read = {document.source for _, module, _ in self._modules.values() for document in module.all_documents()}
         for path in [path for path in self._disk
                      if path not in still_read and not self.open_sources_of(module_stem(path))]:
@@ -175,6 +177,24 @@ class DocumentStore:
         hlo_side, buffers_side = self._built(document)
         return (hlo_side,) if hlo_side is buffers_side else (hlo_side, buffers_side)
 
+    def whole_module(self, source: str) -> ModuleDump | None:
+        """The module of `source` with every file of it, before it is read: whether its HLO file and its buffer
+        assignment are one compilation's is not decided yet (`checked_modules` decides it, from this module:
+        what was read of it is kept)."""
+        document = self.document(source)
+        if document is None:
+            return None
+        stem = module_stem(document.source)
+        with holding(self._building.setdefault(stem, threading.Lock())):
+            documents = self._companions(document)
+            key, cached = _key(documents), self._modules.get(stem)
+            if cached is not None and cached[0] == key:
+                return cached[1]
+            module = self._unread(stem, documents, key, cached)
+            if self._worth_keeping(documents):
+                self._unsided[stem] = (key, module)
+            return module
+
     def _built(self, document: Document) -> tuple[ModuleDump, ModuleDump]:
         """The module of `document` as seen from its HLO file and from its buffer-assignment files."""
         stem = module_stem(document.source)
@@ -210,13 +230,10 @@ class DocumentStore:
         return documents
 
     def _module(self, stem: str, documents: dict[FileKind, Document]) -> tuple[ModuleDump, ModuleDump]:
-        key = tuple(id(documents[kind]) for kind in sorted(documents, key=lambda k: k.value))
+        key = _key(documents)
         cached = self._modules.get(stem)
         if cached is None or cached[0] != key:
-            borrowed = frozenset(kind for kind, document in documents.items()
-                                 if kind is not FileKind.HLO_MODULE and module_stem(document.source) != stem)
-            module = (cached[1].updated(dict(documents), borrowed) if cached
-                      else ModuleDump(stem, dict(documents), borrowed))
+            module = self._unread(stem, documents, key, cached)
             built = (key, module, _sides(module))
             if self._worth_keeping(documents):
                 prepare_hovers(module)
@@ -224,6 +241,17 @@ class DocumentStore:
                 self._glances.pop(stem, None)
             cached = built
         return cached[2]
+
+    def _unread(self, stem: str, documents: dict[FileKind, Document], key: tuple[int, ...],
+                cached: tuple[tuple[int, ...], ModuleDump, tuple[ModuleDump, ModuleDump]] | None) -> ModuleDump:
+        """The module of `documents`, sides not decided: the one `whole_module` made of them, or a new one that
+        keeps what was read of the files it shares with the module built last."""
+        unsided = self._unsided.pop(stem, None)
+        if unsided is not None and unsided[0] == key:
+            return unsided[1]
+        borrowed = frozenset(kind for kind, document in documents.items()
+                             if kind is not FileKind.HLO_MODULE and module_stem(document.source) != stem)
+        return cached[1].updated(dict(documents), borrowed) if cached else ModuleDump(stem, dict(documents), borrowed)
 
     def _worth_keeping(self, documents: dict[FileKind, Document]) -> bool:
         """Whether a module just built is kept for the next request: not when it was asked for an
@@ -267,6 +295,11 @@ class DocumentStore:
             return None
         self._disk[path] = _DiskDocument(stamp, document)
         return document
+
+
+def _key(documents: dict[FileKind, Document]) -> tuple[int, ...]:
+    """The identities of a module's documents, in the order of their kinds."""
+    return tuple(id(documents[kind]) for kind in sorted(documents, key=lambda k: k.value))
 
 
 def _sides(module: ModuleDump) -> tuple[ModuleDump, ModuleDump]:
