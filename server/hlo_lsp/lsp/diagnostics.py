@@ -27,6 +27,8 @@ class DiagnosticsPublisher:
         self._server = server
         self._pending: dict[str, asyncio.Task[None]] = {}
         self._published: dict[str, set[str]] = defaultdict(set)  # stem -> sources given diagnostics
+        # source -> (version, problems) sent before its module's check ended (its HLO file's): not sent again
+        self._sent_first: dict[str, tuple[int | None, list[Problem]]] = {}
 
     def schedule(self, source: str, delay: float = DEBOUNCE_SECONDS) -> None:
         """Checks the module of `source` after `delay` seconds without a newer request."""
@@ -47,15 +49,21 @@ class DiagnosticsPublisher:
         if pending is not None:
             pending.cancel()
         for cleared in self._published.pop(stem, set()):
+            self._sent_first.pop(cleared, None)
             self._send(cleared, [])
 
     async def _check_later(self, source: str, delay: float) -> None:
         if delay:
             await asyncio.sleep(delay)
         title = f"Checking {os.path.basename(module_stem(source))}"
+        loop = asyncio.get_running_loop()
+
+        def first(part: Checked) -> None:  # (in the worker thread, while the module's other files are checked)
+            loop.call_soon_threadsafe(self._publish_first, part)
+
         try:  # a re-check after an edit takes milliseconds: a bar is shown only for work that lasts
             checked = await shown_while(self._server, title, lambda report: self._server.in_worker(
-                self._server.session.check, source, report), _told, interrupted="superseded by an edit")
+                self._server.session.check, source, report, first), _told, interrupted="superseded by an edit")
         except CheckCancelled:
             return
         except Exception:
@@ -63,6 +71,14 @@ class DiagnosticsPublisher:
             return
         if checked is not None and await self._server.in_worker(self._server.session.is_current, checked, source):
             self._publish(checked)  # (else closed, or an edit made this module stale: its own check is scheduled)
+
+    def _publish_first(self, part: Checked) -> None:
+        """The HLO file's problems, published before its module's other files are checked: the file a user opens
+        shows its own diagnostics seconds sooner."""
+        self._published[part.stem] |= part.sources
+        for source in part.sources:
+            self._send(source, part.problems)
+            self._sent_first[source] = (self._server.session.version_of(source), part.problems)
 
     def _publish(self, checked: Checked) -> None:
         by_source: dict[str, list[Problem]] = defaultdict(list)
@@ -73,7 +89,9 @@ class DiagnosticsPublisher:
         targets = checked.sources | self._published[checked.stem]
         self._published[checked.stem] = set(checked.sources)
         for source in targets:
-            self._send(source, by_source.get(source, []))
+            problems = by_source.get(source, [])
+            if self._sent_first.pop(source, None) != (self._server.session.version_of(source), problems):
+                self._send(source, problems)
         log.info("%s: %d problem(s) in %d file(s)", checked.stem, len(checked.problems), len(checked.sources))
 
     def _send(self, source: str, problems: list[Problem]) -> None:
