@@ -5,8 +5,8 @@
 
 For each size, benchmarks/make_large_dump.py writes a module with its buffer-assignment
 companions (no JAX needed); the HLO file is opened like an editor opens it and the
-server is asked what a user asks: the first hover and definition, the full diagnostics
-(with $/progress), hovers and definitions at random names, the references of the most
+server is asked what a user asks: the first hover and definition, the HLO file's diagnostics and every
+file's (the full diagnostics, with $/progress), hovers and definitions at random names, the references of the most
 used instruction (also timed on the wire: benchmarks/wire.py), and one-line edits. A second
 session opens the file as VS Code does, with the requests it sends at once (benchmarks/wire.py:
 outline, folds, links, lenses, the first screen's tokens and hints, a hover), and times their
@@ -172,7 +172,8 @@ async def measure(mb: float, style: str, samples: int, edits: int, folder: Path)
     await first_definition
     values["first_definition_s"] = time.perf_counter() - opened
     assert answer is not None and "bytes" in answer.contents.value, answer  # type: ignore[union-attr]
-    values["diagnostics_s"] = await editor.diagnostics_after(uri, opened)
+    values["hlo_file_diagnostics_s"] = await editor.diagnostics_after(uri, opened)  # (published first)
+    values["diagnostics_s"] = max([await editor.diagnostics_after(path.as_uri(), opened) for path in files.values()])
     values["progress_reports"] = len(editor.progress)
 
     hovers, jumps = [], []
@@ -244,7 +245,7 @@ async def measure_edits(editor: Editor, document: types.TextDocumentIdentifier, 
 
 def print_table(results: list[Figures]) -> None:
     rows = ["first_hover_s", "first_definition_s", "first_hover_allocations_s", "first_hover_values_s",
-            "first_hover_live_ranges_s", "diagnostics_s", "progress_reports", "hover_p50_ms",
+            "first_hover_live_ranges_s", "hlo_file_diagnostics_s", "diagnostics_s", "progress_reports", "hover_p50_ms",
             "hover_p99_ms", "definition_p50_ms", "definition_p99_ms", "references_first_ms", "references_ms",
             "references_wire_first_ms", "references_wire_ms", "references_json_ms",
             "references_lsprotocol_ms",

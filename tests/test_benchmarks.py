@@ -50,6 +50,7 @@ def test_the_editor_benchmark_runs_at_1_mb(tmp_path: Path, style: str) -> None:
                  "edit_index_p95_ms", "edit_p95_ms",
                  "rss_mb", "rss_idle_mb", "rss_closed_mb"):
         assert figures[name] > 0, name
+    assert 0 < figures["hlo_file_diagnostics_s"] <= figures["diagnostics_s"]
     for label in ("hover", "outline", "folding", "links", "lenses", "tokens", "hints", "diagnostics"):
         assert figures[f"editor_{label}_s"] > 0, label  # the file opened as VS Code opens it
     assert figures["editor_answers_mb"] > 0
