@@ -12,7 +12,17 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from helpers import SPLIT_MLP, copy_module, plant
-from helpers.lsp import client_with, close_file, edit_and_check, log_message_containing, open_and_check, position_of
+from helpers.lsp import (
+    all_diagnostics,
+    client_with,
+    close_file,
+    edit_and_check,
+    forget_diagnostics,
+    log_message_containing,
+    open_and_check,
+    open_file,
+    position_of,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 MOVED = "<69 reduce_log_fusion @0> (size=128,offset=0)"
@@ -54,3 +64,19 @@ async def test_the_process_reports_the_overlap_its_fix_clears_it_and_closing_end
 
     close_file(client, ba)
     await log_message_containing(client, f"check process {pid.group(1)} ended", since)
+
+
+async def test_the_hlo_file_s_diagnostics_come_with_its_companions_the_same_from_the_process(
+        client: LanguageClient, tmp_path: Path) -> None:
+    """The HLO file's diagnostics, which the process sends before it reads the buffer assignment, and those of its
+    companions, sent after: the editor shows each file's own."""
+    ba = planted_copy(tmp_path)
+    hlo = ba.with_name(ba.name.replace("-buffer-assignment", ""))
+    frame_line = plant(hlo, 'add(%param_2.2, %add.1), metadata={op_name="jit(mlp)/add" stack_frame_id=4}',
+                       'add(%param_2.2, %add.1), metadata={op_name="jit(mlp)/add" stack_frame_id=99}')
+    forget_diagnostics(client, [hlo.as_uri(), ba.as_uri()])
+    open_file(client, hlo)
+    published = await all_diagnostics(client, [hlo.as_uri(), ba.as_uri()])
+    assert [(d.code, d.range.start.line) for d in published[hlo.as_uri()]] == [("undefined-stack-frame", frame_line)]
+    assert [d.code for d in published[ba.as_uri()]] == ["overlapping-values", "overlapping-values"]
+    close_file(client, hlo)
