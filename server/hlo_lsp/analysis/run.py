@@ -69,7 +69,7 @@ def check_module(module: ModuleDump, progress: Progress | None = None,
     done = _Done(module, progress or _ignore)
     hlo = module.hlo_document
     last_run = _LastRun(module)
-    if hlo_file is not None and hlo_file[0] is hlo and hlo is not None:
+    if hlo is not None and hlo_file is not None and hlo_file[0] is hlo:
         first = hlo_file[1]
         done.skipped(hlo, sum(1 for name, _ in CHECKS if name in HLO_FILE_CHECKS))
         found: dict[str, list[Problem]] = {}

@@ -150,10 +150,13 @@ class ModuleChecks:
                 if opened is not None and not self._process.holds(held):
                     self._process.give(held, opened.document.text, opened.version)
             basis = self._basis(stem)
+
         def hlo_file_found(found: Found) -> None:
+            if first is None:
+                return
             with self.lock:
                 current = self._basis(stem) == basis
-            if first is not None and current:
+            if current:
                 first(Checked(found[0], found[1], found[2], (), basis))
 
         found = self._process.check(source, report, hlo_file_found)
@@ -163,7 +166,6 @@ class ModuleChecks:
         """What a check of the module `stem` starts from: its open files' versions, how many files changed on disk."""
         opened = [(held, self._store.opened(held)) for held in sorted(self._store.open_sources_of(stem))]
         return (self._disk_changes, *((held, found.document) for held, found in opened if found is not None))
-
 
 
 def _rising(report: Callable[[float], None]) -> Callable[[float], None]:
