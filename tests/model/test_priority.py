@@ -5,8 +5,10 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from hlo_lsp.model.document import Document
-from hlo_lsp.model.priority import answering, let_questions_first
+from hlo_lsp.model.priority import answering, let_questions_first, stepping
 from hlo_lsp.parsing.file_kinds import FileKind
 
 
@@ -56,3 +58,28 @@ def test_a_question_waiting_for_a_scan_another_thread_runs_does_not_make_that_sc
         assert document.line_count == len(lines) + 4 and document.chunks  # waits for the scan
     scanning.join()
     assert time.perf_counter() - started < 10  # (twenty steps of two seconds each without it)
+
+
+class Stop(Exception):
+    pass
+
+
+def test_a_thread_stepping_is_asked_at_each_step_and_stops_inside_a_scan() -> None:
+    asked: list[str] = []
+    with stepping(lambda: asked.append("outer")):
+        with stepping(lambda: asked.append("inner")):
+            let_questions_first()
+        let_questions_first()
+        other = threading.Thread(target=let_questions_first)  # another thread is not asked
+        other.start()
+        other.join()
+    let_questions_first()
+    assert asked == ["inner", "outer"]
+
+    def stop() -> None:
+        raise Stop
+
+    document = Document("HloModule m\n" + "  %p = f32[] parameter(0)\n" * 3000, FileKind.HLO_MODULE)
+    with stepping(stop), pytest.raises(Stop):
+        document.chunks  # noqa: B018 - the scan steps aside every 512 lines: it stops at the first
+    assert document.unscanned_text() is not None and len(document.chunks) == 6  # read again whole, later

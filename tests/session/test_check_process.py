@@ -298,3 +298,28 @@ def test_the_hlo_file_s_problems_are_not_told_once_it_changed(
     assert told == []  # (here, the rest of the check reads the new version; the process's check is stale)
     assert checked is not None and session.is_current(checked, str(two_faults)) == (where == "here")
     assert {problem[3] for problem in seen(checked)} == {"undefined-stack-frame", "overlapping-values"}
+
+
+def test_a_check_stopped_while_it_reads_the_buffer_assignment_stops_there_and_keeps_what_it_read(
+        two_faults: Path) -> None:
+    """Once the HLO file's problems are told, the check reads the buffer assignment: asked to stop then, it stops
+    inside that reading (not after it, at its next report), and the next check starts from what it read."""
+    session = Session()
+    opened(session, two_faults)
+    told: list[Checked] = []
+
+    def stop_once_told(done: float) -> None:
+        if told and len(told) == 1:
+            told.append(told[0])  # (stop once)
+            raise CheckCancelled
+
+    with pytest.raises(CheckCancelled):
+        session.check(str(two_faults), stop_once_told, told.append)
+    stem = str(two_faults.with_suffix(""))
+    assert len(told) == 2 and not session.store.has_module(stem)  # stopped before the module was built
+    hlo = told[0].modules[0].__dict__["hlo"]  # the HLO file's structure, read for its problems
+    checked = session.check(str(two_faults))
+    assert checked is not None and checked.modules[0].hlo is hlo
+    fresh = Session()
+    opened(fresh, two_faults)
+    assert seen(checked) == seen(fresh.check(str(two_faults)))

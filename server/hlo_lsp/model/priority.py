@@ -3,18 +3,20 @@
 Python runs one thread at a time. A glance answers a hover in a few hundred milliseconds
 of interpreter time; sharing it with a thread indexing a 40 MB module doubles that. The
 loops that index call `let_questions_first()` between chunks of lines: while another
-thread is answering a question (`answering()`), they wait.
+thread is answering a question (`answering()`), they wait. A thread may also have them ask
+whether its work is still wanted (`stepping()`): a check stops there once it is not.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 _WAIT_AT_MOST_SECONDS = 2.0  # a question that takes longer does not stall indexing for good
 _condition = threading.Condition()
 _answering: dict[int, int] = {}  # thread -> how many answers it is inside
+_steps = threading.local()  # .step: what this thread's let_questions_first() calls first, if anything
 
 
 @contextlib.contextmanager
@@ -61,7 +63,23 @@ def holding(lock: threading.Lock) -> Iterator[None]:
         lock.release()
 
 
+@contextlib.contextmanager
+def stepping(step: Callable[[], None]) -> Iterator[None]:
+    """While inside, this thread's `let_questions_first()` calls `step` first, which may raise: a check passes one
+    that raises once the check is no longer wanted, so that it stops within a chunk of lines, in whatever it reads
+    (a file's scan, a buffer assignment's records), not at its next progress report, seconds later at 40 MB."""
+    outer = getattr(_steps, "step", None)
+    _steps.step = step
+    try:
+        yield
+    finally:
+        _steps.step = outer
+
+
 def let_questions_first() -> None:
+    step = getattr(_steps, "step", None)
+    if step is not None:
+        step()
     # read without the lock first: a stale value costs one chunk's delay at most
     if _answering and threading.get_ident() not in _answering:
         with _condition:

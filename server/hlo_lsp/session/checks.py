@@ -12,7 +12,7 @@ from typing import Any
 from hlo_lsp.analysis import run
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump, module_stem
-from hlo_lsp.model.priority import let_questions_first
+from hlo_lsp.model.priority import let_questions_first, stepping
 from hlo_lsp.problems import Problem
 from hlo_lsp.session.check_process import CheckProcess, CheckProcessUnavailable, Found
 from hlo_lsp.session.compare import dump_bytes
@@ -68,6 +68,11 @@ class ModuleChecks:
                 log.warning("no check process (%s): modules are checked in the server's process", error)
                 self.process_from = None
         report = _rising(report)
+        with stepping(lambda: report(0.0)):  # (the share told last, again: whether the check is still wanted)
+            return self._checked_here(source, report, first)
+
+    def _checked_here(self, source: str, report: Callable[[float], None],
+                      first: Callable[[Checked], None] | None) -> Checked | None:
         hlo_file = self._hlo_file_first(source, report, first) if first is not None else None
         modules = self._store.checked_modules(source)
         if not modules:

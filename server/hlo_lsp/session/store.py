@@ -234,9 +234,16 @@ class DocumentStore:
         cached = self._modules.get(stem)
         if cached is None or cached[0] != key:
             module = self._unread(stem, documents, key, cached)
-            built = (key, module, _sides(module))
-            if self._worth_keeping(documents):
-                prepare_hovers(module)
+            try:
+                built = (key, module, _sides(module))
+                keep = self._worth_keeping(documents)
+                if keep:
+                    prepare_hovers(module)
+            except BaseException:  # a check stopped while it read the module: what it read is kept for the next
+                if self._worth_keeping(documents):
+                    self._unsided.setdefault(stem, (key, module))
+                raise
+            if keep:
                 self._modules[stem] = built
                 self._glances.pop(stem, None)
             cached = built
@@ -245,13 +252,15 @@ class DocumentStore:
     def _unread(self, stem: str, documents: dict[FileKind, Document], key: tuple[int, ...],
                 cached: tuple[tuple[int, ...], ModuleDump, tuple[ModuleDump, ModuleDump]] | None) -> ModuleDump:
         """The module of `documents`, sides not decided: the one `whole_module` made of them, or a new one that
-        keeps what was read of the files it shares with the module built last."""
+        keeps what was read of the files it shares with the last one made (`whole_module`'s, which a check stopped
+        before it was built may have read much of, or the module built last)."""
         unsided = self._unsided.pop(stem, None)
         if unsided is not None and unsided[0] == key:
             return unsided[1]
         borrowed = frozenset(kind for kind, document in documents.items()
                              if kind is not FileKind.HLO_MODULE and module_stem(document.source) != stem)
-        return cached[1].updated(dict(documents), borrowed) if cached else ModuleDump(stem, dict(documents), borrowed)
+        last = unsided[1] if unsided is not None else cached[1] if cached is not None else None
+        return ModuleDump(stem, dict(documents), borrowed) if last is None else last.updated(dict(documents), borrowed)
 
     def _worth_keeping(self, documents: dict[FileKind, Document]) -> bool:
         """Whether a module just built is kept for the next request: not when it was asked for an
