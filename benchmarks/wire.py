@@ -31,6 +31,7 @@ class WireClient:
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self._next_id = 0
         self._sending = threading.Lock()
+        self.published: set[str] = set()  # the URIs given diagnostics so far
 
     def send(self, message: dict[str, Any]) -> None:
         body = json.dumps({"jsonrpc": "2.0", **message}).encode()
@@ -46,6 +47,8 @@ class WireClient:
             if header.lower().startswith(b"content-length:"):
                 length = int(header.split(b":")[1])
         message: dict[str, Any] = json.loads(stdout.read(length))
+        if message.get("method") == "textDocument/publishDiagnostics":
+            self.published.add(message["params"]["uri"])
         if "method" in message and "id" in message:  # the server asks (progress bars, registrations)
             self.send({"id": message["id"], "result": None})
         return message
@@ -93,6 +96,11 @@ class WireClient:
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         self.send({"method": method, "params": params})
+
+    def wait_until_published(self, uris: list[str]) -> None:
+        """Reads what the server sends until each of `uris` has been given diagnostics."""
+        while not self.published.issuperset(uris):
+            self.receive()
 
     def wait_for_diagnostics(self, uri: str) -> None:
         while True:
@@ -262,6 +270,8 @@ def opened_like_vs_code(folder: Path, hlo: Path, hover: tuple[int, int],
     if not edits:
         client.stop()
         return session
+    # the HLO file's diagnostics come first: the module is checked once its other files have theirs too
+    client.wait_until_published([path.as_uri() for path in hlo.parent.glob(hlo.stem + "-*.txt")])
     messages: queue.Queue[tuple[float, dict[str, Any] | None]] = queue.Queue()
     threading.Thread(target=client.read_into, args=(messages,), daemon=True).start()
     session.after_edits = {label: [] for label in VS_CODE_DELAYS_AFTER_EDIT}
