@@ -300,10 +300,12 @@ def test_the_hlo_file_s_problems_are_not_told_once_it_changed(
     assert {problem[3] for problem in seen(checked)} == {"undefined-stack-frame", "overlapping-values"}
 
 
+@pytest.mark.parametrize("edited", [False, True])
 def test_a_check_stopped_while_it_reads_the_buffer_assignment_stops_there_and_keeps_what_it_read(
-        two_faults: Path) -> None:
-    """Once the HLO file's problems are told, the check reads the buffer assignment: asked to stop then, it stops
-    inside that reading (not after it, at its next report), and the next check starts from what it read."""
+        two_faults: Path, edited: bool) -> None:
+    """Once the HLO file's problems are told, the check reads the buffer assignment: asked to stop then (the HLO file
+    was edited, say), it stops inside that reading (not after it, at its next report), and the next check starts
+    from what it read: the HLO file's structure is not read again."""
     session = Session()
     opened(session, two_faults)
     told: list[Checked] = []
@@ -311,6 +313,10 @@ def test_a_check_stopped_while_it_reads_the_buffer_assignment_stops_there_and_ke
     def stop_once_told(done: float) -> None:
         if told and len(told) == 1:
             told.append(told[0])  # (stop once)
+            if edited:  # an op_name: the structure stays
+                line = session.snapshot(str(two_faults)).line(50)  # type: ignore[union-attr]
+                at = line.index("jit(mlp)/add")
+                session.change(str(two_faults), 2, Range(Position(50, at), Position(50, at + 3)), "JIT")
             raise CheckCancelled
 
     with pytest.raises(CheckCancelled):
@@ -319,7 +325,7 @@ def test_a_check_stopped_while_it_reads_the_buffer_assignment_stops_there_and_ke
     assert len(told) == 2 and not session.store.has_module(stem)  # stopped before the module was built
     hlo = told[0].modules[0].__dict__["hlo"]  # the HLO file's structure, read for its problems
     checked = session.check(str(two_faults))
-    assert checked is not None and checked.modules[0].hlo is hlo
+    assert checked is not None and checked.modules[0].hlo.structure_id is hlo.structure_id
     fresh = Session()
-    opened(fresh, two_faults)
+    fresh.open(str(two_faults), session.snapshot(str(two_faults)).text, 1)  # type: ignore[union-attr]
     assert seen(checked) == seen(fresh.check(str(two_faults)))

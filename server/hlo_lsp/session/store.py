@@ -239,8 +239,8 @@ class DocumentStore:
                 keep = self._worth_keeping(documents)
                 if keep:
                     prepare_hovers(module)
-            except BaseException:  # a check stopped while it read the module: what it read is kept for the next
-                if self._worth_keeping(documents):
+            except BaseException:  # a check stopped while it read the module (an edit, say): the next starts from it
+                if any(document.source in self._open for document in documents.values()):
                     self._unsided.setdefault(stem, (key, module))
                 raise
             if keep:
