@@ -31,7 +31,7 @@ class WireClient:
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self._next_id = 0
         self._sending = threading.Lock()
-        self.published: set[str] = set()  # the URIs given diagnostics so far
+        self._diagnosed: set[str] = set()  # the URIs given diagnostics while requests_at_once read
 
     def send(self, message: dict[str, Any]) -> None:
         body = json.dumps({"jsonrpc": "2.0", **message}).encode()
@@ -47,8 +47,6 @@ class WireClient:
             if header.lower().startswith(b"content-length:"):
                 length = int(header.split(b":")[1])
         message: dict[str, Any] = json.loads(stdout.read(length))
-        if message.get("method") == "textDocument/publishDiagnostics":
-            self.published.add(message["params"]["uri"])
         if "method" in message and "id" in message:  # the server asks (progress bars, registrations)
             self.send({"id": message["id"], "result": None})
         return message
@@ -86,6 +84,8 @@ class WireClient:
         while waiting or diagnostics is None:
             message = self.receive()
             now = time.perf_counter() - since
+            if message.get("method") == "textDocument/publishDiagnostics":
+                self._diagnosed.add(message["params"]["uri"])
             if message.get("method") == "textDocument/publishDiagnostics" and diagnostics is None and (
                     message["params"]["uri"] == diagnostics_of):
                 diagnostics = now
@@ -98,9 +98,11 @@ class WireClient:
         self.send({"method": method, "params": params})
 
     def wait_until_published(self, uris: list[str]) -> None:
-        """Reads what the server sends until each of `uris` has been given diagnostics."""
-        while not self.published.issuperset(uris):
-            self.receive()
+        """Reads what the server sends until each of `uris` has been given diagnostics (since requests_at_once)."""
+        while not self._diagnosed.issuperset(uris):
+            message = self.receive()
+            if message.get("method") == "textDocument/publishDiagnostics":
+                self._diagnosed.add(message["params"]["uri"])
 
     def wait_for_diagnostics(self, uri: str) -> None:
         while True:
