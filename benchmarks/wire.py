@@ -86,9 +86,8 @@ class WireClient:
             now = time.perf_counter() - since
             if message.get("method") == "textDocument/publishDiagnostics":
                 self._diagnosed.add(message["params"]["uri"])
-            if message.get("method") == "textDocument/publishDiagnostics" and diagnostics is None and (
-                    message["params"]["uri"] == diagnostics_of):
-                diagnostics = now
+                if diagnostics is None and message["params"]["uri"] == diagnostics_of:
+                    diagnostics = now
             elif message.get("id") in waiting and "method" not in message:
                 label = waiting.pop(message["id"])
                 answered[label], sizes[label] = now, len(json.dumps(message.get("result")))

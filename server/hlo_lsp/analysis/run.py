@@ -71,14 +71,14 @@ def check_module(module: ModuleDump, progress: Progress | None = None,
     last_run = _LastRun(module)
     if hlo is not None and hlo_file is not None and hlo_file[0] is hlo:
         first = hlo_file[1]
-        done.skipped(hlo, sum(1 for name, _ in CHECKS if name in HLO_FILE_CHECKS))
+        done.skipped(hlo, len(_names(in_hlo_file=True)))
         found: dict[str, list[Problem]] = {}
     else:
         first = [] if hlo is None else _syntax(hlo, done)
-        found = last_run.run([name for name, _ in CHECKS if name in HLO_FILE_CHECKS], done)
+        found = last_run.run(_names(in_hlo_file=True), done)
     rest = [problem for document in module.all_documents() if document is not hlo
             for problem in _syntax(document, done)]
-    found.update(last_run.run([name for name, _ in CHECKS if name not in HLO_FILE_CHECKS], done))
+    found.update(last_run.run(_names(in_hlo_file=False), done))
     last_run.keep(found)
     done.report(1.0)
     return sorted({*first, *rest, *(problem for problems in found.values() for problem in problems)},
@@ -94,7 +94,7 @@ def hlo_file_problems(module: ModuleDump, progress: Progress | None = None) -> l
         return []
     done = _Done(module, progress or _ignore)
     found = _syntax(hlo, done)
-    for problems in _LastRun(module).run([name for name, _ in CHECKS if name in HLO_FILE_CHECKS], done).values():
+    for problems in _LastRun(module).run(_names(in_hlo_file=True), done).values():
         found.extend(problems)
     return sorted(set(found), key=Problem.sort_key)
 
@@ -103,6 +103,11 @@ def hlo_file_problems(module: ModuleDump, progress: Progress | None = None) -> l
 # module's stem): run first, and no other check reports in the HLO file.
 HLO_FILE_CHECKS = frozenset(("hlo-structure", "hlo-opcodes", "hlo-header", "hlo-computation-attributes",
                              "hlo-instruction-names"))
+
+
+def _names(in_hlo_file: bool) -> list[str]:
+    """The names of the checks (in CHECKS' order) that are, or are not, HLO_FILE_CHECKS."""
+    return [name for name, _ in CHECKS if (name in HLO_FILE_CHECKS) == in_hlo_file]
 
 
 class _Done:

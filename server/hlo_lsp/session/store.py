@@ -240,7 +240,7 @@ class DocumentStore:
                 if keep:
                     prepare_hovers(module)
             except BaseException:  # a check stopped while it read the module (an edit, say): the next starts from it
-                if any(document.source in self._open for document in documents.values()):
+                if self._any_open(documents):
                     self._unsided.setdefault(stem, (key, module))
                 raise
             if keep:
@@ -268,7 +268,10 @@ class DocumentStore:
         opened = self._open
         current = all(document.source not in opened or opened[document.source].document is document
                       for document in documents.values())
-        return current and any(document.source in opened for document in documents.values())
+        return current and self._any_open(documents)
+
+    def _any_open(self, documents: dict[FileKind, Document]) -> bool:
+        return any(document.source in self._open for document in documents.values())
 
     def open_modules(self) -> list[ModuleDump]:
         modules: dict[int, ModuleDump] = {}
