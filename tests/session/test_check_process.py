@@ -199,6 +199,33 @@ def test_a_module_smaller_than_the_threshold_is_checked_here(caplog: pytest.LogC
     session.close(str(path))
 
 
+def test_a_folder_holding_a_module_to_check_there_starts_the_process_ahead_and_again_once_it_ended(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Started before the first check, which it then makes; after the last file closes, a fresh one is ready; none
+    once the check process is turned off."""
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    path = Path(f"{SPLIT_MLP}.txt")
+    session = Session(check_process_from=path.stat().st_size)
+    session.start_checks_ahead([str(path.parent)])
+    [ahead] = started_pids(caplog)
+    opened(session, path)
+    assert seen(session.check(str(path))) == []
+    assert started_pids(caplog) == [ahead]  # the check was made there
+    session.close(str(path))
+    assert ended(ahead)
+    [_, fresh] = started_pids(caplog)
+    session.check_process_from = None
+    assert ended(fresh)
+
+
+def test_a_folder_of_smaller_modules_starts_no_process_ahead(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    path = Path(f"{SPLIT_MLP}.txt")
+    Session(check_process_from=path.stat().st_size + 1).start_checks_ahead([str(path.parent)])
+    Session().start_checks_ahead([str(path.parent)])  # (no check process at all)
+    assert started_pids(caplog) == []
+
+
 def hover_spots(path: Path) -> list[Position]:
     """A cursor on names all over the file (120 of them at most)."""
     spots = [Position(number, match.start(1)) for number, text in enumerate(path.read_text().split("\n"))

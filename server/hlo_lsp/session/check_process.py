@@ -1,14 +1,17 @@
 """The session's end of the check process (`check_worker`): the checks of large modules run there, on the machine's
 other core, while this process answers questions at a glance.
 
-The process starts at the first check of a large module. It is given the open files of each module it checks, whole,
-at that check, then every change to them, in the order the session applies them (`lock`), so that it checks what the
-editor shows; it reads the module's other files from disk itself. It stops when it holds no open file any more: its
-memory goes back to the system whole, which a process that freed a gigabyte of objects does not manage.
+The process starts at the first check of a large module, or before (`start_ahead`: when the workspace holds one). It
+is given the open files of each module it checks at that check (read from disk when the file there is the editor's
+text: `same_text`; else sent whole), then every change to them, in the order the session applies them (`lock`), so
+that it checks what the editor shows; it reads the module's other files from disk itself. It stops when it holds no
+open file any more: its memory goes back to the system whole, which a process that freed a gigabyte of objects does
+not manage.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import os
@@ -24,6 +27,7 @@ from hlo_lsp.analysis.run import CheckCancelled
 from hlo_lsp.model.dump_module import module_stem
 from hlo_lsp.model.priority import let_questions_first
 from hlo_lsp.problems import Problem
+from hlo_lsp.session.same_text import disk_digest_of
 from hlo_lsp.text import Position, Range
 
 log = logging.getLogger(__name__)
@@ -46,9 +50,11 @@ class CheckProcessUnavailable(Exception):
 class CheckProcess:
     """The check process as the session sees it: which open files it holds, and checks asked of it."""
 
-    def __init__(self) -> None:
+    def __init__(self, texts: Callable[[str], tuple[str, int | None] | None] = lambda source: None) -> None:
         # Held while the session changes an open file and tells the process: both see the same order of changes.
         self.lock = threading.RLock()
+        self._texts = texts  # an open file's text and version now (None: not open), sent when the process asks
+        self._ahead = False  # whether a process is kept started before a check needs it
         self._worker: _Worker | None = None
         self._held: set[str] = set()  # the open files the process was given
         self._built: set[str] = set()  # the stems of the modules it checked: it answers questions about them
@@ -59,15 +65,34 @@ class CheckProcess:
         """Whether the running process holds the open file `source` (given it, and has not ended since)."""
         return source in self._held and self._worker is not None and self._worker.alive
 
-    def give(self, source: str, text: str, version: int | None) -> None:
-        """Gives the process an open file, whole (under `lock`): from now on its changes go there too."""
+    def start_ahead(self) -> None:
+        """Starts the process now, and again whenever it ends with the last file it held (under `lock`): the first
+        check of a large module then finds it ready, not half a second away (it imports the engine), and it reads
+        the module's files while this process answers the first questions."""
+        self._ahead = True
+        with contextlib.suppress(CheckProcessUnavailable):
+            self._started()
+
+    def stop_ahead(self) -> None:
+        """No process is kept started ahead any more (under `lock`); one that holds no file ends."""
+        self._ahead = False
+        if not self._held and self._worker is not None:
+            self._worker.stop()
+            self._worker = None
+
+    def _started(self) -> _Worker:
         if self._worker is None or not self._worker.alive:
             try:
-                worker = _Worker()
+                worker = _Worker(self._give_again)
             except (OSError, ValueError) as error:
                 raise CheckProcessUnavailable(error) from error
             self._worker, self._held, self._built = worker, set(), set()
-        self._worker.send(("open", source, text, version))
+        return self._worker
+
+    def give(self, source: str, text: str, version: int | None) -> None:
+        """Gives the process an open file, whole (under `lock`): from now on its changes go there too. The process
+        reads it from disk when it is the file there (`same_text`)."""
+        self._started().send(("give", source, text, version))
         self._held.add(source)
         self._built.discard(module_stem(source))
         self._givings += 1
@@ -86,6 +111,9 @@ class CheckProcess:
         if not self._held:
             self._worker.stop()
             self._worker = None
+            if self._ahead:  # (a fresh one: the memory of the modules checked goes back to the system with the last)
+                with contextlib.suppress(CheckProcessUnavailable):
+                    self._started()
 
     def disk_changed(self, path: str) -> None:
         """A file changed on disk: the process reads it again, and its modules are built again when next asked."""
@@ -107,6 +135,14 @@ class CheckProcess:
         answers = worker.expect(ticket)
         worker.send(("ask", ticket, question, source, position))
         return worker, ticket, answers
+
+    def _give_again(self, worker: _Worker, source: str) -> None:
+        """The process could not read `source` from disk as the editor holds it: it is sent whole, as it is now (with
+        the changes the process let go meanwhile)."""
+        with self.lock:
+            found = self._texts(source)
+            if worker is self._worker and source in self._held and found is not None:
+                worker.send(("open", source, *found))
 
     @staticmethod
     def answer(asked: Asked) -> tuple[bool, Any]:
@@ -147,6 +183,12 @@ class CheckProcess:
         return found
 
 
+def _as_given(source: str, text: str, version: int | None) -> Message:
+    """How an open file is given to the process: to be read from disk when the file there holds its text."""
+    digest = disk_digest_of(source, text)
+    return ("open", source, text, version) if digest is None else ("open from disk", source, version, digest)
+
+
 def _awaited(answers: queue.SimpleQueue[Message], report: Callable[[float], None],
              first: Callable[[Found], None]) -> Found | None:
     done = 0.0
@@ -178,7 +220,8 @@ class _Worker:
     """One check process: pipes to it, a thread writing to it (no caller waits for the pipe: a 40 MB file takes
     tens of milliseconds to send) and one reading the answers, each handed to the check that waits for it."""
 
-    def __init__(self) -> None:
+    def __init__(self, give_again: Callable[[_Worker, str], None]) -> None:
+        self._give_again = give_again  # called on a thread of its own when the process asks for a file's text
         # A process of the same interpreter, started afresh: a fork would copy the locks the server's threads hold,
         # and multiprocessing's spawn would start a resource tracker that outlives it.
         # Under CPython's allocator, whichever the server's (hlo_lsp.launch): faster at building a module, and
@@ -220,6 +263,8 @@ class _Worker:
 
     def _write(self) -> None:
         while (message := self._outbox.get()) is not None:
+            if message[0] == "give":
+                message = _as_given(*message[1:])
             if message[0] == "open":
                 let_questions_first()  # (pickling 40 MB holds the interpreter: not while a first hover is answered)
             try:
@@ -234,6 +279,9 @@ class _Worker:
                 message = self._from.recv()
             except (EOFError, OSError, ValueError):
                 break
+            if message[0] == "text wanted":
+                threading.Thread(target=self._give_again, args=(self, message[2]), daemon=True).start()
+                continue
             with self._answers_lock:
                 answers = self._answers.get(message[1])
             if answers is not None:

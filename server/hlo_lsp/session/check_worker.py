@@ -5,16 +5,20 @@ hovers and definitions from the module it built.
 The server's process keeps answering questions meanwhile: a check holds the interpreter it runs in for seconds
 at 40 MB, and here that interpreter is not the one answering hovers. Messages (tuples, first item the kind):
 
-    to the worker:   ("open", source, text, version)  ("change", source, version, edit, text)  ("close", source)
-                     ("disk", path)  ("check", ticket, source)  ("cancel", ticket)
+    to the worker:   ("open", source, text, version)  ("open from disk", source, version, digest): the text is the
+                     file's on disk, whose bytes have that digest (`same_text`)  ("change", source, version, edit,
+                     text)  ("close", source)  ("disk", path)  ("check", ticket, source)  ("cancel", ticket)
                      ("ask", ticket, question, source, position): question "hover" or "definition"
     from the worker: ("progress", ticket, done)  ("hlo file", ticket, stem, sources, problems): its problems, before
                      the rest  ("checked", ticket, stem, sources, problems)  ("nothing", ticket)
                      ("cancelled", ticket)  ("failed", ticket, message)  ("answer", ticket, the answer's value or None)
+                     ("text wanted", 0, source): the file on disk is not the text; the server sends it whole ("open"),
+                     with the changes made since, which the process lets go until then
 
 A reader thread takes messages off the pipe as they come and applies the files' changes at once, in their order, so
-that a question sees every change sent before it; checks run in the main thread, one at a time, and questions in a
-thread of their own, first (`model.priority`): a cancel reaches a running check at its next report.
+that a question sees every change sent before it; checks run in the main thread, one at a time (a check waits for the
+texts wanted), and questions in a thread of their own, first (`model.priority`): a cancel reaches a running check at
+its next report.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from typing import Any
 from hlo_lsp.analysis.run import CheckCancelled
 from hlo_lsp.session.cursor import Cursor
 from hlo_lsp.session.glance_answers import Answer
+from hlo_lsp.session.same_text import text_if_same
 from hlo_lsp.session.session import Session
 
 PROGRESS_EVERY_SECONDS = 0.1
@@ -63,6 +68,8 @@ class _Inbox:
     def __init__(self, connection: Connection, session: Session, outbox: _Outbox) -> None:
         self.checks: queue.SimpleQueue[Message | None] = queue.SimpleQueue()  # None: the server is gone
         self.cancelled: set[int] = set()
+        self._wanted: set[str] = set()  # the open files whose text was asked for, not yet sent
+        self._changed = threading.Condition()  # notified when a text wanted comes, a file closes, a check is cancelled
         self._questions: queue.SimpleQueue[Message] = queue.SimpleQueue()
         self._session, self._outbox = session, outbox
         threading.Thread(target=self._read, args=(connection,), name="hlo-lsp-check-inbox", daemon=True).start()
@@ -73,26 +80,48 @@ class _Inbox:
             try:
                 message = connection.recv()
             except (EOFError, OSError):
+                self._note(self._wanted.clear)  # (the server is gone: a check waiting for a text waits no more)
                 self.checks.put(None)
                 return
             self._take(message)
 
+    def wait_for_texts(self, ticket: int) -> None:
+        """Waits until every text wanted has come (or the check of `ticket` is cancelled): a check reads the open
+        files as the editor holds them."""
+        with self._changed:
+            self._changed.wait_for(lambda: not self._wanted or ticket in self.cancelled)
+
     def _take(self, message: Message) -> None:
         kind, session = message[0], self._session
-        if kind == "open":
+        if kind == "open from disk":
+            text = text_if_same(message[1], message[3])
+            if text is not None:
+                session.open(message[1], text, message[2])
+            else:
+                self._note(lambda: self._wanted.add(message[1]))
+                self._outbox.send(("text wanted", 0, message[1]))
+        elif kind == "open":
             session.open(message[1], message[2], message[3])
+            self._note(lambda: self._wanted.discard(message[1]))
         elif kind == "change":
-            session.change(message[1], message[2], message[3], message[4])
+            if message[1] not in self._wanted:  # (else the text sent whole holds it)
+                session.change(message[1], message[2], message[3], message[4])
         elif kind == "close":
             session.close(message[1])
+            self._note(lambda: self._wanted.discard(message[1]))
         elif kind == "disk":
             session.file_changed(message[1])
         elif kind == "cancel":
-            self.cancelled.add(message[1])
+            self._note(lambda: self.cancelled.add(message[1]))
         elif kind == "ask":
             self._questions.put(message)
         else:
             self.checks.put(message)
+
+    def _note(self, change: Callable[[], None]) -> None:
+        with self._changed:
+            change()
+            self._changed.notify_all()
 
     def _answer(self) -> None:
         while True:
@@ -138,6 +167,7 @@ def _checked(session: Session, inbox: _Inbox, outbox: _Outbox, ticket: int, sour
             outbox.send(("progress", ticket, done))
 
     try:
+        inbox.wait_for_texts(ticket)
         report(0.0)
         checked = session.check(source, report, lambda found: outbox.send(
             ("hlo file", ticket, found.stem, found.sources, found.problems)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,9 +19,11 @@ from hlo_lsp.session.compare import dump_bytes
 from hlo_lsp.session.cursor import Cursor
 from hlo_lsp.session.store import DocumentStore
 from hlo_lsp.text import Range
+from hlo_lsp.workspace.hlo_files import hlo_files
 from hlo_lsp.workspace.loader import module_files
 
 log = logging.getLogger(__name__)
+FOLDER_ENTRIES_LOOKED_AT = 20_000  # for a module large enough to start the check process ahead (`start_ahead`)
 
 
 @dataclass(frozen=True)
@@ -42,9 +44,27 @@ class ModuleChecks:
     def __init__(self, store: DocumentStore, process_from: int | None) -> None:
         self._store = store
         self.process_from = process_from  # a module's bytes from which it is checked in the check process (None: never)
-        self._process = CheckProcess()
+        self._process = CheckProcess(self._open_text)
         self.lock = self._process.lock
         self._disk_changes = 0
+
+    def start_ahead(self, folders: Sequence[str]) -> None:
+        """Starts the check process before a check needs it when one of `folders` holds a module it would check."""
+        if self.process_from is None:
+            return
+        threshold = self.process_from
+        if any(file.size >= threshold for file in hlo_files(list(folders), FOLDER_ENTRIES_LOOKED_AT).files):
+            with self.lock:
+                if self.process_from is not None:
+                    self._process.start_ahead()
+
+    def stop_ahead(self) -> None:
+        with self.lock:
+            self._process.stop_ahead()
+
+    def _open_text(self, source: str) -> tuple[str, int | None] | None:
+        opened = self._store.opened(source)
+        return None if opened is None else (opened.document.text, opened.version)
 
     def changed(self, source: str, version: int | None, edit: Range | None, text: str) -> None:
         self._process.changed(source, version, edit, text)

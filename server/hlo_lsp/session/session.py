@@ -78,6 +78,14 @@ class Session:
     @check_process_from.setter
     def check_process_from(self, size: int | None) -> None:
         self._checks.process_from = size
+        if size is None:
+            self._checks.stop_ahead()
+
+    def start_checks_ahead(self, folders: Sequence[str]) -> None:
+        """Starts the check process now when one of `folders` holds a module large enough to be checked there: its
+        first check then finds it ready (and it reads the module's files while the first questions are answered).
+        Lists the folders' files: called off the event loop."""
+        self._checks.start_ahead(folders)
 
     @staticmethod
     def prepare() -> None:

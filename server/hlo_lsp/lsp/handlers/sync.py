@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 
 from lsprotocol import types
 
@@ -25,6 +26,8 @@ def initialize(ls: HloLanguageServer, params: types.InitializeParams) -> None:
 
 async def initialized(ls: HloLanguageServer, params: types.InitializedParams) -> None:
     forward_logs_to_client(ls)
+    threading.Thread(target=ls.session.start_checks_ahead, args=(ls.workspace_roots(),), daemon=True,
+                     name="hlo-lsp-checks-ahead").start()  # (it lists the folders' files)
     await _watch_files(ls)
     await pull_settings(ls)
 
