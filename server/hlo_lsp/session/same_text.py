@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 
+
 def _digest(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()  # (the machine's SHA instructions: 20 ms at 40 MB)
 
