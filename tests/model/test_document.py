@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from helpers import COMBINED_MLP, DUMP_FILES, HANDWRITTEN, SPLIT_HLO, SPLIT_MLP
+from hlo_lsp.model import chunk as chunk_module
 from hlo_lsp.model import document as document_module
 from hlo_lsp.model.document import Document, document_state_signature
 from hlo_lsp.parsing import text_search
@@ -155,6 +156,17 @@ def test_a_name_s_uses_after_the_uses_were_read_in_passing_are_every_use() -> No
     for name in ("x", "add", "nothing", "p"):
         assert document.uses(name) == all_occurrences(hlo(COMMENTS_AND_STRINGS), name)
     assert document.uses("nothing") == []  # named in a string only
+
+
+def test_names_of_one_hash_cost_a_reading_of_the_chunk_and_no_wrong_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chunk keeps the hashes of the names its lines use, not the names: here every name has one hash."""
+    monkeypatch.setattr(chunk_module, "hash", lambda name: 7, raising=False)
+    document = hlo(COMMENTS_AND_STRINGS)
+    for chunk in document.chunks:
+        chunk.uses_in_passing()
+    assert all(chunk.uses_name("no such name") for chunk in document.chunks if any(chunk.uses_in_passing()))
+    for name in ("x", "add", "nothing", "p", "no such name"):
+        assert document.uses(name) == all_occurrences(hlo(COMMENTS_AND_STRINGS), name)
 
 
 def test_uses_of_a_name_are_the_same_before_and_after_a_chunk_s_uses_are_read() -> None:

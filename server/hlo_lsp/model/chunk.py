@@ -7,7 +7,9 @@ Edits share every chunk they do not touch between a document's versions.
 
 from __future__ import annotations
 
+import bisect
 import weakref
+from array import array
 from collections.abc import Callable, Iterable
 
 from hlo_lsp.model.collector import paused_collector
@@ -32,7 +34,7 @@ class Chunk:
         self._scanner = scanner
         self._uses: list[tuple[Ref, ...]] | None = None
         self._defined_names: frozenset[str] | None = None
-        self._used_names: frozenset[str] | None = None
+        self._used_names: array[int] | None = None  # the sorted hashes of the names its lines use (`_may_use`)
         self._problems: list[tuple[int, LineProblem]] | None = None
         # What checks derive from these lines alone, under a key of their own: kept as long as the
         # chunk, which edits share between versions (a plain dict: reads are atomic, no lock).
@@ -67,7 +69,7 @@ class Chunk:
     def uses_in_passing(self) -> list[tuple[Ref, ...]]:
         """Per line, the names it uses, as `uses()`, but not kept when not read before: a check that reads every
         line's uses once would otherwise keep a hundred megabytes of them at 40 MB. The set of the names they
-        hold is kept (`uses_name`), and a chunk that holds a name asked about reads its uses again then."""
+        hold is kept (their hashes: `uses_name`), and a chunk that may hold a name asked about reads its uses again then."""
         return self._uses if self._uses is not None else self._read_uses()
 
     def line_uses(self, local: int) -> tuple[Ref, ...]:
@@ -97,10 +99,12 @@ class Chunk:
             self._reread_after_comments(uses, changed)
             self._reread_after_strings(uses, changed)
             if self._used_names is None:
-                # With the uses, the set of the names they hold: built here, by whoever reads the uses
-                # first (the check, in the background), not by the first question that looks a name up,
-                # which would wait for every chunk's set.
-                self._used_names = frozenset([ref.name for refs in uses for ref in refs])
+                # With the uses, the names they hold: found here, by whoever reads the uses first (the check, in
+                # the background), not by the first question that looks a name up, which would wait for every
+                # chunk's. Their hashes, not the names: the uses are not kept, and the names' strings would be
+                # (15 MB at 40 MB, and as much again for sets of them); two names of one hash cost a reading of
+                # the chunk's lines, no more.
+                self._used_names = array("q", sorted({hash(ref.name) for refs in uses for ref in refs}))
         return uses
 
     def _reread_after_comments(self, uses: _LineUses, lines: list[int] | None) -> None:
@@ -157,19 +161,24 @@ class Chunk:
         return text in "\n".join(self.lines)
 
     def uses_name(self, name: str) -> bool:
-        """Whether a line of the chunk uses or mentions `name` (its uses are read first)."""
+        """Whether a line of the chunk may use or mention `name` (its uses are read first): it does, or another
+        name of its hash does."""
         if self._used_names is None:
-            # A set of the distinct names (the strings are the refs' own): a third of the memory of
-            # a table from each name to its places, and the places are few lines to find again.
             self.uses()
-        return name in self._used_names  # type: ignore[operator]
+        return self._may_use(name)
+
+    def _may_use(self, name: str) -> bool:
+        keys, key = self._used_names, hash(name)
+        assert keys is not None
+        at = bisect.bisect_left(keys, key)
+        return at < len(keys) and keys[at] == key
 
     def occurrences_of(self, name: str) -> list[tuple[int, Ref]]:
         """(local line, ref) of every use or mention of `name` in this chunk, in line order. When the chunk keeps
         no uses, only the lines whose text holds the name are read (and not kept): a name is on few lines. A
         number is read everywhere: a parent_frame_id is printed as the parent's id + 1."""
         if self._uses is None and not name.isdigit():
-            if not (name in self._used_names if self._used_names is not None else self.contains(name)):
+            if not (self._may_use(name) if self._used_names is not None else self.contains(name)):
                 return []  # one lookup, or one search of the whole chunk, before any line is read
             return [(local, ref) for local, text in enumerate(self.lines) if name in text
                     for ref in self.line_uses(local) if ref.name == name]
