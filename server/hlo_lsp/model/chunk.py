@@ -68,8 +68,8 @@ class Chunk:
 
     def uses_in_passing(self) -> list[tuple[Ref, ...]]:
         """Per line, the names it uses, as `uses()`, but not kept when not read before: a check that reads every
-        line's uses once would otherwise keep a hundred megabytes of them at 40 MB. The set of the names they
-        hold is kept (their hashes: `uses_name`), and a chunk that may hold a name asked about reads its uses again then."""
+        line's uses once would otherwise keep a hundred megabytes of them at 40 MB. The hashes of the names they
+        hold are kept (`uses_name`), and a chunk that may hold a name asked about reads its uses again then."""
         return self._uses if self._uses is not None else self._read_uses()
 
     def line_uses(self, local: int) -> tuple[Ref, ...]:
