@@ -3,7 +3,9 @@ the editor holds otherwise is sent whole, with the edits made meanwhile, even wh
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -66,6 +68,16 @@ def test_a_digest_is_made_only_of_a_text_the_file_may_hold_and_the_file_is_taken
     assert text_if_same(str(path), digest) is None
     path.unlink()
     assert text_if_same(str(path), digest) is None
+    assert disk_digest_of("no\0such", text) is None and text_if_same("no\0such", digest) is None
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_is_never_read(tmp_path: Path) -> None:
+    """Neither the server nor the process opens a FIFO put where the file was: reading it would wait for good."""
+    fifo = tmp_path / "module.txt"
+    os.mkfifo(fifo)
+    assert disk_digest_of(str(fifo), "") is None  # (a FIFO's size is 0)
+    assert text_if_same(str(fifo), hashlib.sha256(b"").digest()) is None
 
 
 def test_an_open_file_as_it_is_on_disk_is_read_there_and_checked_as_here(there: Session, given: list[str]) -> None:

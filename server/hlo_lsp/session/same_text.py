@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 
 
 def _digest(data: bytes) -> bytes:
@@ -23,9 +24,10 @@ def disk_digest_of(source: str, text: str) -> bytes | None:
     if not text.isascii():  # (its length in bytes is not known without encoding it)
         return None
     try:
-        if os.path.getsize(source) != len(text):
-            return None
-    except OSError:
+        status = os.stat(source)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(status.st_mode) or status.st_size != len(text):  # (a FIFO would block the process)
         return None
     # Encoded whole, in one call: the thread waits for the interpreter twice, not once per slice (a first question
     # holds it in long searches of the text meanwhile).
@@ -35,9 +37,12 @@ def disk_digest_of(source: str, text: str) -> bytes | None:
 def text_if_same(source: str, digest: bytes) -> str | None:
     """The text of the file `source` when its bytes have `digest` (None: they do not, or it cannot be read)."""
     try:
-        with open(source, "rb") as file:
+        descriptor = os.open(source, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # (a FIFO put there since: no wait)
+        with os.fdopen(descriptor, "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                return None
             data = file.read()
-    except OSError:
+    except (OSError, ValueError):
         return None
     if _digest(data) != digest:
         return None
