@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -199,6 +200,14 @@ def test_a_module_smaller_than_the_threshold_is_checked_here(caplog: pytest.LogC
     session.close(str(path))
 
 
+def prepared(session: Session, folder: Path) -> None:
+    """`session.prepare([folder])`, once the folder's files are listed (in a thread of its own)."""
+    session.prepare([str(folder)])
+    for thread in threading.enumerate():
+        if thread.name == "checks-ahead":
+            thread.join(30)
+
+
 def test_a_folder_holding_a_module_to_check_there_starts_the_process_ahead_and_again_once_it_ended(
         caplog: pytest.LogCaptureFixture) -> None:
     """Started before the first check, which it then makes; after the last file closes, a fresh one is ready; none
@@ -206,7 +215,7 @@ def test_a_folder_holding_a_module_to_check_there_starts_the_process_ahead_and_a
     caplog.set_level(logging.INFO, logger=LOGGER)
     path = Path(f"{SPLIT_MLP}.txt")
     session = Session(check_process_from=path.stat().st_size)
-    session.start_checks_ahead([str(path.parent)])
+    prepared(session, path.parent)
     [ahead] = started_pids(caplog)
     opened(session, path)
     assert seen(session.check(str(path))) == []
@@ -221,8 +230,8 @@ def test_a_folder_holding_a_module_to_check_there_starts_the_process_ahead_and_a
 def test_a_folder_of_smaller_modules_starts_no_process_ahead(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger=LOGGER)
     path = Path(f"{SPLIT_MLP}.txt")
-    Session(check_process_from=path.stat().st_size + 1).start_checks_ahead([str(path.parent)])
-    Session().start_checks_ahead([str(path.parent)])  # (no check process at all)
+    prepared(Session(check_process_from=path.stat().st_size + 1), path.parent)
+    prepared(Session(), path.parent)  # (no check process at all)
     assert started_pids(caplog) == []
 
 

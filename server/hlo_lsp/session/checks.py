@@ -43,10 +43,21 @@ class ModuleChecks:
 
     def __init__(self, store: DocumentStore, process_from: int | None) -> None:
         self._store = store
-        self.process_from = process_from  # a module's bytes from which it is checked in the check process (None: never)
+        self._process_from = process_from
         self._process = CheckProcess(self._open_text)
         self.lock = self._process.lock
         self._disk_changes = 0
+
+    @property
+    def process_from(self) -> int | None:
+        """A module's bytes from which it is checked in the check process (None: never, and none is kept started)."""
+        return self._process_from
+
+    @process_from.setter
+    def process_from(self, size: int | None) -> None:
+        self._process_from = size
+        if size is None:
+            self.stop_ahead()
 
     def start_ahead(self, folders: Sequence[str]) -> None:
         """Starts the check process before a check needs it when one of `folders` holds a module it would check."""

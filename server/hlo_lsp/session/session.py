@@ -78,20 +78,12 @@ class Session:
     @check_process_from.setter
     def check_process_from(self, size: int | None) -> None:
         self._checks.process_from = size
-        if size is None:
-            self._checks.stop_ahead()
 
-    def start_checks_ahead(self, folders: Sequence[str]) -> None:
-        """Starts the check process now when one of `folders` holds a module large enough to be checked there: its
-        first check then finds it ready (and it reads the module's files while the first questions are answered).
-        Lists the folders' files: called off the event loop."""
-        self._checks.start_ahead(folders)
-
-    @staticmethod
-    def prepare() -> None:
-        """Makes the grammar's parser in a thread (loaded from its tables in a hundredth of a second; the
-        first hover needs it)."""
+    def prepare(self, folders: Sequence[str] = ()) -> None:
+        """In threads: makes the grammar's parser (the first hover needs it), and starts the check process when one
+        of `folders` holds a module it would check (`ModuleChecks.start_ahead`, which lists their files)."""
         threading.Thread(target=prepare_parser, name="prepare-parser", daemon=True).start()
+        threading.Thread(target=self._checks.start_ahead, args=(folders,), name="checks-ahead", daemon=True).start()
 
     # ---- documents ----------------------------------------------------------------------
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 
 from lsprotocol import types
 
@@ -21,13 +20,11 @@ CHECK_AFTER_OPEN_SECONDS = 0.05
 def initialize(ls: HloLanguageServer, params: types.InitializeParams) -> None:
     ls.settings.apply_initialization_options(params.initialization_options)
     ls.session.check_process_from = ls.settings.check_process_from
-    ls.session.prepare()
+    ls.session.prepare(ls.workspace_roots())
 
 
 async def initialized(ls: HloLanguageServer, params: types.InitializedParams) -> None:
     forward_logs_to_client(ls)
-    threading.Thread(target=ls.session.start_checks_ahead, args=(ls.workspace_roots(),), daemon=True,
-                     name="hlo-lsp-checks-ahead").start()  # (it lists the folders' files)
     await _watch_files(ls)
     await pull_settings(ls)
 
