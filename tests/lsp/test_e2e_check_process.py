@@ -49,8 +49,9 @@ async def test_the_process_reports_the_overlap_its_fix_clears_it_and_closing_end
     assert [(d.range.start.line, d.severity) for d in errors] == [
         (add_line, types.DiagnosticSeverity.Error), (log_line, types.DiagnosticSeverity.Error)]
     assert errors[0].message.startswith("add_reduce_fusion overlaps reduce_log_fusion in allocation 14")
-    started = await log_message_containing(client, "check process", since)
-    pid = re.search(r"check process (\d+) started", started.message)
+    # (the process that checked it: started ahead, as the client's folder holds modules to check there)
+    pid = re.search(r"check process (\d+) started", [item.message for item in client.log_messages
+                                                      if re.search("check process .* started", item.message)][-1])
     assert pid is not None
 
     hover = await client.text_document_hover_async(types.HoverParams(

@@ -20,11 +20,11 @@ CHECK_AFTER_OPEN_SECONDS = 0.05
 def initialize(ls: HloLanguageServer, params: types.InitializeParams) -> None:
     ls.settings.apply_initialization_options(params.initialization_options)
     ls.session.check_process_from = ls.settings.check_process_from
-    ls.session.prepare(ls.workspace_roots())
 
 
 async def initialized(ls: HloLanguageServer, params: types.InitializedParams) -> None:
     forward_logs_to_client(ls)
+    ls.session.prepare(ls.workspace_roots())  # (its log lines reach the client from here on)
     await _watch_files(ls)
     await pull_settings(ls)
 
