@@ -57,21 +57,18 @@ class ModuleChecks:
     def process_from(self, size: int | None) -> None:
         self._process_from = size
         if size is None:
-            self.stop_ahead()
+            with self.lock:
+                self._process.stop_ahead()
 
     def start_ahead(self, folders: Sequence[str]) -> None:
         """Starts the check process before a check needs it when one of `folders` holds a module it would check."""
-        if self.process_from is None:
-            return
         threshold = self.process_from
+        if threshold is None:
+            return
         if any(file.size >= threshold for file in hlo_files(list(folders), FOLDER_ENTRIES_LOOKED_AT).files):
             with self.lock:
                 if self.process_from is not None:
                     self._process.start_ahead()
-
-    def stop_ahead(self) -> None:
-        with self.lock:
-            self._process.stop_ahead()
 
     def _open_text(self, source: str) -> tuple[str, int | None] | None:
         opened = self._store.opened(source)
@@ -182,9 +179,8 @@ class ModuleChecks:
         stem = module_stem(source)
         with self.lock:
             for held in self._store.open_sources_of(stem):
-                opened = self._store.opened(held)
-                if opened is not None and not self._process.holds(held):
-                    self._process.give(held, opened.document.text, opened.version)
+                if not self._process.holds(held) and (opened := self._open_text(held)) is not None:
+                    self._process.give(held, *opened)
             basis = self._basis(stem)
 
         def hlo_file_found(found: Found) -> None:
