@@ -8,14 +8,15 @@ tests/conftest.py there, as it does for hlo_forms and xla_oracle):
     from helpers.raw import raw_session                        # raw JSON-RPC sessions with the server
 
 - helpers.paths: the bundled dumps in tests/data by what they exercise, the shared corpus, DUMP_FILES
-- helpers.dumps: copies of modules, changes planted in them, `hlo-lsp check`'s problems as a user sees them
+- helpers.dumps: copies of modules, changes planted in them, `hlo-lsp check`'s and a session's problems as a user
+  sees them
 - helpers.edits: fixed and random (hypothesis) edits of documents
 - helpers.lsp: the client profiles, starting a session, opening files, waiting for diagnostics, positions
 - helpers.raw: raw JSON-RPC sessions (`raw_session`), for what the pytest-lsp client cannot do
 - helpers.golden: hover, outline and diagnostics as a user sees them, against the files in tests/golden/
 """
 
-from helpers.dumps import copy_module, line_with, lines_of, module_of, plant, plant_in_copy, problems_of, where
+from helpers.dumps import copy_module, line_with, lines_of, module_of, plant, plant_in_copy, problems_of, seen, where
 from helpers.edits import (
     EDITS,
     HLO_PIECES,
@@ -62,5 +63,5 @@ __all__ = [
     "TORCH_EVAL", "TPU_JAX_SEED", "TPU_MATMUL", "TPU_PALLAS", "TPU_SEED", "TPU_STEP",
     "after_random_edits_like_a_fresh_document", "after_random_module_edits_like_a_fresh_check", "copy_module",
     "edited_copies", "is_dump", "line_with", "lines_of", "module_of", "plant", "plant_in_copy", "problems_of",
-    "pyproject_version", "random_edit", "where",
+    "pyproject_version", "random_edit", "seen", "where",
 ]

@@ -9,6 +9,7 @@ from pathlib import Path
 from hlo_lsp.analysis.run import check_module
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.problems import Problem, Severity
+from hlo_lsp.session import Checked
 from hlo_lsp.workspace.loader import load
 
 
@@ -52,6 +53,12 @@ def line_with(path: Path, needle: str) -> int:
 def where(problems: list[Problem]) -> list[tuple[str, int, Severity, str]]:
     """Each problem as (file name, 0-based line, severity, code): what a user sees in the list."""
     return [(Path(p.source).name, p.range.start.line, p.severity, p.code) for p in problems]
+
+
+def seen(checked: Checked | None) -> list[tuple[object, ...]]:
+    """A session's check's problems as the editor shows them: file, place, severity, code, message, related places."""
+    assert checked is not None
+    return [(p.source, p.range, p.severity, p.code, p.message, p.related) for p in checked.problems]
 
 
 def problems_of(*paths: Path) -> list[Problem]:

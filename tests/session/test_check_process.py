@@ -16,19 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from helpers import COMBINED_MLP, EDITS, HANDWRITTEN, SPLIT_CONTROL_FLOW, SPLIT_MLP, copy_module, plant
+from helpers import COMBINED_MLP, EDITS, HANDWRITTEN, SPLIT_CONTROL_FLOW, SPLIT_MLP, copy_module, plant, seen
 from hlo_lsp.session import CheckCancelled, Checked, Cursor, Session
 from hlo_lsp.session.check_process import CheckFailed
 from hlo_lsp.text import Position, Range
 
 LOGGER = "hlo_lsp.session.check_process"
 MOVED = ("<69 reduce_log_fusion @0> (size=128,offset=128)", "<69 reduce_log_fusion @0> (size=128,offset=0)")
-
-
-def seen(checked: Checked | None) -> list[tuple[object, ...]]:
-    """A check's problems as the editor shows them: file, place, severity, code, message, related places."""
-    assert checked is not None
-    return [(p.source, p.range, p.severity, p.code, p.message, p.related) for p in checked.problems]
 
 
 def opened(session: Session, *paths: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import SPLIT_MLP, copy_module
+from helpers import SPLIT_MLP, copy_module, seen
 from hlo_lsp.problems import Severity
 from hlo_lsp.session import Checked, Session
 from hlo_lsp.session import check_process as check_process_module
@@ -23,11 +23,6 @@ from hlo_lsp.text import Position, Range
 
 OPERAND = "add(%param_2.2, %add.1)"
 UNDEFINED = "add(%param_2.2, %adx.1)"  # as long: the file on disk has the size of the editor's text
-
-
-def seen(checked: Checked | None) -> list[tuple[object, ...]]:
-    assert checked is not None
-    return [(p.source, p.range, p.severity, p.code, p.message, p.related) for p in checked.problems]
 
 
 @pytest.fixture
