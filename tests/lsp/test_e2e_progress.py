@@ -18,10 +18,20 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 COPIES = 2280
 
 
-def progress_of(client: LanguageClient, title: str) -> list[list[object]]:
-    """Every progress sequence the server began with `title`."""
-    return [reports for reports in client.progress_reports.values()
+def progress_of(client: LanguageClient, title: str) -> list[str | int]:
+    """The token of every progress sequence the server began with `title`."""
+    return [token for token, reports in client.progress_reports.items()
             if reports and isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].title == title]
+
+
+async def ended(client: LanguageClient, token: str | int, timeout: float = 30) -> types.WorkDoneProgressEnd:
+    """The end of the progress sequence `token`, once it has come."""
+    async def end() -> types.WorkDoneProgressEnd:
+        while not isinstance(client.progress_reports[token][-1], types.WorkDoneProgressEnd):
+            await asyncio.sleep(0.01)
+        return client.progress_reports[token][-1]  # type: ignore[return-value]
+
+    return await asyncio.wait_for(end(), timeout)
 
 
 async def test_checking_a_large_module_shows_progress_from_begin_to_end(client: LanguageClient,
@@ -29,11 +39,13 @@ async def test_checking_a_large_module_shows_progress_from_begin_to_end(client: 
     path = write_large_module(tmp_path, Path(f"{SPLIT_MLP}.txt"), copies=COPIES)
     client.diagnostics.pop(path.as_uri(), None)
     uri = open_file(client, path)
-    await next_diagnostics(client, uri, timeout=120)
-    [reports] = progress_of(client, f"Checking {path.name.removesuffix('.txt')}")
-    begin, end = reports[0], reports[-1]
+    await next_diagnostics(client, uri, timeout=120)  # the opened file's own, before its companions are checked
+    [token] = progress_of(client, f"Checking {path.name.removesuffix('.txt')}")
+    end = await ended(client, token, timeout=120)
+    reports = client.progress_reports[token]
+    begin = reports[0]
     assert isinstance(begin, types.WorkDoneProgressBegin) and begin.cancellable and begin.percentage == 0
-    assert isinstance(end, types.WorkDoneProgressEnd) and end.message.endswith(" problem(s)")
+    assert end.message is not None and end.message.endswith(" problem(s)")
     percentages = [report.percentage for report in reports[1:-1]]  # type: ignore[attr-defined]
     assert percentages == sorted(percentages) and all(0 <= p <= 100 for p in percentages)
 
@@ -64,11 +76,6 @@ async def test_cancelling_the_progress_bar_stops_the_check(client: LanguageClien
     token = await asyncio.wait_for(begun(), 30)
     client.protocol.notify(types.WINDOW_WORK_DONE_PROGRESS_CANCEL, types.WorkDoneProgressCancelParams(token))
 
-    async def ended() -> types.WorkDoneProgressEnd:
-        while not isinstance(client.progress_reports[token][-1], types.WorkDoneProgressEnd):
-            await asyncio.sleep(0.01)
-        return client.progress_reports[token][-1]  # type: ignore[return-value]
-
-    assert (await asyncio.wait_for(ended(), 30)).message == "cancelled"
+    assert (await ended(client, token)).message == "cancelled"
     assert path.as_uri() not in client.diagnostics
     await still_serving(client)
