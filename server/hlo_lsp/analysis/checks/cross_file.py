@@ -6,7 +6,7 @@ numbers modules per process), so one warning says so instead of an error per nam
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Set
 
 from hlo_lsp.analysis.context import CheckContext
 from hlo_lsp.model.document import Document
@@ -70,7 +70,7 @@ def _check_document(document: Document, hlo: HloModule) -> Iterator[Problem]:
                       f"unknown-{what}", f"{what} {ref.name} is not in the HLO module {hlo.document.source}")
 
 
-def _defined_hlo_mentions(hlo: HloModule, defined: dict[Role, frozenset[str]], text: str, scan: LineScan) -> int | None:
+def _defined_hlo_mentions(hlo: HloModule, defined: dict[Role, Set[str]], text: str, scan: LineScan) -> int | None:
     """How many names a `from instruction:` line mentions, when its instruction text is the text of
     that instruction's line in the HLO module and every name that line uses is defined (as it is in
     a consistent dump): the uses the HLO check read already stand for the mentions. None otherwise."""

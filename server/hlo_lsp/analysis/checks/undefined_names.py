@@ -4,7 +4,7 @@ scope), of the rest module-wide; kept per chunk, and derived from the previous v
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Set
 
 from hlo_lsp.analysis.checks.opcodes.dropped_operands import spelt_like_opcode
 from hlo_lsp.analysis.context import PROBLEM_LIMIT
@@ -88,7 +88,7 @@ def _kept_undefined_names(hlo: HloModule, start: int, chunk: Chunk) -> list[Prob
     return problems
 
 
-def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, frozenset[str]], start: int,
+def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, Set[str]], start: int,
                            chunk: Chunk, lines: list[int] | None = None) -> Iterator[Problem]:
     """The chunk's uses that resolve nowhere, on its `lines` (local numbers; all by default)."""
     instructions = defined.get(Role.INSTRUCTION_DEF, frozenset())
@@ -126,7 +126,7 @@ class _Scopes:
 
     __slots__ = ("_hlo", "_outside", "_first", "_last", "_computation")
 
-    def __init__(self, hlo: HloModule, outside: frozenset[str]) -> None:
+    def __init__(self, hlo: HloModule, outside: Set[str]) -> None:
         self._hlo, self._outside = hlo, outside
         self._first, self._last = 0, -1
         self._computation: Computation | None = None
@@ -154,7 +154,7 @@ class _Scopes:
         return self._hlo.defines(self._computation, name, before=line)
 
 
-def _computation_before(hlo: HloModule, ref: Ref, line: int, defined: dict[Role, frozenset[str]]) -> bool:
+def _computation_before(hlo: HloModule, ref: Ref, line: int, defined: dict[Role, Set[str]]) -> bool:
     """Whether the computation `ref` names on `line` is defined before it: XLA's parser takes a computation
     once it has read it to its `}` (not inside itself)."""
     if ref.name not in defined.get(Role.COMPUTATION_DEF, ()):
@@ -179,7 +179,7 @@ def _closing_column(hlo: HloModule, line: int) -> int:
     return (1 << 30) if start is None else utf16_column(hlo.document.line(line), start)
 
 
-def _undefined(hlo: HloModule, line: int, ref: Ref, instructions: frozenset[str]) -> Problem:
+def _undefined(hlo: HloModule, line: int, ref: Ref, instructions: Set[str]) -> Problem:
     if ref.role is Role.INSTRUCTION_USE and spelt_like_opcode(ref.name) and _bare_operand(hlo, line, ref):
         return Problem(hlo.document.source, Range.on_line(line, ref.start, ref.end), Severity.WARNING,
                        "dropped-operand", f"{ref.name} names no instruction defined above in this computation: XLA's "
