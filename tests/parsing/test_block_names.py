@@ -17,6 +17,7 @@ from hlo_lsp.model.document import Document
 from hlo_lsp.parsing import block_names
 from hlo_lsp.parsing.block_names import BlockNames, definition_offsets_in, hlo_names, line_first_names, value_names
 from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.parsing.hlo_scanner.forms import CALLED_KEYS
 from hlo_lsp.parsing.line_scan import Role
 from hlo_lsp.parsing.text_search import definition_offsets
 
@@ -69,7 +70,8 @@ def test_the_definition_index_of_a_real_module_finds_each_instruction_once() -> 
 # ---- computations: where each is headed and called ----------------------------------------------
 
 _CALL_PARTS = ["", " ", "\t", "%", "x", "y.1", "ENTRY ", "ROOT ", "calls=", "to_apply=", "body=", "condition=",
-               "branch_computations=", "called_computations=", "{", "}", ", ", ",", "(", ")", " -> f32[] ",
+               "branch_computations=", "called_computations=", "select=", "scatter=", "true_computation=",
+               "false_computation=", "comparator=", "{", "}", ", ", ",", "(", ")", " -> f32[] ",
                " = f32[] fusion(", " = f32[] call(", "), ", '"', "/*c*/", "// c", "kind=kLoop", "metadata={",
                "op_name=\"calls=x\"", "\u00a0", '"/*"', "*/"]
 
@@ -106,6 +108,19 @@ def test_every_header_and_call_of_a_computation_is_in_a_block_the_index_gives(li
 def test_every_header_and_call_of_a_real_module_is_in_a_block_the_index_gives(path: Path) -> None:
     text, document = _scanned(path, FileKind.HLO_MODULE)
     assert _assert_found_in_spans(text, document, 2048) > 0
+
+
+@pytest.mark.parametrize("key", CALLED_KEYS)
+def test_a_computation_each_key_calls_is_in_a_block_the_index_gives(key: str) -> None:
+    """Each key that names a computation, its callee far from the computation's own header: the block of the call
+    holds the callee's name (a key the index skipped would leave that block out)."""
+    filler = [f"  %f.{n} = f32[] add(%f.{n - 1}, %f.{n - 1}), metadata={{op_name=\"x\"}}" for n in range(1, 200)]
+    text = "\n".join(["%callee (a: f32[], b: f32[]) -> f32[] {", "  %a = f32[] parameter(0)", "}", "",
+                      "ENTRY %main () -> f32[] {", "  %f.0 = f32[] constant(0)", *filler,
+                      f"  ROOT %r = f32[] custom-call(%f.199), {key}=%callee", "}"])
+    document = Document(text, FileKind.HLO_MODULE, "/x.txt")
+    assert ("callee", Role.COMPUTATION_USE) in {(ref.name, ref.role) for _, ref in document.all_uses()}
+    assert _assert_found_in_spans(text, document, 256) == 3  # the two headers and the call
 
 
 def test_a_list_of_computations_going_on_below_makes_the_index_search_everywhere() -> None:

@@ -20,8 +20,10 @@ from hlo_lsp.parsing.text_search import definition_offsets
 _LINE_FIRST_NAMES = re.compile(rf"\n[^\S\n]*%?[^\S\n]*({NAME})")
 _NAMES_AFTER_ROOT_OR_ENTRY = re.compile(rf"\n[^\S\n]*%?[^\S\n]*(?:ROOT|ENTRY)[^\S\n]*%?[^\S\n]*({NAME})")
 # What a key naming computations (`calls=`, `branch_computations=`, ... in any context) is followed by: a braced
-# list on its line, a name, or something else (a value below, a comment: unsure).
-_CALLED_VALUE = re.compile("=(?:" + "|".join(f"(?<={key}=)" for key in CALLED_KEYS) + r")[ \t]*"
+# list on its line, a name, or something else (a value below, a comment: unsure). Each `=` is tried: the letters
+# the keys end with rule out most (`op_name=`, `source_line=`) in one test, before each key's (3x faster at 40 MB).
+_CALLED_VALUE = re.compile("=(?<=[" + "".join(sorted({key[-1] for key in CALLED_KEYS})) + "]=)(?:"
+                           + "|".join(f"(?<={key}=)" for key in CALLED_KEYS) + r")[ \t]*"
                            rf"(?:\{{([^{{}}\n]*)(\}}?)|%?({NAME}))?")
 _VALUE_NAME = re.compile(r"<[0-9]+ (" + NAME + ")")  # `<62 ynn_fusion.1{} @0>`: how the scanner reads a value
 _LINE_FIRST_NAME = re.compile(r"^[^\S\n]*(" + NAME + r")\{", re.MULTILINE)  # `  ynn_fusion.1{} : 9-10`
