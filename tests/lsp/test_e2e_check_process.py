@@ -50,9 +50,9 @@ async def test_the_process_reports_the_overlap_its_fix_clears_it_and_closing_end
         (add_line, types.DiagnosticSeverity.Error), (log_line, types.DiagnosticSeverity.Error)]
     assert errors[0].message.startswith("add_reduce_fusion overlaps reduce_log_fusion in allocation 14")
     # (the process that checked it: started ahead, as the client's folder holds modules to check there)
-    pid = re.search(r"check process (\d+) started", [item.message for item in client.log_messages
-                                                      if re.search("check process .* started", item.message)][-1])
-    assert pid is not None
+    started = [found.group(1) for item in client.log_messages
+               if (found := re.search(r"check process (\d+) started", item.message))]
+    assert started
 
     hover = await client.text_document_hover_async(types.HoverParams(
         types.TextDocumentIdentifier(ba.as_uri()), position_of(ba, MOVED, "reduce_log_fusion")))
@@ -64,7 +64,7 @@ async def test_the_process_reports_the_overlap_its_fix_clears_it_and_closing_end
     assert await edit_and_check(client, ba.as_uri(), 2, fix, "128") == []
 
     close_file(client, ba)
-    await log_message_containing(client, f"check process {pid.group(1)} ended", since)
+    await log_message_containing(client, f"check process {started[-1]} ended", since)
 
 
 async def test_the_hlo_file_s_diagnostics_come_with_its_companions_the_same_from_the_process(

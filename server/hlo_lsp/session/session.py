@@ -79,7 +79,7 @@ class Session:
     def check_process_from(self, size: int | None) -> None:
         self._checks.process_from = size
 
-    def prepare(self, folders: Sequence[str] = ()) -> None:
+    def prepare(self, folders: Sequence[str]) -> None:
         """In threads: makes the grammar's parser (the first hover needs it), and starts the check process when one
         of `folders` holds a module it would check (`ModuleChecks.start_ahead`, which lists their files)."""
         threading.Thread(target=prepare_parser, name="prepare-parser", daemon=True).start()
