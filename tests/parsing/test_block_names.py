@@ -157,3 +157,25 @@ def test_the_value_and_live_range_names_of_real_files_are_in_the_blocks_found_fo
             assert found, suffix
             for line, name in found:
                 assert _in_spans(names, name, starts[line]), (suffix, line)
+
+
+@given(st.lists(st.lists(st.sampled_from(_LINE_PARTS), max_size=6).map("".join), min_size=1, max_size=40),
+       st.data())
+@settings(max_examples=200, deadline=None)
+def test_an_index_carried_past_one_line_edits_finds_what_a_search_of_the_edited_text_finds(
+        lines: list[str], data: st.DataObject) -> None:
+    text = "\n".join(lines)
+    index = hlo_names(text, searches_before_index=0)
+    with patch.object(block_names, "_INDEX_BLOCK", 16):  # blocks of a line or two: edits move many
+        index.read()
+    for _ in range(3):
+        line = data.draw(st.integers(0, len(lines) - 1))
+        start = sum(len(each) + 1 for each in lines[:line])
+        column = data.draw(st.integers(0, len(lines[line])))
+        cut = data.draw(st.integers(column, len(lines[line])))
+        inserted = data.draw(st.lists(st.sampled_from(_LINE_PARTS), max_size=3).map("".join))
+        lines[line] = lines[line][:column] + inserted + lines[line][cut:]
+        text = "\n".join(lines)
+        index = index.spliced(text, start + column, start + cut, len(inserted))
+        for name in {*re.findall(r"[\w.\-%]+", text), "x", "ROOTx"}:
+            assert definition_offsets_in(text, index, name) == list(definition_offsets(text, name)), name
