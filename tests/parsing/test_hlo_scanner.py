@@ -6,6 +6,8 @@ import functools
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers import (
     COMBINED_CONTROL_FLOW,
@@ -16,6 +18,7 @@ from helpers import (
     SPLIT_HLO,
 )
 from hlo_lsp.parsing.hlo_scanner import COMP, continued_end, goes_on_from_above, hlo_line_uses, scan_hlo_line
+from hlo_lsp.parsing.hlo_scanner.lexing import string_end
 from hlo_lsp.parsing.line_scan import LineScan, Role
 
 COMBINED_MLP_HLO = Path(str(COMBINED_MLP) + ".txt")  # JAX 0.4.38: no `%`, `} // name`
@@ -409,3 +412,22 @@ def test_a_string_over_lines_holds_whole_instructions_as_xla_reads_it(closing: s
         state = scan.end_state
     end = scan_hlo_line(state, closing)
     assert (end.kind, end.end_state, end.problem) == ("continuation", "comp", None)
+
+
+def _string_end_read_a_character_at_a_time(text: str, quote: int) -> int:
+    index = quote + 1
+    while index < len(text):
+        if text[index] == "\\":
+            index += 2
+        elif text[index] == '"':
+            return index
+        else:
+            index += 1
+    return -1
+
+
+@given(st.text(alphabet='ab"\\\n ', max_size=30), st.integers(min_value=-1, max_value=31))
+@settings(max_examples=500, deadline=None)
+def test_a_string_ends_where_reading_it_a_character_at_a_time_ends_it(text: str, quote: int) -> None:
+    """XLA's lexer reads a string to its first quote not escaped by a backslash (which escapes a line end too)."""
+    assert string_end(text, quote) == _string_end_read_a_character_at_a_time(text, quote)

@@ -78,16 +78,13 @@ def without_line_comment(text: str) -> str:
 
 
 def string_end(text: str, quote: int) -> int:
-    """Index of the quote closing the string that opens at `quote`, or -1."""
-    index = quote + 1
-    while index < len(text):
-        if text[index] == "\\":
-            index += 2
-            continue
-        if text[index] == '"':
-            return index
-        index += 1
-    return -1
+    """Index of the quote closing the string that opens at `quote`, or -1 (a backslash escapes the next character,
+    a line end too)."""
+    rest = _STRING_REST.match(text, quote + 1)
+    return -1 if rest is None else rest.end() - 1
+
+
+_STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 
 
 def string_closed(text: str) -> str | None:
