@@ -44,20 +44,16 @@ class BlockNames:
     an HLO text of 40 MB); a name is then looked for in the blocks that may hold it alone. Until the index is read
     (`read`: the glance reads every index in the background once its first questions are answered), or for the first
     `searches_before_index` names, a name is looked for in the whole text (8 ms at 40 MB): the first hover after
-    opening a file does not wait for the index. The index keeps the names' hashes, not the names: a few megabytes
-    at 40 MB instead of 365,000 strings in sets, which outlived the file in the allocator's arenas (two names of one
-    hash cost the search of a block more, no more). Each hash is kept with the number of a block that holds it, in
-    one sorted array: a name's blocks are found by one search of it, not one in each block (160 at 40 MB)."""
+    opening a file does not wait for the index. A block keeps its names' hashes, sorted in an array, not the names:
+    a few megabytes at 40 MB instead of 365,000 strings in sets, which outlived the file in the allocator's arenas
+    (two names of one hash cost the search of a block more, no more)."""
 
     def __init__(self, text: str, candidates: Candidates, start: int = 0, end: int | None = None,
                  searches_before_index: int = SEARCHES_BEFORE_INDEX) -> None:
         self._text, self._candidates = text, candidates
         self._span = (start, len(text) if end is None else end)
         self._searches, self._searches_before_index = 0, searches_before_index
-        self._blocks: list[tuple[int, int]] | None = None  # (start, end) of each block, once read
-        self._keys: array[float] = array("d")  # sorted: a key (_block_key) for each name of each block
-        self._edited: array[float] = array("d")  # the same, for the names edits put in their lines' blocks
-        self._anywhere = False  # a form read over lines: any name may stand anywhere
+        self._blocks: list[Block] | None = None
 
     def spans(self, name: str) -> list[tuple[int, int]]:
         """The parts of the text (start, end) where `name` may stand."""
@@ -68,19 +64,21 @@ class BlockNames:
                 self._searches += 1
                 return [self._span]
             self.read()
-        if self._anywhere:
-            return [self._span]
         assert self._blocks is not None
-        key = _block_key(hash(name), 0)
-        numbers = _numbers(self._keys, key)
-        if self._edited:
-            numbers = sorted({*numbers, *_numbers(self._edited, key)})
-        return [self._blocks[number] for number in numbers]
+        key, found = hash(name), []
+        for start, end, keys in self._blocks:  # (a hover looks up a few names in a few hundred blocks: inlined)
+            if keys is None:
+                found.append((start, end))
+                continue
+            at = bisect.bisect_left(keys, key)
+            if at < len(keys) and keys[at] == key:
+                found.append((start, end))
+        return found
 
     def read(self) -> None:
         """Reads the names of every block now (a first search would)."""
         if self._blocks is None:
-            self._read_blocks()
+            self._blocks = self._read_blocks()
 
     def spliced(self, text: str, start: int, end: int, inserted: int) -> BlockNames:
         """The index of `text`: this index's text with `start:end` replaced by `inserted` characters, no newline
@@ -91,80 +89,58 @@ class BlockNames:
         carried = BlockNames(text, self._candidates, span_start if span_start <= start else span_start + shift,
                              span_end + shift if span_end >= end else span_end, self._searches_before_index)
         carried._searches = self._searches
-        if self._blocks is None:
-            return carried
-        carried._blocks, carried._keys, carried._anywhere = [], self._keys, self._anywhere
-        if self._anywhere:
-            carried._blocks = [carried._span]
-            return carried
-        line_start = text.rfind("\n", 0, start) + 1
-        line_end = text.find("\n", start + inserted)
-        line_end = len(text) if line_end < 0 else line_end + 1
-        hashes = _hashes(self._candidates(text, line_start, line_end))
-        if hashes is None:
-            carried._blocks, carried._anywhere = [carried._span], True
-            return carried
-        blocks = self._blocks or [(line_start, line_start)]
-        # the block holding the edited line, or the last one when the line is past them all (a last line typed)
-        edited = next((number for number, (first, last) in enumerate(blocks) if first <= line_start < last),
-                      len(blocks) - 1)
-        for number, (first, last) in enumerate(blocks):
-            if number == edited:
-                carried._blocks.append((first, max(last + shift if last > line_start else last, line_end)))
-            elif last <= line_start:
-                carried._blocks.append((first, last))
-            else:
-                carried._blocks.append((first + shift, last + shift))
-        carried._edited = array("d", sorted({*self._edited, *(_block_key(h, edited) for h in hashes)}))
+        if self._blocks is not None:
+            line_start = text.rfind("\n", 0, start) + 1
+            line_end = text.find("\n", start + inserted)
+            line_end = len(text) if line_end < 0 else line_end + 1
+            keys = _keys(self._candidates(text, line_start, line_end))
+            carried._blocks = [(*carried._span, None)] if keys is None else _with_last_line(
+                [_spliced_block(block, line_start, shift, keys) for block in self._blocks], line_start, line_end, keys)
         return carried
 
-    def _read_blocks(self) -> None:
-        """Blocks of whole lines of about _INDEX_BLOCK characters, and the names they may hold; one block that may
-        hold any name where a line holds a form read over lines (`ANYWHERE`)."""
+    def _read_blocks(self) -> list[Block]:
+        """Blocks of whole lines of about _INDEX_BLOCK characters: (start, end, the names they may hold); one
+        block that may hold any name where a line holds a form read over lines (`ANYWHERE`)."""
         text, (start, stop) = self._text, self._span
-        blocks: list[tuple[int, int]] = []
-        keys: list[float] = []
+        blocks: list[Block] = []
         while start < stop:
             end = text.find("\n", start + _INDEX_BLOCK, stop)
             end = stop if end < 0 else end + 1
-            hashes = _hashes(self._candidates(text, start, end))
-            if hashes is None:
-                self._blocks, self._anywhere = [self._span], True
-                return
-            number = len(blocks)
-            keys += [float(h >> _HASH_SHIFT << _BLOCK_BITS | number) for h in hashes]  # (_block_key, inlined)
-            blocks.append((start, end))
+            keys = _keys(self._candidates(text, start, end))
+            if keys is None:
+                return [(*self._span, None)]
+            blocks.append((start, end, keys))
             start = end
-        keys.sort()
-        self._keys, self._blocks = array("d", keys), blocks
+        return blocks
 
 
-# A key: a name's hash (its high bits) and the number of a block that holds the name (the low _BLOCK_BITS), as a
-# float: Python sorts a list of floats twice as fast as one of 64-bit ints, and a float holds 53 bits exactly. Two
-# names whose hashes agree in their high bits cost a block's search more, no more.
-_BLOCK_BITS = 24
-_HASH_SHIFT = 64 - (53 - _BLOCK_BITS)  # the bits of a hash dropped: 29 kept, with the sign
-_BLOCKS_OF_A_NAME = float(1 << _BLOCK_BITS)
+Block = tuple[int, int, "array[int] | None"]  # start, end, the sorted hashes of the names the lines between
+# may hold (None: any name)
 
 
-def _block_key(name_hash: int, block: int) -> float:
-    return float(name_hash >> _HASH_SHIFT << _BLOCK_BITS | block)
-
-
-def _numbers(keys: array[float], key: float) -> list[int]:
-    """The blocks that hold the name of `key` (made with block 0), in order."""
-    numbers = []
-    at, end = bisect.bisect_left(keys, key), key + _BLOCKS_OF_A_NAME
-    while at < len(keys) and keys[at] < end:
-        numbers.append(int(keys[at] - key))
-        at += 1
-    return numbers
-
-
-def _hashes(names: Iterable[str]) -> set[int] | None:
-    """The hashes of `names`, None where one stands for every name (`ANYWHERE`)."""
+def _keys(names: Iterable[str]) -> array[int] | None:
     hashes = set(map(hash, names))
-    return None if _ANYWHERE_KEY in hashes else hashes
+    return None if _ANYWHERE_KEY in hashes else array("q", sorted(hashes))
+
+
+def _spliced_block(block: Block, line_start: int, shift: int, edited_keys: array[int]) -> Block:
+    """A block of whole lines after an edit of the line at `line_start` (holding the names of `edited_keys` now)
+    that moved what follows it by `shift`."""
+    first, end, keys = block
+    if end <= line_start:
+        return block
+    if first > line_start:
+        return first + shift, end + shift, keys
+    return first, end + shift, None if keys is None else array("q", sorted({*keys, *edited_keys}))
+
+
+def _with_last_line(blocks: list[Block], line_start: int, line_end: int, edited_keys: array[int]) -> list[Block]:
+    """`blocks`, the last one holding the edited line from `line_start` to `line_end` where the line is past them all
+    (a line typed at the end of the text, after its last line end)."""
+    if blocks and blocks[-1][1] > line_start:
+        return blocks
+    first, keys = (blocks[-1][0], blocks[-1][2]) if blocks else (line_start, array("q"))
+    return [*blocks[:-1], (first, line_end, None if keys is None else array("q", sorted({*keys, *edited_keys})))]
 
 
 def hlo_names(text: str, searches_before_index: int = SEARCHES_BEFORE_INDEX) -> BlockNames:
