@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers import COMBINED_MLP, CORPUS, GPU_HLO_SEED, HANDWRITTEN, SPLIT_MLP
+from helpers import COMBINED_MLP, CORPUS, DATA, DUMP_FILES, GPU_HLO_SEED, HANDWRITTEN, SPLIT_MLP
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.hlo_module import HloModule, StackFrame
-from hlo_lsp.parsing.file_kinds import FileKind
+from hlo_lsp.parsing.file_kinds import FileKind, detect_kind
 from hlo_lsp.parsing.line_scan import Role
 from hlo_lsp.parsing.syntax import ArrayShape, Instruction, Layout, TupleShape
 from hlo_lsp.text import Range
@@ -375,3 +375,22 @@ def test_defined_names_of_a_garbled_module() -> None:
     assert hlo.defined_names() == every_definition(hlo.document)
     assert hlo.defined_names()[Role.FILE_NAME_DEF] == {"007"}
     assert {"outside", "p", "r", "s"} <= hlo.defined_names()[Role.INSTRUCTION_DEF]
+
+
+_HLO_DUMPS = sorted(path for path in DUMP_FILES if path.suffix in (".txt", ".hlo")
+                    and detect_kind(path.name, path.read_text(errors="replace")) is FileKind.HLO_MODULE)
+
+
+@pytest.mark.parametrize("path", _HLO_DUMPS, ids=lambda path: str(path.relative_to(DATA)))
+def test_an_instructions_metadata_is_what_the_grammar_reads_of_its_text(path: Path) -> None:
+    """Read as XLA prints it where its template is known to parse (every line of a template after the first), or
+    from the parse: the same pairs, on every instruction of the bundled dumps, those on lines of several items and
+    those going on over lines included."""
+    hlo = module(path)
+    for line, scan in hlo.document.scans():
+        items = [item.data[0] for _, item in scan.data if item.kind == "instruction"] if scan.kind == "items" else \
+            [scan.data[0]] if scan.kind == "instruction" and scan.data else []
+        for name in items:
+            parsed = hlo.parse(line, name)
+            assert hlo.metadata(line, name) == (parsed.metadata if isinstance(parsed, Instruction) else None), \
+                f"{path.name}:{line + 1}"

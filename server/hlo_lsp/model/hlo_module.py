@@ -21,7 +21,9 @@ from hlo_lsp.model.lazy import lazy
 from hlo_lsp.parsing.hlo_scanner import blank_comments, goes_on_from_above, item_text
 from hlo_lsp.parsing.hlo_syntax import parse_instruction, parse_shape
 from hlo_lsp.parsing.line_scan import LineScan, Role, as_one_line
-from hlo_lsp.parsing.syntax import Instruction, ParseError, Shape
+from hlo_lsp.parsing.printed_metadata import printed_metadata
+from hlo_lsp.parsing.syntax import Instruction, Metadata, ParseError, Shape
+from hlo_lsp.parsing.validation import instruction_error
 from hlo_lsp.text import Range
 
 __all__ = [
@@ -303,10 +305,22 @@ class HloModule(HeaderAndTables):
         text = self.document.line(line)
         return (blank_comments(text)[0] if "/*" in text else text)[scan.data[1] : scan.data[2]].strip()
 
+    def metadata(self, line: int, name: str | None = None) -> Metadata | None:
+        """The metadata of the instruction on `line` (`name`, on a line of several items), None where it has none or
+        does not parse: read as XLA prints it where the line's template is known to parse, else parsed."""
+        text = self.instruction_text(line, name)
+        if self.document.scan(line).kind == "items":
+            text = text.lstrip()
+        if instruction_error(text) is None:  # (a template read before: no parse)
+            printed = printed_metadata(text)
+            if printed is not None:
+                return printed
+        instruction = parse_instruction(text)
+        return instruction.metadata if isinstance(instruction, Instruction) else None
+
     def source_location(self, line: int, name: str | None = None) -> SourceLocation | None:
         """The instruction's source: source_file/source_line, or its stack_frame_id resolved."""
-        instruction = self.parse(line, name)
-        metadata = instruction.metadata if isinstance(instruction, Instruction) else None
+        metadata = self.metadata(line, name)
         if metadata is None:
             return None
         return self.source_of(metadata.source_file, metadata.source_line, metadata.stack_frame_id)
