@@ -112,6 +112,31 @@ def test_searching_upwards_finds_what_a_forward_reading_finds(lines: list[str], 
             assert above.start_before(offset) == _start_before(starts, offset), offset
 
 
+@given(st.lists(st.sampled_from(["", " x", "\tx", "x", "}", "// c", "/x", "\r", " ", "ENTRY e {"]), max_size=60),
+       st.lists(st.integers(min_value=0, max_value=400), max_size=12), st.integers(min_value=1, max_value=40))
+@settings(max_examples=300, deadline=None)
+def test_the_way_up_learnt_from_samples_is_what_a_forward_reading_finds(lines: list[str], offsets: list[int],
+                                                                         sample: int) -> None:
+    text = "\n".join(lines)
+    starts = _unindented_line_starts(text)
+    above = UnindentedLinesAbove(text)
+    with patch.object(text_search, "_FIRST_WINDOW", 3), patch.object(text_search, "_LAST_WINDOW", 7), \
+            patch.object(text_search, "_WAY_UP_SAMPLE", sample):
+        above.read()
+        for offset in (min(offset, len(text)) for offset in offsets):
+            assert above.start_before(offset) == _start_before(starts, offset), offset
+
+
+def test_once_the_way_up_is_learnt_a_question_reads_one_sample_at_most() -> None:
+    text = "HloModule m\n\nENTRY %e {\n" + "  %x = f32[] parameter(0)\n" * 50_000 + "}\n"
+    above = UnindentedLinesAbove(text)
+    above.read()
+    with patch.object(text_search, "_UNINDENTED_LINE", wraps=text_search._UNINDENTED_LINE) as pattern:
+        assert above.start_before(len(text) - 10) == text.index("ENTRY")
+    read = sum(call.args[2] - call.args[1] for call in pattern.finditer.call_args_list)
+    assert 0 < read <= 2 * text_search._WAY_UP_SAMPLE
+
+
 def test_schedule_entries_and_allocations_are_found_in_the_live_range_and_buffer_files() -> None:
     live = Path(f"{SPLIT_MLP}-live-range.txt").read_text()
     names = scheduled_names(live, 0, len(live))

@@ -186,15 +186,15 @@ class LiveRangeSection:
         return first, Chunk(texts, scans, self.peak[3].end_state, self.file.document.scanner)
 
     def read_indexes(self) -> None:
-        """Reads what questions read of the whole section: the peak list (its records and the bytes each counts,
-        shared by every question), the live ranges' index, the schedule."""
+        """Reads what questions read of the whole section: the peak list (its records, the bytes each counts
+        and their total, shared by every question), the live ranges' index, the schedule."""
         self._range_blocks.read()
         _ = self._regular_schedule_length
         picks = Picks(self.file)
         self.share_lines(picks)
         live = read_buffer_assignment([picks.document()]).live_range
         if live is not None:
-            _ = live.peak.sizes
+            _ = live.peak.sizes, live.peak.total
 
     def share_lines(self, picks: Picks) -> None:
         """Adds the lines every question about memory reads: the section's headers, and its peak list shared."""

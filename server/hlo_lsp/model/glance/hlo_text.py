@@ -52,10 +52,12 @@ class HloText(Text):
         return {}  # no computation near the top: every question is declined
 
     def read_indexes(self) -> None:
-        """Reads what questions read of the whole text: its names index and its braces (the names defined are read
-        by the pairing vote, `ModuleGlance._paired`, where a buffer assignment asks for it)."""
+        """Reads what questions read of the whole text: its names index, its braces and the way up to each part's
+        computation header (the names defined are read by the pairing vote, `ModuleGlance._paired`, where a buffer
+        assignment asks for it)."""
         self._names.read()
         _ = self._braces
+        self._unindented_lines.read()
 
     def scan(self, line: int, state: State) -> tuple[str, LineScan]:
         kept = self._long_lines.get((line, state))
