@@ -269,7 +269,7 @@ def test_stack_walks_from_the_frame_to_the_outermost_caller(split):
 
 
 def test_source_location_resolves_a_stack_frame_id_to_file_line_and_callers(split: HloModule) -> None:
-    location = split.source_location(split.line_of("ynn_fusion.1"))
+    location = split.source_location(split.metadata(split.line_of("ynn_fusion.1")))
     assert location is not None
     assert (location.file_name, location.line, location.function_name) == (GEN_DUMPS, 169, "_mlp3.<locals>.mlp")
     assert [(f.function_name, f.line) for f in location.stack] == [
@@ -277,13 +277,13 @@ def test_source_location_resolves_a_stack_frame_id_to_file_line_and_callers(spli
 
 
 def test_source_location_reads_source_file_and_line(combined: HloModule) -> None:
-    location = combined.source_location(combined.line_of("dot.8"))
+    location = combined.source_location(combined.metadata(combined.line_of("dot.8")))
     assert location is not None
     assert (location.file_name, location.line, location.stack) == (GEN_DUMPS, 169, ())
 
 
 def test_no_source_location_without_metadata(handwritten: HloModule) -> None:
-    assert handwritten.source_location(handwritten.line_of("sum")) is None
+    assert handwritten.source_location(handwritten.metadata(handwritten.line_of("sum"))) is None
 
 
 # ---- an edited module ----------------------------------------------------------------------

@@ -111,7 +111,7 @@ def _defined_in_hlo(hlo: HloModule, site: InstructionSite) -> Defined:
     text = hlo.document.line(site.line)
     shape = text[scan.data[1] : scan.data[2]].strip()
     metadata = hlo.metadata(site.line, site.name) if len(text) <= _MAX_PARSED else None
-    location = hlo.source_location(site.line, site.name) if metadata is not None else None
+    location = hlo.source_location(metadata)
     source = _source_text(location.file_name, location.line, location.function_name) if location else None
     stack = tuple(_frame_text(frame) for frame in location.stack) if location and len(location.stack) > 1 else ()
     return Defined(shape, site.opcode, metadata.op_name if metadata else None, source, stack,

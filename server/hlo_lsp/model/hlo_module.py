@@ -276,8 +276,12 @@ class HloModule(HeaderAndTables):
 
     def parse(self, line: int, name: str | None = None) -> Instruction | ParseError:
         """The instruction on `line` (`name`, on a line of several items) parsed."""
+        return parse_instruction(self._parsed_text(line, name))
+
+    def _parsed_text(self, line: int, name: str | None) -> str:
+        """The text of the instruction on `line` that the grammar reads (`name`'s, on a line of several items)."""
         text = self.instruction_text(line, name)
-        return parse_instruction(text.lstrip() if self.document.scan(line).kind == "items" else text)
+        return text.lstrip() if self.document.scan(line).kind == "items" else text
 
     def line_of(self, name: str) -> int | None:
         """The line defining instruction `name` (the first, if several computations define it)."""
@@ -308,9 +312,7 @@ class HloModule(HeaderAndTables):
     def metadata(self, line: int, name: str | None = None) -> Metadata | None:
         """The metadata of the instruction on `line` (`name`, on a line of several items), None where it has none or
         does not parse: read as XLA prints it where the line's template is known to parse, else parsed."""
-        text = self.instruction_text(line, name)
-        if self.document.scan(line).kind == "items":
-            text = text.lstrip()
+        text = self._parsed_text(line, name)
         if instruction_error(text) is None:  # (a template read before: no parse)
             printed = printed_metadata(text)
             if printed is not None:
@@ -318,9 +320,9 @@ class HloModule(HeaderAndTables):
         instruction = parse_instruction(text)
         return instruction.metadata if isinstance(instruction, Instruction) else None
 
-    def source_location(self, line: int, name: str | None = None) -> SourceLocation | None:
-        """The instruction's source: source_file/source_line, or its stack_frame_id resolved."""
-        metadata = self.metadata(line, name)
+    def source_location(self, metadata: Metadata | None) -> SourceLocation | None:
+        """Where an instruction's metadata (`metadata`) points: its source_file/source_line, or its stack_frame_id
+        resolved."""
         if metadata is None:
             return None
         return self.source_of(metadata.source_file, metadata.source_line, metadata.stack_frame_id)

@@ -131,7 +131,7 @@ def _spliced_block(block: Block, line_start: int, shift: int, edited_keys: array
         return block
     if first > line_start:
         return first + shift, end + shift, keys
-    return first, end + shift, None if keys is None else array("q", sorted({*keys, *edited_keys}))
+    return first, end + shift, _with_keys(keys, edited_keys)
 
 
 def _with_last_line(blocks: list[Block], line_start: int, line_end: int, edited_keys: array[int]) -> list[Block]:
@@ -140,7 +140,12 @@ def _with_last_line(blocks: list[Block], line_start: int, line_end: int, edited_
     if blocks and blocks[-1][1] > line_start:
         return blocks
     first, keys = (blocks[-1][0], blocks[-1][2]) if blocks else (line_start, array("q"))
-    return [*blocks[:-1], (first, line_end, None if keys is None else array("q", sorted({*keys, *edited_keys})))]
+    return [*blocks[:-1], (first, line_end, _with_keys(keys, edited_keys))]
+
+
+def _with_keys(keys: array[int] | None, edited_keys: array[int]) -> array[int] | None:
+    """A block's keys with an edited line's (None, any name, stays so)."""
+    return None if keys is None else array("q", sorted({*keys, *edited_keys}))
 
 
 def hlo_names(text: str, searches_before_index: int = SEARCHES_BEFORE_INDEX) -> BlockNames:
