@@ -1,6 +1,6 @@
-"""The language server runs under the system allocator: it starts itself again with PYTHONMALLOC=malloc, the same
-process, without the folder it runs in on its import path. The other commands, and a server started with an
-allocator chosen, run as they were started."""
+"""The language server runs under the system allocator: it starts itself again with PYTHONMALLOC=malloc and glibc kept
+to one arena, the same process, without the folder it runs in on its import path. The other commands, and a server
+started with an allocator chosen, run as they were started."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 from hlo_lsp.cli import _parser
 from hlo_lsp.launch import serves
 
+ARENAS = "MALLOC_ARENA_MAX"
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; the rule is Linux's")
 
 
@@ -32,15 +33,17 @@ def test_the_commands_that_do_not_serve_are_the_command_lines_others() -> None:
     assert {name for name in commands.choices if not serves([name])} == set(commands.choices) - {"serve"}
 
 
-def _allocator_of(process: subprocess.Popen[bytes], settled: float = 10.0) -> str | None:
-    """The PYTHONMALLOC of a running process, once it has imported the server (its environment is final then)."""
+def _allocator_of(process: subprocess.Popen[bytes], settled: float = 10.0,
+                  variable: str = "PYTHONMALLOC") -> str | None:
+    """The PYTHONMALLOC (or another `variable`) of a running process, once it has imported the server (its
+    environment is final then)."""
     deadline = time.monotonic() + settled
     while time.monotonic() < deadline:
         if b"-c" in _proc(process.pid, "cmdline"):  # `python -c ...`: what the server starts itself again as
             break
         time.sleep(0.05)
     found = [entry.split(b"=", 1)[1].decode() for entry in _proc(process.pid, "environ")
-             if entry.startswith(b"PYTHONMALLOC=")]
+             if entry.startswith(variable.encode() + b"=")]
     return found[0] if found else None
 
 
@@ -62,6 +65,28 @@ def test_the_server_starts_itself_again_under_the_system_allocator_in_the_same_p
     finally:
         server.stdin.close()  # type: ignore[union-attr]
         assert server.wait(timeout=30) == 0  # the process the client started is the one that served
+
+
+def test_the_server_started_again_keeps_glibc_to_one_arena() -> None:
+    """Each thread's arena keeps its free top when the server gives its memory back: one arena has none."""
+    environment = {name: value for name, value in os.environ.items() if name not in ("PYTHONMALLOC", ARENAS)}
+    server = _server(environment)
+    try:
+        assert _allocator_of(server, variable=ARENAS) == "1"
+    finally:
+        server.stdin.close()  # type: ignore[union-attr]
+        assert server.wait(timeout=30) == 0
+
+
+def test_a_number_of_arenas_chosen_for_the_server_is_kept() -> None:
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONMALLOC"}
+    server = _server({**environment, ARENAS: "4"})
+    try:
+        assert _allocator_of(server) == "malloc"
+        assert _allocator_of(server, settled=0, variable=ARENAS) == "4"
+    finally:
+        server.stdin.close()  # type: ignore[union-attr]
+        server.wait(timeout=30)
 
 
 def test_an_allocator_chosen_for_the_server_is_kept() -> None:

@@ -8,6 +8,12 @@ allocator, which hands its free pages back when asked (`session/store.py: _give_
 returns to within a few megabytes of its idle size. The server starts itself again with `PYTHONMALLOC=malloc`,
 before importing anything else; the check process it starts runs under CPython's allocator, faster at
 building a module, and gives all its memory back when it ends.
+
+The server also keeps glibc to one arena (`MALLOC_ARENA_MAX=1`). glibc gives each thread that allocates an arena of
+its own, and asked for its free pages it gives back those of every arena but the free top of all but the main one:
+after a glance answered hovers on a 100 MB module from the server's worker threads, 15 to 20 MB stayed resident in
+their arenas once the module was closed. With the interpreter's lock held around nearly every allocation, the threads
+lose nothing by sharing one.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import sys
 from collections.abc import Sequence
 
 ALLOCATOR_VARIABLE = "PYTHONMALLOC"
+ARENAS_VARIABLE = "MALLOC_ARENA_MAX"
 # The server started again: without the folder it runs in on the import path (an editor starts it in the folder it
 # opened, which `python -m` would put first), as the `hlo-lsp` script runs.
 START_AGAIN = ("import sys\nif sys.path and sys.path[0] == '':\n    del sys.path[0]\n"  # (none with PYTHONSAFEPATH)
@@ -30,11 +37,16 @@ def main() -> int:
     if serves(arguments) and sys.platform.startswith("linux") and ALLOCATOR_VARIABLE not in os.environ \
             and sys.executable:
         with contextlib.suppress(OSError):  # (where it cannot, the server runs as it was started)
-            os.execve(sys.executable, [sys.executable, "-c", START_AGAIN, *arguments],
-                      {**os.environ, ALLOCATOR_VARIABLE: "malloc"})  # (a chosen allocator is left as it is)
+            os.execve(sys.executable, [sys.executable, "-c", START_AGAIN, *arguments], server_environment())
     from hlo_lsp.cli import main as run_command
 
     return run_command(arguments)  # (started again, sys.argv is ["-c", *arguments])
+
+
+def server_environment() -> dict[str, str]:
+    """The environment the server starts itself again in: the system allocator, one arena (a chosen allocator
+    is left as it is, and so is a chosen number of arenas)."""
+    return {ARENAS_VARIABLE: "1", **os.environ, ALLOCATOR_VARIABLE: "malloc"}
 
 
 def serves(arguments: Sequence[str]) -> bool:

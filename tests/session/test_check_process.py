@@ -160,12 +160,14 @@ def test_the_process_ends_when_its_last_open_file_closes(
 def test_the_process_runs_under_cpythons_allocator_whichever_the_servers(
         sessions: tuple[Session, Session], caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONMALLOC", "malloc")  # as the server runs (hlo_lsp.launch)
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "1")
     there, _ = sessions
     opened(there, Path(f"{SPLIT_MLP}.txt"))
     there.check(f"{SPLIT_MLP}.txt")
     [pid] = started_pids(caplog)
     environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    assert b"PYTHONMALLOC=malloc" not in environment and any(entry.startswith(b"PATH=") for entry in environment)
+    assert b"PYTHONMALLOC=malloc" not in environment and b"MALLOC_ARENA_MAX=1" not in environment
+    assert any(entry.startswith(b"PATH=") for entry in environment)
 
 
 def test_a_process_that_dies_fails_its_check_and_the_next_check_starts_another(

@@ -33,6 +33,8 @@ from hlo_lsp.text import Position, Range
 log = logging.getLogger(__name__)
 _POLL_SECONDS = 0.1  # how often a waiting check asks `report` whether it is still wanted
 _STOP_SECONDS = 5.0  # a process that does not end this long after its pipe closed is terminated
+# The allocator's settings the server runs under (hlo_lsp.launch): the check process runs without them.
+_SERVER_ALLOCATOR = frozenset(("PYTHONMALLOC", "MALLOC_ARENA_MAX"))
 ANSWER_WAIT_SECONDS = 1.0  # a question the process has not answered by then is answered here
 Message = tuple[Any, ...]
 Found = tuple[str, frozenset[str], list[Problem]]  # stem, the files checked, their problems
@@ -226,7 +228,7 @@ class _Worker:
         # and multiprocessing's spawn would start a resource tracker that outlives it.
         # Under CPython's allocator, whichever the server's (hlo_lsp.launch): faster at building a module, and
         # all its memory goes back when it ends.
-        environment = {name: value for name, value in os.environ.items() if name != "PYTHONMALLOC"}
+        environment = {name: value for name, value in os.environ.items() if name not in _SERVER_ALLOCATOR}
         self._process = subprocess.Popen([sys.executable, "-m", "hlo_lsp.session.check_worker"],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment)
         assert self._process.stdin is not None and self._process.stdout is not None
