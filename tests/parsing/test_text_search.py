@@ -44,6 +44,17 @@ def test_every_instruction_the_scanner_reads_is_found_defined_once_on_its_line()
         assert text.count("\n", 0, offset) == line, name
 
 
+@pytest.mark.parametrize("piece", [1, 64, 1 << 20])
+def test_the_names_defined_among_some_are_those_the_whole_text_defines(piece: int) -> None:
+    """Read a piece at a time (pieces of one line each, of a few, of the whole file), as read whole."""
+    text = "\n" + SPLIT_HLO.read_text()
+    defined = set(defined_names(text))
+    asked = sorted(defined)[::3] + ["not_defined.1", "x"]
+    with patch.object(text_search, "_DEFINITIONS_PIECE", piece):
+        found = text_search.defined_among(text, asked)
+    assert found == defined.intersection(asked) and len(found) > 10
+
+
 _DEFINITION_PARTS = ["", " ", "\t", "%", "ROOT", "ROOT ", "ROOT %", "x", "x.1", "xx", "ROOTx", " = ", "=", ":", " //",
                      "(", "\r", "{", "\u00a0"]
 

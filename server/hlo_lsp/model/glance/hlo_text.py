@@ -3,7 +3,7 @@ tables, found by text search and scanned in the state the whole file's scan ente
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.glance.text_index import Declined, Picks, Text
@@ -15,7 +15,7 @@ from hlo_lsp.parsing.line_scan import LineScan, State
 from hlo_lsp.parsing.text_search import (
     BraceBalance,
     UnindentedLinesAbove,
-    defined_names,
+    defined_among,
     has_cross_line_forms,
     has_indented_line_after_non_header,
     is_header_prefix,
@@ -36,6 +36,10 @@ _COMPUTATION = frozenset(("computation",))
 
 
 class HloText(Text):
+    # Whether the edit this text was carried past left the names its lines define as they were (set by the text
+    # before it: `_carry_whole_text_reads`).
+    definitions_as_before = False
+
     @lazy
     def head(self) -> dict[int, tuple[str, State, LineScan]]:
         """The lines from the module header through the first computation's header, scanned in
@@ -98,10 +102,9 @@ class HloText(Text):
         (a block comment, a lone `ROOT`): forms dumps never print."""
         return has_cross_line_forms(self.text)
 
-    @lazy
-    def defined_names(self) -> list[str]:
-        """Every name an indented line defines (for the pairing vote, which needs no exact count)."""
-        return defined_names(self.text)
+    def defined_among(self, names: Collection[str]) -> set[str]:
+        """Those of `names` an indented line defines (for the pairing vote, which needs no exact count)."""
+        return defined_among(self.text, names)
 
     @lazy
     def has_instructions_outside_computations(self) -> bool:
@@ -250,8 +253,7 @@ class HloText(Text):
             given["head"] = head
             if "has_instructions_outside_computations" in known and old.shape == new.shape:
                 given["has_instructions_outside_computations"] = known["has_instructions_outside_computations"]
-        if "defined_names" in known and old.defined_names == new.defined_names:
-            given["defined_names"] = known["defined_names"]
+        carried.definitions_as_before = old.defined_names == new.defined_names
         if "_names" in known:
             given["_names"] = known["_names"].spliced(carried.text, start, end, inserted)
         if "_unindented_lines" in known:

@@ -122,9 +122,10 @@ class ModuleGlance:
         for companions_only in ("_several_spaces", "_live_range"):
             if companions_only in known:
                 given[companions_only] = known[companions_only]
-        read_of_hlo = ("defined_names", "has_instructions_outside_computations")
-        if "_paired" in known and all(name not in self._hlo.__dict__ or name in hlo.__dict__ for name in read_of_hlo):
-            given["_paired"] = known["_paired"]  # (its vote read these of the HLO text, or nothing of it)
+        outside = "has_instructions_outside_computations"
+        if "_paired" in known and hlo.definitions_as_before and (outside not in self._hlo.__dict__
+                                                                 or outside in hlo.__dict__):
+            given["_paired"] = known["_paired"]  # (its vote read the names defined and this, or nothing, of the text)
         return carried
 
     @property
@@ -373,7 +374,7 @@ class ModuleGlance:
             return True
         if self._hlo.has_instructions_outside_computations:
             return None  # the module's vote would not count them: too unsure to call
-        known_names = set(sample).intersection(self._hlo.defined_names)
+        known_names = self._hlo.defined_among(sample)
         known = sum(1 for name in sample if name in known_names)
         if known * 4 >= len(sample) * 3:
             return True
