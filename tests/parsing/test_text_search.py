@@ -12,9 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import SPLIT_HLO, SPLIT_MLP
+from helpers import DATA, SPLIT_HLO, SPLIT_MLP
 from hlo_lsp.model.document import Document
 from hlo_lsp.parsing import text_search
+from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.text_search import (
     LineIndex,
@@ -53,6 +54,39 @@ def test_the_names_defined_among_some_are_those_the_whole_text_defines(piece: in
     with patch.object(text_search, "_DEFINITIONS_PIECE", piece):
         found = text_search.defined_among(text, asked)
     assert found == defined.intersection(asked) and len(found) > 10
+
+
+def _header_line_starts_by_prefix(text: str) -> list[int]:
+    """The line starts `header_line_starts` finds, as a search of each prefix finds them (the oracle)."""
+    starts = set()
+    for prefix in HEADER_PREFIXES:
+        for found in re.finditer(re.escape(prefix), text):
+            line_start = text.rfind("\n", 0, found.start()) + 1
+            if not text[line_start : found.start()].strip():
+                starts.add(line_start)
+    return sorted(starts)
+
+
+_BUFFER_FILES = sorted(path for path in DATA.rglob("*.txt") if path.name.endswith(
+    ("-buffer-assignment.txt", "-buffer-assignment-values.txt", "-live-range.txt", "-memory-usage-report.txt")))
+
+
+def test_the_header_lines_found_in_one_search_are_those_each_prefix_finds() -> None:
+    found = 0
+    for path in _BUFFER_FILES:
+        text = path.read_text()
+        assert text_search.header_line_starts(text) == _header_line_starts_by_prefix(text), path
+        found += len(text_search.header_line_starts(text))
+    assert len(_BUFFER_FILES) > 20 and found > 100
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["", " ", "\t", "\r", "\u00a0", "  x ", "\n"]),
+                          st.sampled_from([*HEADER_PREFIXES, "Used value", "x", ""]),
+                          st.sampled_from(["", " 12", "\n", ":"])), max_size=8))
+def test_the_header_lines_of_any_text_are_those_each_prefix_finds(parts: list[tuple[str, str, str]]) -> None:
+    text = "".join(blanks + prefix + rest for blanks, prefix, rest in parts)
+    assert text_search.header_line_starts(text) == _header_line_starts_by_prefix(text)
 
 
 _DEFINITION_PARTS = ["", " ", "\t", "%", "ROOT", "ROOT ", "ROOT %", "x", "x.1", "xx", "ROOTx", " = ", "=", ":", " //",

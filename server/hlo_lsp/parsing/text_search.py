@@ -12,10 +12,13 @@ from collections.abc import Collection, Iterator
 from typing import NamedTuple
 
 from hlo_lsp.memos import memo
+from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES
 from hlo_lsp.parsing.hlo_scanner import TABLE_NAMES
 from hlo_lsp.parsing.names import NAME
 
 BLANKS = re.compile(r"[^\S\n]*")
+# A line a buffer-assignment file's scanner may read as a section's header: a header's prefix after blanks.
+_HEADER_LINE = re.compile(r"\n[^\S\n]*(?:" + "|".join(map(re.escape, HEADER_PREFIXES)) + ")")
 _SCHEDULED_NAME = re.compile(r"\n[ \t]*[0-9]+:(" + NAME + r")")
 _ALLOCATION_NUMBER = re.compile(r"allocation ([0-9]{1,19}):")  # as many digits as the scanner reads
 # A line the scanner reads as a table's header (its text stripped, as `str.strip` and `\s` agree).
@@ -56,6 +59,14 @@ def end_of_blanks(text: str, start: int) -> int:
 def table_header_after(text: str, offset: int) -> bool:
     """Whether a stack-frame table's header line follows `offset`."""
     return _TABLE_HEADER.search(text, offset) is not None
+
+
+def header_line_starts(text: str) -> list[int]:
+    """Where the lines that may be a buffer-assignment file's section headers start, in order (one search: a search
+    for each of 14 prefixes took twice as long)."""
+    first_line = text[: text.find("\n")] if "\n" in text else text
+    first = [0] if _HEADER_LINE.match("\n" + first_line) else []
+    return first + [found.start() + 1 for found in _HEADER_LINE.finditer(text)]
 
 
 def has_cross_line_forms(text: str) -> bool:

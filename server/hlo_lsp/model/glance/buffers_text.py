@@ -11,13 +11,13 @@ from hlo_lsp.model.buffer_assignment import read_buffer_assignment
 from hlo_lsp.model.chunk import Chunk
 from hlo_lsp.model.glance.text_index import Declined, Picks, Text
 from hlo_lsp.model.lazy import lazy
-from hlo_lsp.parsing.ba_scanner import HEADER_PREFIXES
 from hlo_lsp.parsing.block_names import BlockNames, line_first_names, value_names
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.line_scan import LineScan, State
 from hlo_lsp.parsing.text_search import (
     allocation_numbers,
     end_of_blanks,
+    header_line_starts,
     regular_schedule_length,
     schedule_entry_offset,
     scheduled_names,
@@ -38,17 +38,13 @@ class BuffersText(Text):
     @lazy
     def headers(self) -> list[HeaderLine]:
         """Every section header line, in order."""
-        found: dict[int, HeaderLine] = {}
-        for prefix in HEADER_PREFIXES:
-            for offset in self.occurrences(prefix):
-                if self.prefix_on_line(offset):
-                    continue
-                start = self.text.rfind("\n", 0, offset) + 1
-                text = self.line_from(start)
-                scan = self.document.scanner.scan("top", text)
-                if scan.kind in _HEADER_KINDS:
-                    found.setdefault(start, (start, self.line_at(start), text, scan))
-        return [found[start] for start in sorted(found)]
+        found: list[HeaderLine] = []
+        for start in header_line_starts(self.text):
+            text = self.line_from(start)
+            scan = self.document.scanner.scan("top", text)
+            if scan.kind in _HEADER_KINDS:
+                found.append((start, self.line_at(start), text, scan))
+        return found
 
     def headers_of(self, kind: str, after: int = -1) -> list[HeaderLine]:
         return [header for header in self.headers if header[3].kind == kind and header[0] > after]
