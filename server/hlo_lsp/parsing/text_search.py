@@ -64,8 +64,8 @@ def table_header_after(text: str, offset: int) -> bool:
 def header_line_starts(text: str) -> list[int]:
     """Where the lines that may be a buffer-assignment file's section headers start, in order (one search: a search
     for each of 14 prefixes took twice as long)."""
-    first_line = text[: text.find("\n")] if "\n" in text else text
-    first = [0] if _HEADER_LINE.match("\n" + first_line) else []
+    first_end = text.find("\n")
+    first = [0] if _HEADER_LINE.match("\n" + (text if first_end < 0 else text[:first_end])) else []
     return first + [found.start() + 1 for found in _HEADER_LINE.finditer(text)]
 
 
