@@ -82,7 +82,8 @@ def defined_names(text: str) -> list[str]:
 def defined_among(text: str, names: Collection[str]) -> set[str]:
     """Those of `names` an indented line defines. Read a piece at a time: a 40 MB module defines 300,000 names,
     20 MB of strings that are not all made at once."""
-    wanted, found = set(names), set()
+    wanted = set(names)
+    found: set[str] = set()
     start = 0
     while start < len(text):
         end = text.find("\n", start + _DEFINITIONS_PIECE)  # (a definition is on one line, after a line end)
