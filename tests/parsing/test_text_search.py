@@ -89,6 +89,20 @@ def test_the_header_lines_of_any_text_are_those_each_prefix_finds(parts: list[tu
     assert text_search.header_line_starts(text) == _header_line_starts_by_prefix(text)
 
 
+def test_the_names_defined_among_some_stop_at_enough_from_the_end() -> None:
+    """Read from the end, the names found once they stand for `enough` of those asked (repeats counted): the last
+    defined first, the first defined not at all."""
+    text = "\n" + SPLIT_HLO.read_text()
+    defined = defined_names(text)
+    first, last = defined[0], defined[-1]
+    with patch.object(text_search, "_DEFINITIONS_PIECE", 64):
+        found = text_search.defined_among(text, defined, enough=3)
+        assert 3 <= len(found) < len(defined) // 2 and last in found and first not in found
+        assert set(found) <= set(defined)
+        assert text_search.defined_among(text, [last, last, last, first], enough=3) == {last}
+        assert text_search.defined_among(text, [last, first], enough=3) == {last, first}  # (never enough: all read)
+
+
 _DEFINITION_PARTS = ["", " ", "\t", "%", "ROOT", "ROOT ", "ROOT %", "x", "x.1", "xx", "ROOTx", " = ", "=", ":", " //",
                      "(", "\r", "{", "\u00a0"]
 

@@ -3,7 +3,7 @@ tables, found by text search and scanned in the state the whole file's scan ente
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator, Sequence
 
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.glance.text_index import Declined, Picks, Text
@@ -102,9 +102,10 @@ class HloText(Text):
         (a block comment, a lone `ROOT`): forms dumps never print."""
         return has_cross_line_forms(self.text)
 
-    def defined_among(self, names: Collection[str]) -> set[str]:
-        """Those of `names` an indented line defines (for the pairing vote, which needs no exact count)."""
-        return defined_among(self.text, names)
+    def defined_among(self, names: Sequence[str], enough: int | None = None) -> set[str]:
+        """Those of `names` an indented line defines, or enough of them (`text_search.defined_among`; for the
+        pairing vote, which needs no exact count)."""
+        return defined_among(self.text, names, enough)
 
     @lazy
     def has_instructions_outside_computations(self) -> bool:

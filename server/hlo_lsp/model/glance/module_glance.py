@@ -374,7 +374,7 @@ class ModuleGlance:
             return True
         if self._hlo.has_instructions_outside_computations:
             return None  # the module's vote would not count them: too unsure to call
-        known_names = self._hlo.defined_among(sample)
+        known_names = self._hlo.defined_among(sample, enough=-(-len(sample) * 3 // 4))  # (three quarters, rounded up)
         known = sum(1 for name in sample if name in known_names)
         if known * 4 >= len(sample) * 3:
             return True
