@@ -374,9 +374,10 @@ class ModuleGlance:
             return True
         if self._hlo.has_instructions_outside_computations:
             return None  # the module's vote would not count them: too unsure to call
-        known_names = self._hlo.defined_among(sample, enough=-(-len(sample) * 3 // 4))  # (three quarters, rounded up)
+        sure = -(-len(sample) * 3 // 4)  # three quarters of the sample, rounded up: enough to call it paired
+        known_names = self._hlo.defined_among(sample, enough=sure)
         known = sum(1 for name in sample if name in known_names)
-        if known * 4 >= len(sample) * 3:
+        if known >= sure:
             return True
         if known * 4 <= len(sample):
             return False
