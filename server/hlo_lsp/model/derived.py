@@ -12,18 +12,30 @@ dict keyed by the text where the function is on a hot path).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, TypeVar, cast
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 T = TypeVar("T")
 
 
 class DerivedKey(Generic[T]):
-    """The key of one kind of derived data, typed with what it holds."""
+    """The key of one kind of derived data, typed with what it holds. Keys are numbered as they are made (at
+    import): a forked copy of the process has the same keys under the same numbers, so what it derives can be
+    carried back (`numbered`)."""
 
-    __slots__ = ("name",)
+    __slots__ = ("name", "number")
+    _made: ClassVar[list[DerivedKey[Any]]] = []
 
     def __init__(self, name: str) -> None:
         self.name = name
+        self.number = len(DerivedKey._made)
+        DerivedKey._made.append(self)
+
+    @staticmethod
+    def numbered(number: int, name: str) -> DerivedKey[Any] | None:
+        """The key made `number`th, if it has `name` (else one made since in one process only)."""
+        made = DerivedKey._made
+        key = made[number] if 0 <= number < len(made) else None
+        return key if key is not None and key.name == name else None
 
     def __repr__(self) -> str:
         return f"DerivedKey({self.name!r})"
@@ -52,3 +64,15 @@ class Derived:
 
     def clear(self) -> None:
         self._values.clear()
+
+    def keys(self) -> frozenset[object]:
+        return frozenset(self._values)
+
+    def added_since(self, keys: frozenset[object]) -> dict[object, object]:
+        """What was derived under keys not among `keys` (those this held before)."""
+        return {key: value for key, value in self._values.items() if key not in keys}
+
+    def put_missing(self, values: dict[object, object]) -> None:
+        """`values`, under the keys that hold nothing yet (what this process derived meanwhile is as good)."""
+        for key, value in values.items():
+            self._values.setdefault(key, value)
