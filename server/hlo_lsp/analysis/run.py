@@ -6,9 +6,10 @@ import functools
 import itertools
 import traceback
 import weakref
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol, TypeVar
 
+from hlo_lsp.analysis import syntax
 from hlo_lsp.analysis.checks import (
     allocations,
     computation_attributes,
@@ -45,6 +46,32 @@ SYNTAX_SHARE = 0.8
 class CheckCancelled(Exception):
     """Raised by a Progress callback: the run's result is no longer wanted."""
 
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Running(Protocol[T_co]):
+    def result(self) -> T_co | None:
+        """What the work returned, once it has (None: it failed there, and is to be done here)."""
+
+    def stop(self) -> None:
+        """Stops the work if it still runs."""
+
+
+class Beside(Protocol):
+    """Runs a part of a check on the machine's other core, while the rest runs here (the session's `ForkedPart`):
+    on an HLO file of `from_lines` lines or more."""
+
+    from_lines: int
+
+    def start(self, work: Callable[[], T], owners: Callable[[], Sequence[Derived]],
+              shared: Callable[[], Sequence[object]]) -> Running[T] | None:
+        """`work` started there (None: it cannot be). What it derives on `owners()` (the `derived` of a document, its
+        chunks, its structure: each process has its own, in the same order) is put on this process's when the
+        result is taken; the objects of `shared()` it holds (identity tokens: a `structure_id`) are this one's own
+        here."""
+
 CHECKS: tuple[tuple[str, Check], ...] = (
     ("hlo-structure", hlo_structure.check),
     ("hlo-opcodes", opcodes.check),
@@ -62,10 +89,11 @@ CHECKS: tuple[tuple[str, Check], ...] = (
 
 
 def check_module(module: ModuleDump, progress: Progress | None = None,
-                 hlo_file: tuple[Document, list[Problem]] | None = None) -> list[Problem]:
+                 hlo_file: tuple[Document, list[Problem]] | None = None, beside: Beside | None = None) -> list[Problem]:
     """Syntax problems of every document, then every invariant check, sorted by place: the HLO file's first
     (`hlo_file_problems`), then the others'. `hlo_file`: the problems `hlo_file_problems` found in an HLO
-    document, taken as they are when it is this module's."""
+    document, taken as they are when it is this module's. `beside`: where part of a large HLO file's check may
+    run meanwhile (`_hlo_file_part`)."""
     done = _Done(module, progress or _ignore)
     hlo = module.hlo_document
     last_run = _LastRun(module)
@@ -73,9 +101,10 @@ def check_module(module: ModuleDump, progress: Progress | None = None,
         first = hlo_file[1]
         done.skipped(hlo, len(_names(in_hlo_file=True)))
         found: dict[str, list[Problem]] = {}
+    elif hlo is None:
+        first, found = [], last_run.run(_names(in_hlo_file=True), done)
     else:
-        first = [] if hlo is None else _syntax(hlo, done)
-        found = last_run.run(_names(in_hlo_file=True), done)
+        first, found = _hlo_file_part(module, hlo, done, last_run, beside)
     rest = [problem for document in module.all_documents() if document is not hlo
             for problem in _syntax(document, done)]
     found.update(last_run.run(_names(in_hlo_file=False), done))
@@ -85,18 +114,61 @@ def check_module(module: ModuleDump, progress: Progress | None = None,
                   key=Problem.sort_key)
 
 
-def hlo_file_problems(module: ModuleDump, progress: Progress | None = None) -> list[Problem]:
+def hlo_file_problems(module: ModuleDump, progress: Progress | None = None,
+                      beside: Beside | None = None) -> list[Problem]:
     """The problems of the module's HLO file, sorted: its syntax and the checks that read it alone
     (HLO_FILE_CHECKS). They need none of the buffer assignment's files, several times its lines: a check
     finds them first, to show them while it reads the rest (`check_module`'s `hlo_file`)."""
     hlo = module.hlo_document
     if hlo is None:
         return []
-    done = _Done(module, progress or _ignore)
-    found = _syntax(hlo, done)
-    for problems in _LastRun(module).run(_names(in_hlo_file=True), done).values():
+    found, checks = _hlo_file_part(module, hlo, _Done(module, progress or _ignore), _LastRun(module), beside)
+    for problems in checks.values():
         found.extend(problems)
     return sorted(set(found), key=Problem.sort_key)
+
+
+def _hlo_file_part(module: ModuleDump, hlo: Document, done: _Done, last_run: _LastRun,
+                   beside: Beside | None) -> tuple[list[Problem], dict[str, list[Problem]]]:
+    """The HLO file's syntax problems, and those of HLO_FILE_CHECKS. A large file read for the first time is
+    read on two cores when `beside` is given: hlo-structure here, the syntax pass and the other checks there,
+    each about half of the work once the file is scanned and its structure read."""
+    names = _names(in_hlo_file=True)
+    others = [name for name in names if name != _STRUCTURE]
+    running = _started_beside(module, hlo, last_run, beside, others)
+    if running is None:
+        return _syntax(hlo, done), last_run.run(names, done)
+    try:
+        found = last_run.run([_STRUCTURE], done)
+        there = running.result()
+    finally:
+        running.stop()
+    if there is None:
+        return _syntax(hlo, done), {**found, **last_run.run(others, done)}
+    done.skipped(hlo, len(others))
+    return there[0], {**found, **there[1]}
+
+
+_STRUCTURE = "hlo-structure"  # (the check that reads every line's uses: the other core's part is the rest)
+
+
+def _started_beside(module: ModuleDump, hlo: Document, last_run: _LastRun, beside: Beside | None,
+                    names: list[str]) -> Running[tuple[list[Problem], dict[str, list[Problem]]]] | None:
+    """The syntax pass and the checks `names` started beside, on a large HLO file with nothing read before (after
+    an edit they start from the last version's, in proportion to the edit). Started before the file is scanned:
+    each process scans it (on its own core), and shares no object it writes to with the other."""
+    if beside is None or hlo.line_count < beside.from_lines or syntax.read_before(hlo):
+        return None
+
+    def owners() -> list[Derived]:
+        structure = module.hlo
+        return [hlo.derived, *(chunk.derived for chunk in hlo.chunks), *([structure.derived] if structure else [])]
+
+    def shared() -> tuple[object, ...]:
+        return (module.hlo.structure_id,) if module.hlo is not None else ()
+
+    return beside.start(lambda: (_syntax(hlo, _Done(module, _ignore)), last_run.run(names, _Done(module, _ignore))),
+                        owners, shared)
 
 
 # The checks that read the HLO file alone and report in it alone (but for an internal error, which goes to the
@@ -151,10 +223,18 @@ class _LastRun:
 
     def __init__(self, module: ModuleDump) -> None:
         self._module = module
-        self._home, self._others = _last_run_home(module)
-        last = self._home.get(_LAST_RUN)
-        self._reusable = last[1] if last is not None and _same(last[0], self._others) else {}
         self._context = CheckContext(module)
+
+    @functools.cached_property
+    def _home(self) -> tuple[Derived, tuple[weakref.ref[Document], ...]]:
+        """(read at the first run, which builds the module's structure: a part forked before reads its own)"""
+        return _last_run_home(self._module)
+
+    @functools.cached_property
+    def _reusable(self) -> dict[str, list[Problem]]:
+        home, others = self._home
+        last = home.get(_LAST_RUN)
+        return last[1] if last is not None and _same(last[0], others) else {}
 
     def run(self, names: list[str], done: _Done) -> dict[str, list[Problem]]:
         checks = dict(CHECKS)
@@ -167,7 +247,8 @@ class _LastRun:
         return found
 
     def keep(self, found: dict[str, list[Problem]]) -> None:
-        self._home.put(_LAST_RUN, (self._others, {name: found[name] for name in found if name not in RERUN}))
+        home, others = self._home
+        home.put(_LAST_RUN, (others, {name: found[name] for name in found if name not in RERUN}))
 
 
 def _last_run_home(module: ModuleDump) -> tuple[Derived, tuple[weakref.ref[Document], ...]]:

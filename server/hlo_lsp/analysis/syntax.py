@@ -48,6 +48,12 @@ def syntax_problems(document: Document, on_lines: Callable[[int], None] | None =
     return _read_as_xla_reads(document, problems)
 
 
+def read_before(document: Document) -> bool:
+    """Whether the document's syntax problems are kept, or follow from its previous version's kept ones."""
+    edit = document.edited_from
+    return _kept(document) is not None or (edit is not None and _kept(edit.previous) is not None)
+
+
 def _read_as_xla_reads(document: Document, problems: list[Problem]) -> list[Problem]:
     """The problems, but that of a text's one instruction outside any computation: XLA's parser reads a text
     of one instruction as a module of it (kept with the others: the next version's edit may add another)."""

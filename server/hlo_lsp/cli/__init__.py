@@ -19,6 +19,7 @@ from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.session import (
     PLURALS,
     SORTS,
+    ForkedPart,
     Memory,
     MemoryReport,
     MemorySummary,
@@ -97,7 +98,7 @@ class _Version(argparse.Action):
 
 
 def _check(paths: list[str], output: str) -> int:
-    session = Session()
+    session = Session(beside=ForkedPart())  # a large HLO file's check on two cores
     loaded = session.read(paths)
     problems = list(loaded.problems)
     for module in loaded.modules:

@@ -10,6 +10,7 @@ whether its work is still wanted (`stepping()`): a check stops there once it is 
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Callable, Iterator
 
@@ -17,6 +18,17 @@ _WAIT_AT_MOST_SECONDS = 2.0  # a question that takes longer does not stall index
 _condition = threading.Condition()
 _answering: dict[int, int] = {}  # thread -> how many answers it is inside
 _steps = threading.local()  # .step: what this thread's let_questions_first() calls first, if anything
+
+
+def _forget_questions() -> None:
+    """In a forked copy of the process, whose one thread is the one that forked: no question is answered there."""
+    global _condition
+    _condition = threading.Condition()
+    _answering.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_questions)
 
 
 @contextlib.contextmanager

@@ -34,6 +34,7 @@ from hlo_lsp.model.dump_module import ModuleDump, module_stem
 from hlo_lsp.model.memory_spaces import MemorySpace
 from hlo_lsp.model.sizes import human_bytes
 from hlo_lsp.session.cursor import Cursor, Span
+from hlo_lsp.session.forked_part import ForkedPart
 from hlo_lsp.session.glance_answers import Answer
 from hlo_lsp.session.memory import Memory, MemoryTimeline
 from hlo_lsp.session.session import Checked, Session
@@ -41,9 +42,9 @@ from hlo_lsp.workspace.loader import LoadedDump
 
 __all__ = [
     "PLURALS", "SORTS", "TOKEN_MODIFIERS", "TOKEN_TYPES", "AllocationUse", "Answer", "BufferChange", "Call",
-    "CallItem", "CheckCancelled", "Checked", "Comparison", "Cursor", "Document", "Fold", "Highlight", "HoverInfo",
-    "InlayHint", "Lens", "Link", "LoadedDump", "Location", "Memory", "MemoryReport", "MemorySpace", "MemorySummary",
-    "MemoryTimeline", "ModuleChange", "ModuleDump", "ModuleList", "ModuleRow", "Origin", "PeakBuffer", "PeakSide",
-    "Session", "Span", "SpaceChange", "SpaceMemory", "SpacePeak", "Symbol", "TimelineBuffer", "Token", "Unpaired",
-    "WorkspaceSymbol", "byte_text", "human_bytes", "module_stem", "percent",
+    "CallItem", "CheckCancelled", "Checked", "Comparison", "Cursor", "Document", "Fold", "ForkedPart", "Highlight",
+    "HoverInfo", "InlayHint", "Lens", "Link", "LoadedDump", "Location", "Memory", "MemoryReport", "MemorySpace",
+    "MemorySummary", "MemoryTimeline", "ModuleChange", "ModuleDump", "ModuleList", "ModuleRow", "Origin",
+    "PeakBuffer", "PeakSide", "Session", "Span", "SpaceChange", "SpaceMemory", "SpacePeak", "Symbol",
+    "TimelineBuffer", "Token", "Unpaired", "WorkspaceSymbol", "byte_text", "human_bytes", "module_stem", "percent",
 ]

@@ -18,7 +18,8 @@ at 40 MB, and here that interpreter is not the one answering hovers. Messages (t
 A reader thread takes messages off the pipe as they come and applies the files' changes at once, in their order, so
 that a question sees every change sent before it; checks run in the main thread, one at a time (a check waits for the
 texts wanted), and questions in a thread of their own, first (`model.priority`): a cancel reaches a running check at
-its next report.
+its next report. A large HLO file's check forks a copy of the process for half of its work (`ForkedPart`), between
+two answers.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from typing import Any
 
 from hlo_lsp.analysis.run import CheckCancelled
 from hlo_lsp.session.cursor import Cursor
+from hlo_lsp.session.forked_part import ForkedPart
 from hlo_lsp.session.glance_answers import Answer
 from hlo_lsp.session.same_text import text_if_same
 from hlo_lsp.session.session import Session
@@ -65,13 +67,14 @@ class _Outbox:
 class _Inbox:
     """Reads the pipe: applies the files' changes, hands checks to the main thread and questions to their own."""
 
-    def __init__(self, connection: Connection, session: Session, outbox: _Outbox) -> None:
+    def __init__(self, connection: Connection, session: Session, outbox: _Outbox, answering: threading.Lock) -> None:
         self.checks: queue.SimpleQueue[Message | None] = queue.SimpleQueue()  # None: the server is gone
         self.cancelled: set[int] = set()
         self._wanted: set[str] = set()  # the open files whose text was asked for, not yet sent
         self._changed = threading.Condition()  # notified when a text wanted comes, a file closes, a check is cancelled
         self._questions: queue.SimpleQueue[Message] = queue.SimpleQueue()
         self._session, self._outbox = session, outbox
+        self._answering = answering  # held while a question is answered: a check forks between answers
         threading.Thread(target=self._read, args=(connection,), name="hlo-lsp-check-inbox", daemon=True).start()
         threading.Thread(target=self._answer, name="hlo-lsp-check-questions", daemon=True).start()
 
@@ -127,7 +130,8 @@ class _Inbox:
         while True:
             _, ticket, question, source, position = self._questions.get()
             try:
-                answer = QUESTIONS[question](self._session, source, Cursor.at(position))
+                with self._answering:
+                    answer = QUESTIONS[question](self._session, source, Cursor.at(position))
                 self._outbox.send(("answer", ticket, answer.value if answer is not None else None))
             except Exception:
                 self._outbox.send(("failed", ticket, traceback.format_exc()))
@@ -148,8 +152,9 @@ def main() -> None:
 
 def serve(incoming: Connection, connection: Connection) -> None:
     """The check process's main loop, until the server closes its end of the pipe."""
-    session, outbox = Session(), _Outbox(connection)
-    inbox = _Inbox(incoming, session, outbox)
+    answering = threading.Lock()
+    session, outbox = Session(beside=ForkedPart(answering)), _Outbox(connection)
+    inbox = _Inbox(incoming, session, outbox, answering)
     while (message := inbox.checks.get()) is not None:
         outbox.send(_checked(session, inbox, outbox, message[1], message[2]))
 

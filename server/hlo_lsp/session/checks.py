@@ -41,8 +41,9 @@ class ModuleChecks:
     """The checks of a session's modules, and the check process they run in when large: the session changes its
     open files under `lock`, and tells this (`changed`, `closed`, `disk_changed`)."""
 
-    def __init__(self, store: DocumentStore, process_from: int | None) -> None:
+    def __init__(self, store: DocumentStore, process_from: int | None, beside: run.Beside | None = None) -> None:
         self._store = store
+        self.beside = beside
         self._process_from = process_from
         self._process = CheckProcess(self._open_text)
         self.lock = self._process.lock
@@ -111,7 +112,7 @@ class ModuleChecks:
                 let_questions_first()
                 report((number + done) / len(modules))
 
-            problems.extend(run.check_module(module.checked_part(), part, hlo_file))
+            problems.extend(run.check_module(module.checked_part(), part, hlo_file, self.beside))
         sources = frozenset(document.source for module in modules for document in module.own_documents())
         return Checked(modules[0].stem, sources, problems, modules)
 
@@ -129,7 +130,7 @@ class ModuleChecks:
             let_questions_first()
             report(done)
 
-        problems = run.hlo_file_problems(whole, part)
+        problems = run.hlo_file_problems(whole, part, self.beside)
         if self._store.document(hlo.source) is hlo:
             first(Checked(whole.stem, frozenset((hlo.source,)), problems, (whole,)))
         return hlo, problems

@@ -63,9 +63,10 @@ EARLY_TOKENS_LINES = 20_000
 
 
 class Session:
-    def __init__(self, check_process_from: int | None = None) -> None:
+    def __init__(self, check_process_from: int | None = None, beside: run.Beside | None = None) -> None:
+        """`beside`: where part of a large HLO file's check runs meanwhile (`ForkedPart`, in the CLI)."""
         self.store = DocumentStore()
-        self._checks = ModuleChecks(self.store, check_process_from)
+        self._checks = ModuleChecks(self.store, check_process_from, beside)
         self._finder = SourceFinder(())
         self.folder_symbols = FolderSymbols()  # the workspace folders' modules, indexed for workspace symbols
         self._listed = ListedModules()  # dump folders' rows, kept while their files' sizes and mtimes stay
@@ -154,10 +155,9 @@ class Session:
         Read now and not kept: the session's own documents are the open files."""
         return load(list(paths))
 
-    @staticmethod
-    def check_module(module: ModuleDump) -> list[Problem]:
+    def check_module(self, module: ModuleDump) -> list[Problem]:
         """Every problem of a module `read` found (a check that fails becomes a warning: this never raises)."""
-        return run.check_module(module)
+        return run.check_module(module, beside=self._checks.beside)
 
     @staticmethod
     def memory(module: ModuleDump, space: object = None) -> Memory | None:
