@@ -131,25 +131,25 @@ def hlo_file_problems(module: ModuleDump, progress: Progress | None = None,
 def _hlo_file_part(module: ModuleDump, hlo: Document, done: _Done, last_run: _LastRun,
                    beside: Beside | None) -> tuple[list[Problem], dict[str, list[Problem]]]:
     """The HLO file's syntax problems, and those of HLO_FILE_CHECKS. A large file read for the first time is
-    read on two cores when `beside` is given: hlo-structure here, the syntax pass and the other checks there,
-    each about half of the work once the file is scanned and its structure read."""
+    read on two cores when `beside` is given: the syntax pass and hlo-opcodes there, the other checks here
+    (hlo-structure reads every line's uses), each about half of the work once the file is scanned and its
+    structure read."""
     names = _names(in_hlo_file=True)
-    others = [name for name in names if name != _STRUCTURE]
-    running = _started_beside(module, hlo, last_run, beside, others)
+    running = _started_beside(module, hlo, last_run, beside, list(_BESIDE))
     if running is None:
         return _syntax(hlo, done), last_run.run(names, done)
     try:
-        found = last_run.run([_STRUCTURE], done)
+        found = last_run.run([name for name in names if name not in _BESIDE], done)
         there = running.result()
     finally:
         running.stop()
     if there is None:
-        return _syntax(hlo, done), {**found, **last_run.run(others, done)}
-    done.skipped(hlo, len(others))
+        return _syntax(hlo, done), {**found, **last_run.run(list(_BESIDE), done)}
+    done.skipped(hlo, len(_BESIDE))
     return there[0], {**found, **there[1]}
 
 
-_STRUCTURE = "hlo-structure"  # (the check that reads every line's uses: the other core's part is the rest)
+_BESIDE = ("hlo-opcodes",)  # the checks run beside with the syntax pass
 
 
 def _started_beside(module: ModuleDump, hlo: Document, last_run: _LastRun, beside: Beside | None,
