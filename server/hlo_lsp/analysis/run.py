@@ -155,10 +155,11 @@ _BESIDE = ("hlo-opcodes",)  # the checks run beside with the syntax pass
 def _started_beside(module: ModuleDump, hlo: Document, last_run: _LastRun, beside: Beside | None,
                     names: list[str]) -> Running[tuple[list[Problem], dict[str, list[Problem]]]] | None:
     """The syntax pass and the checks `names` started beside, on a large HLO file with nothing read before (after
-    an edit they start from the last version's, in proportion to the edit). Started before the file is scanned:
-    each process scans it (on its own core), and shares no object it writes to with the other."""
+    an edit they start from the last version's, in proportion to the edit). Started once the file is scanned (the
+    copy shares its lines and their scans), before its structure is read: each process reads it on its own core."""
     if beside is None or hlo.line_count < beside.from_lines or syntax.read_before(hlo):
         return None
+    hlo.chunks  # noqa: B018 - scanned here, once
 
     def owners() -> list[Derived]:
         structure = module.hlo

@@ -1,11 +1,10 @@
 """A part of a check run in a forked copy of this process, on the machine's other core, while the rest runs here.
 
-The check of a large HLO file is half hlo-structure and half the syntax pass with the other checks, once the file is
+The check of a large HLO file is half hlo-structure and half the syntax pass with hlo-opcodes, once the file is
 scanned and its structure read (`analysis.run._hlo_file_part`). A copy of the process made by fork() holds the
-file's text without it being sent anywhere. Each process scans the file and reads its structure on its own core (a
-copy that shared the scanned objects would copy the pages of each one whose reference count it changes), then runs
-its half. The copy sends back down a pipe its problems and what it derived on the file, its chunks and its structure
-(a few hundred kilobytes at 40 MB), so that the check after an edit starts from them here.
+scanned file without it being sent anywhere; each process reads the structure on its own core, then runs its half.
+The copy sends back down a pipe its problems and what it derived on the file, its chunks and its structure (a few
+hundred kilobytes at 40 MB), so that the check after an edit starts from them here.
 
 Only a process whose other threads run no engine code while it forks may use this: the CLI (no other thread), and
 the check process, whose question thread holds `gate` while it answers.
