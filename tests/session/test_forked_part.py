@@ -162,6 +162,12 @@ def test_a_part_stopped_or_no_longer_wanted_ends_its_copy() -> None:
     running.stop()
 
 
+def test_a_copy_that_does_not_end_in_time_is_given_up(caplog: pytest.LogCaptureFixture) -> None:
+    running = ForkedPart(patience=0.2).start(lambda: time.sleep(60), list, tuple)
+    assert running is not None and running.result() is None
+    assert "did not end in time" in caplog.text
+
+
 def test_a_question_answered_in_another_thread_is_not_one_in_the_copy() -> None:
     """In the copy, no thread answers: its indexing waits for no question (it would wait two seconds a chunk)."""
     asked, done = threading.Event(), threading.Event()

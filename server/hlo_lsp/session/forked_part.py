@@ -15,11 +15,13 @@ from __future__ import annotations
 import contextlib
 import gc
 import io
+import logging
 import os
 import pickle
 import select
 import signal
 import threading
+import time
 import traceback
 import warnings
 from collections.abc import Callable, Sequence
@@ -28,19 +30,24 @@ from typing import Any, Generic, NoReturn, TypeVar
 from hlo_lsp.model.derived import Derived, DerivedKey
 from hlo_lsp.model.priority import let_questions_first, stepping
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 FROM_LINES = 20_000  # an HLO file's lines from which its check is read on two cores (4 MB is 45,000 lines)
 _GATE_WAIT_SECONDS = 1.0  # a question answered for longer: the check runs here alone
 _POLL_SECONDS = 0.05  # while the other part runs, how often this one asks whether the check is still wanted
+# A copy still running this long after this process did its own part, or three times as long as that took, is given
+# up (a copy stuck on a lock another thread held at the fork would never end): its part is done here.
+PATIENCE_SECONDS = 10.0
 _Added = list[tuple[int, dict[object, object]]]  # what the work derived, by the index of its owner
 
 
 class ForkedPart:
     """Runs a part of a check in a forked copy of this process (`analysis.run.Beside`)."""
 
-    def __init__(self, gate: threading.Lock | None = None, from_lines: int = FROM_LINES) -> None:
+    def __init__(self, gate: threading.Lock | None = None, from_lines: int = FROM_LINES,
+                 patience: float = PATIENCE_SECONDS) -> None:
         self.from_lines = from_lines
-        self._gate = gate
+        self._gate, self._patience = gate, patience
 
     def start(self, work: Callable[[], T], owners: Callable[[], Sequence[Derived]],
               shared: Callable[[], Sequence[object]]) -> _Forked[T] | None:
@@ -65,7 +72,7 @@ class ForkedPart:
             os.close(read)
             _run_child(work, owners, shared, write)
         os.close(write)
-        return _Forked(pid, read, owners, shared)
+        return _Forked(pid, read, owners, shared, self._patience)
 
 
 def _run_child(work: Callable[[], Any], owners: Callable[[], Sequence[Derived]],
@@ -99,15 +106,20 @@ class _Forked(Generic[T]):
     """The part running in the forked copy, seen from here."""
 
     def __init__(self, pid: int, read: int, owners: Callable[[], Sequence[Derived]],
-                 shared: Callable[[], Sequence[object]]) -> None:
+                 shared: Callable[[], Sequence[object]], patience: float) -> None:
         self._pid: int | None = pid
         self._read = read
         self._owners, self._shared = owners, shared
+        self._started, self._patience = time.monotonic(), patience
 
     def result(self) -> T | None:
         if self._read < 0:  # (stopped)
             return None
         data = self._received()
+        if data is None:
+            log.warning("the forked part of a check did not end in time: it is done here")
+            self.stop()
+            return None
         self._closed()
         status = self._reaped()
         if status != 0 or not data:
@@ -134,13 +146,17 @@ class _Forked(Generic[T]):
             os.close(self._read)
             self._read = -1
 
-    def _received(self) -> bytes:
-        """What the copy wrote, once it closed the pipe; meanwhile `let_questions_first`, which raises when the
-        check is no longer wanted."""
+    def _received(self) -> bytes | None:
+        """What the copy wrote, once it closed the pipe (None: not in time); meanwhile `let_questions_first`, which
+        raises when the check is no longer wanted."""
+        now = time.monotonic()
+        deadline = now + max(self._patience, 3 * (now - self._started))
         chunks: list[bytes] = []
         while True:
             ready, _, _ = select.select([self._read], [], [], _POLL_SECONDS)
             if not ready:
+                if time.monotonic() > deadline:
+                    return None
                 let_questions_first()
                 continue
             chunk = os.read(self._read, 1 << 20)
