@@ -3,6 +3,7 @@ carried back for the check after an edit, and a copy that fails, is stopped, or 
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -160,6 +161,19 @@ def test_a_part_stopped_or_no_longer_wanted_ends_its_copy() -> None:
     with priority.stepping(cancelled), pytest.raises(CheckCancelled):
         running.result()
     running.stop()
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="scheduling policies are Linux's")
+def test_the_copy_yields_its_core_to_any_other_work_until_this_process_waits_for_it() -> None:
+    def policy_later() -> int:
+        time.sleep(0.2)
+        return os.sched_getscheduler(0)
+
+    running = ForkedPart().start(policy_later, list, tuple)
+    assert running is not None and running.result() == os.SCHED_OTHER  # (waited for at once)
+    running = ForkedPart().start(policy_later, list, tuple)
+    time.sleep(1.0)  # (this process's own part)
+    assert running is not None and running.result() == os.SCHED_IDLE
 
 
 def test_a_copy_that_does_not_end_in_time_is_given_up(caplog: pytest.LogCaptureFixture) -> None:

@@ -72,6 +72,7 @@ class ForkedPart:
             os.close(read)
             _run_child(work, owners, shared, write)
         os.close(write)
+        _scheduled(pid, _IDLE)
         return _Forked(pid, read, owners, shared, self._patience)
 
 
@@ -115,6 +116,8 @@ class _Forked(Generic[T]):
     def result(self) -> T | None:
         if self._read < 0:  # (stopped)
             return None
+        if self._pid is not None:
+            _scheduled(self._pid, _OTHER)  # (this process waits for it now)
         data = self._received()
         if data is None:
             log.warning("the forked part of a check did not end in time: it is done here")
@@ -170,6 +173,16 @@ class _Forked(Generic[T]):
             return -1
         _, status = os.waitpid(pid, 0)
         return status
+
+
+# The copy runs when no other process wants a core (its CPU time is not taken from the server's answers, on a machine of
+# two cores), until this process has done its own part and waits for it.
+_IDLE, _OTHER = getattr(os, "SCHED_IDLE", None), getattr(os, "SCHED_OTHER", None)
+
+
+def _scheduled(pid: int, policy: int | None) -> None:
+    with contextlib.suppress(AttributeError, OSError, TypeError):  # (Linux alone has SCHED_IDLE)
+        os.sched_setscheduler(pid, policy, os.sched_param(0))  # type: ignore[arg-type]
 
 
 _GONE = object()  # a key made in one of the two processes only (by an import since the fork)
