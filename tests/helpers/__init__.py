@@ -14,6 +14,7 @@ tests/conftest.py there, as it does for hlo_forms and xla_oracle):
 - helpers.lsp: the client profiles, starting a session, opening files, waiting for diagnostics, positions
 - helpers.raw: raw JSON-RPC sessions (`raw_session`), for what the pytest-lsp client cannot do
 - helpers.golden: hover, outline and diagnostics as a user sees them, against the files in tests/golden/
+- helpers.questions: a question answered in another thread meanwhile
 """
 
 from helpers.dumps import copy_module, line_with, lines_of, module_of, plant, plant_in_copy, problems_of, seen, where

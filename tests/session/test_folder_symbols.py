@@ -8,14 +8,13 @@ import logging
 import os
 import re
 import shutil
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from helpers import FOLDER_SMALL_EAGER, SPLIT_HLO, SPLIT_MLP, copy_module
-from hlo_lsp.model.priority import answering
+from helpers.questions import question_answered_meanwhile
 from hlo_lsp.session import Session, WorkspaceSymbol, human_bytes
 from hlo_lsp.session import folder_symbols as folder_symbols_module
 from hlo_lsp.session.folder_symbols import FolderSymbols
@@ -154,23 +153,11 @@ def test_questions_are_answered_while_indexing_waits_for_them(folder: Path, monk
     """A question being answered holds indexing back; a query then answers at once with what is indexed so far
     (nothing yet), and finds the module once indexing has gone on."""
     monkeypatch.setattr(folder_symbols_module, "FIRST_WAIT", 0.05)
-    session, asked, release = Session(), threading.Event(), threading.Event()
-
-    def hover_that_lasts() -> None:
-        with answering():
-            asked.set()
-            release.wait(10)
-
-    thread = threading.Thread(target=hover_that_lasts)
-    thread.start()
-    asked.wait(10)
-    try:
+    session = Session()
+    with question_answered_meanwhile():
         start = time.monotonic()
         assert session.workspace_symbols("ynn_fusion.1", [str(folder)]) == []
         assert time.monotonic() - start < 1.0
-    finally:
-        release.set()
-        thread.join()
     assert [s.name for s in symbols(session, "ynn_fusion.1", [folder])] == ["ynn_fusion.1"]
 
 

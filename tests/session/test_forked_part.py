@@ -15,6 +15,7 @@ import pytest
 from helpers.dumps import copy_module, plant, seen, where
 from helpers.lsp import write_large_module
 from helpers.paths import DATA, PRODUCERS, SPLIT_HLO, SPLIT_MLP
+from helpers.questions import question_answered_meanwhile
 from hlo_lsp.analysis import run, syntax
 from hlo_lsp.analysis.checks.opcodes import module_pass
 from hlo_lsp.analysis.run import CheckCancelled, Running
@@ -184,23 +185,10 @@ def test_a_copy_that_does_not_end_in_time_is_given_up(caplog: pytest.LogCaptureF
 
 def test_a_question_answered_in_another_thread_is_not_one_in_the_copy() -> None:
     """In the copy, no thread answers: its indexing waits for no question (it would wait two seconds a chunk)."""
-    asked, done = threading.Event(), threading.Event()
-
-    def answer() -> None:
-        with priority.answering():
-            asked.set()
-            done.wait(10)
-
-    thread = threading.Thread(target=answer)
-    thread.start()
-    asked.wait(10)
-    try:
+    with question_answered_meanwhile():
         running = ForkedPart().start(lambda: dict(priority._answering), list, tuple)
         assert running is not None and running.result() == {}
         assert priority._answering
-    finally:
-        done.set()
-        thread.join()
 
 
 def test_while_a_question_holds_the_gate_the_check_runs_here_alone() -> None:
