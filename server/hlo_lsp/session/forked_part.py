@@ -38,7 +38,6 @@ _POLL_SECONDS = 0.05  # while the other part runs, how often this one asks wheth
 # A copy still running this long after this process did its own part, or three times as long as that took, is given
 # up (a copy stuck on a lock another thread held at the fork would never end): its part is done here.
 PATIENCE_SECONDS = 10.0
-_Added = list[tuple[int, dict[object, object]]]  # what the work derived, by the index of its owner
 
 
 class ForkedPart:
