@@ -34,7 +34,7 @@ class Counted(ForkedPart):
         super().__init__(gate, from_lines=0)
         self.forks = 0
 
-    def start(self, work: Callable[[], Any], owners: Callable[[], Sequence[Derived]],
+    def start(self, work: Callable[[Callable[[float], None]], Any], owners: Callable[[], Sequence[Derived]],
               shared: Callable[[], Sequence[object]]) -> Any:
         running = super().start(work, owners, shared)
         self.forks += running is not None
@@ -105,6 +105,9 @@ def test_the_check_after_an_edit_starts_from_what_the_forked_copy_found(tmp_path
 
 
 class _Failed:
+    def told(self) -> float:
+        return 0.0
+
     def result(self) -> None:
         return None
 
@@ -115,7 +118,7 @@ class _Failed:
 class _FailingBeside:
     from_lines = 0
 
-    def start(self, work: Callable[[], Any], owners: Callable[[], Sequence[Derived]],
+    def start(self, work: Callable[[Callable[[float], None]], Any], owners: Callable[[], Sequence[Derived]],
               shared: Callable[[], Sequence[object]]) -> Running[Any]:
         return _Failed()
 
@@ -129,8 +132,49 @@ def test_where_the_copy_failed_its_half_is_checked_here(tmp_path: Path) -> None:
     assert any(problem.code == "unknown-opcode" for problem in run.hlo_file_problems(module))
 
 
+def test_the_share_the_copy_tells_is_read_here() -> None:
+    def work(told: Callable[[float], None]) -> float:
+        told(0.25)
+        time.sleep(60)
+        return 1.0
+
+    running = ForkedPart().start(work, list, tuple)
+    assert running is not None
+    try:
+        waited = 0.0
+        while running.told() != 0.25 and waited < 10:
+            time.sleep(0.01)
+            waited += 0.01
+        assert running.told() == 0.25
+    finally:
+        running.stop()
+
+
+def test_the_editor_s_bar_moves_while_both_parts_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While this process runs hlo-structure (here made to take a second, stepping aside between chunks as checks
+    do), the shares it reports count the syntax pass the copy has done meanwhile."""
+    path = write_large_module(tmp_path, SPLIT_HLO, copies=80)
+    module = load([str(path)]).modules[0]
+    reported: list[tuple[bool, float]] = []
+    structure = [False]
+
+    def slow_structure(context: Any) -> Any:
+        structure[0] = True
+        for _ in range(100):
+            time.sleep(0.01)
+            priority.let_questions_first()
+        structure[0] = False
+        return []
+
+    monkeypatch.setattr(run, "CHECKS", tuple((name, slow_structure if name == "hlo-structure" else check)
+                                             for name, check in run.CHECKS))
+    run.hlo_file_problems(module, lambda share: reported.append((structure[0], share)), Counted())
+    during = [share for inside, share in reported if inside]
+    assert during == sorted(during) and during[-1] >= run.SYNTAX_SHARE * 0.9  # (the HLO file: all the module's lines)
+
+
 def test_a_part_that_raises_in_the_copy_has_no_result() -> None:
-    running = ForkedPart().start(lambda: 1 // 0, list, tuple)
+    running = ForkedPart().start(lambda told: 1 // 0, list, tuple)
     assert running is not None and running.result() is None
 
 
@@ -138,7 +182,7 @@ def test_what_the_copy_derives_is_put_here_with_this_process_s_own_tokens() -> N
     owner, token, key = Derived(), object(), DerivedKey[tuple[object, int]]("carried in a test")
     owner.put(DerivedKey[int]("held before in a test"), 1)
 
-    def work() -> str:
+    def work(told: Callable[[float], None]) -> str:
         owner.put(key, (token, 7))
         return "done"
 
@@ -149,7 +193,7 @@ def test_what_the_copy_derives_is_put_here_with_this_process_s_own_tokens() -> N
 
 
 def test_a_part_stopped_or_no_longer_wanted_ends_its_copy() -> None:
-    running = ForkedPart().start(lambda: time.sleep(60), list, tuple)
+    running = ForkedPart().start(lambda told: time.sleep(60), list, tuple)
     assert running is not None
     running.stop()
     assert running.result() is None
@@ -157,7 +201,7 @@ def test_a_part_stopped_or_no_longer_wanted_ends_its_copy() -> None:
     def cancelled() -> None:
         raise CheckCancelled
 
-    running = ForkedPart().start(lambda: time.sleep(60), list, tuple)
+    running = ForkedPart().start(lambda told: time.sleep(60), list, tuple)
     assert running is not None
     with priority.stepping(cancelled), pytest.raises(CheckCancelled):
         running.result()
@@ -166,7 +210,7 @@ def test_a_part_stopped_or_no_longer_wanted_ends_its_copy() -> None:
 
 @pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="scheduling policies are Linux's")
 def test_the_copy_yields_its_core_to_any_other_work_until_this_process_waits_for_it() -> None:
-    def policy_later() -> int:
+    def policy_later(told: Callable[[float], None]) -> int:
         time.sleep(0.2)
         return os.sched_getscheduler(0)
 
@@ -178,7 +222,7 @@ def test_the_copy_yields_its_core_to_any_other_work_until_this_process_waits_for
 
 
 def test_a_copy_that_does_not_end_in_time_is_given_up(caplog: pytest.LogCaptureFixture) -> None:
-    running = ForkedPart(patience=0.2).start(lambda: time.sleep(60), list, tuple)
+    running = ForkedPart(patience=0.2).start(lambda told: time.sleep(60), list, tuple)
     assert running is not None and running.result() is None
     assert "did not end in time" in caplog.text
 
@@ -186,7 +230,7 @@ def test_a_copy_that_does_not_end_in_time_is_given_up(caplog: pytest.LogCaptureF
 def test_a_question_answered_in_another_thread_is_not_one_in_the_copy() -> None:
     """In the copy, no thread answers: its indexing waits for no question (it would wait two seconds a chunk)."""
     with question_answered_meanwhile():
-        running = ForkedPart().start(lambda: dict(priority._answering), list, tuple)
+        running = ForkedPart().start(lambda told: dict(priority._answering), list, tuple)
         assert running is not None and running.result() == {}
         assert priority._answering
 
@@ -194,6 +238,6 @@ def test_a_question_answered_in_another_thread_is_not_one_in_the_copy() -> None:
 def test_while_a_question_holds_the_gate_the_check_runs_here_alone() -> None:
     gate = threading.Lock()
     with gate:
-        assert ForkedPart(gate).start(lambda: 1, list, tuple) is None
-    running = ForkedPart(gate).start(lambda: 1, list, tuple)
+        assert ForkedPart(gate).start(lambda told: 1, list, tuple) is None
+    running = ForkedPart(gate).start(lambda told: 1, list, tuple)
     assert running is not None and running.result() == 1

@@ -30,6 +30,7 @@ from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.derived import Derived, DerivedKey
 from hlo_lsp.model.document import Document
 from hlo_lsp.model.dump_module import ModuleDump
+from hlo_lsp.model.priority import stepping
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range
 
@@ -52,6 +53,9 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 class Running(Protocol[T_co]):
+    def told(self) -> float:
+        """The share of the run the work has told its Progress so far."""
+
     def result(self) -> T_co | None:
         """What the work returned, once it has (None: it failed there, and is to be done here)."""
 
@@ -65,12 +69,12 @@ class Beside(Protocol):
 
     from_lines: int
 
-    def start(self, work: Callable[[], T], owners: Callable[[], Sequence[Derived]],
+    def start(self, work: Callable[[Progress], T], owners: Callable[[], Sequence[Derived]],
               shared: Callable[[], Sequence[object]]) -> Running[T] | None:
-        """`work` started there (None: it cannot be). What it derives on `owners()` (the `derived` of a document, its
-        chunks, its structure: each process has its own, in the same order) is put on this process's when the
-        result is taken; the objects of `shared()` it holds (identity tokens: a `structure_id`) are this one's own
-        here."""
+        """`work` started there (None: it cannot be), given the Progress it reports to (read by `Running.told`).
+        What it derives on `owners()` (the `derived` of a document, its chunks, its structure: each process has its
+        own, in the same order) is put on this process's when the result is taken; the objects of `shared()` it
+        holds (identity tokens: a `structure_id`) are this one's own here."""
 
 CHECKS: tuple[tuple[str, Check], ...] = (
     ("hlo-structure", hlo_structure.check),
@@ -139,8 +143,9 @@ def _hlo_file_part(module: ModuleDump, hlo: Document, done: _Done, last_run: _La
     if running is None:
         return _syntax(hlo, done), last_run.run(names, done)
     try:
-        found = last_run.run([name for name in names if name not in _BESIDE], done)
-        there = running.result()
+        with stepping(_told_meanwhile(done, running)):
+            found = last_run.run([name for name in names if name not in _BESIDE], done)
+            there = running.result()
     finally:
         running.stop()
     if there is None:
@@ -150,6 +155,23 @@ def _hlo_file_part(module: ModuleDump, hlo: Document, done: _Done, last_run: _La
 
 
 _BESIDE = ("hlo-opcodes",)  # the checks run beside with the syntax pass
+
+
+def _told_meanwhile(done: _Done, running: Running[object]) -> Callable[[], None]:
+    """A step for `let_questions_first` (`model.priority.stepping`) that reports the share of the run done here and
+    beside: the editor's bar moves while both parts run. (Reporting may let questions first: not again from there.)"""
+    inside = False
+
+    def step() -> None:
+        nonlocal inside
+        if not inside:
+            inside = True
+            try:
+                done.report(done.fraction() + running.told())
+            finally:
+                inside = False
+
+    return step
 
 
 def _started_beside(module: ModuleDump, hlo: Document, last_run: _LastRun, beside: Beside | None,
@@ -168,8 +190,11 @@ def _started_beside(module: ModuleDump, hlo: Document, last_run: _LastRun, besid
     def shared() -> tuple[object, ...]:
         return (module.hlo.structure_id,) if module.hlo is not None else ()
 
-    return beside.start(lambda: (_syntax(hlo, _Done(module, _ignore)), last_run.run(names, _Done(module, _ignore))),
-                        owners, shared)
+    def work(told: Progress) -> tuple[list[Problem], dict[str, list[Problem]]]:
+        there = _Done(module, told)  # (the share of the run done there, from nothing)
+        return _syntax(hlo, there), last_run.run(names, there)
+
+    return beside.start(work, owners, shared)
 
 
 # The checks that read the HLO file alone and report in it alone (but for an internal error, which goes to the

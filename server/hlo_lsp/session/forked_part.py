@@ -16,10 +16,12 @@ import contextlib
 import gc
 import io
 import logging
+import mmap
 import os
 import pickle
 import select
 import signal
+import struct
 import threading
 import time
 import traceback
@@ -48,10 +50,11 @@ class ForkedPart:
         self.from_lines = from_lines
         self._gate, self._patience = gate, patience
 
-    def start(self, work: Callable[[], T], owners: Callable[[], Sequence[Derived]],
+    def start(self, work: Callable[[Callable[[float], None]], T], owners: Callable[[], Sequence[Derived]],
               shared: Callable[[], Sequence[object]]) -> _Forked[T] | None:
         if not hasattr(os, "fork") or (self._gate is not None and not self._gate.acquire(timeout=_GATE_WAIT_SECONDS)):
             return None
+        told = mmap.mmap(-1, _SHARE.size)  # (shared with the copy: where it writes the share it has done)
         try:
             read, write = os.pipe()
             try:
@@ -69,10 +72,10 @@ class ForkedPart:
                 self._gate.release()
         if pid == 0:
             os.close(read)
-            _run_child(work, owners, shared, write)
+            _run_child(lambda: work(lambda share: _SHARE.pack_into(told, 0, share)), owners, shared, write)
         os.close(write)
         _scheduled(pid, _IDLE)
-        return _Forked(pid, read, owners, shared, self._patience)
+        return _Forked(pid, read, told, owners, shared, self._patience)
 
 
 def _run_child(work: Callable[[], Any], owners: Callable[[], Sequence[Derived]],
@@ -105,12 +108,15 @@ def _go_on() -> None:
 class _Forked(Generic[T]):
     """The part running in the forked copy, seen from here."""
 
-    def __init__(self, pid: int, read: int, owners: Callable[[], Sequence[Derived]],
+    def __init__(self, pid: int, read: int, told: mmap.mmap, owners: Callable[[], Sequence[Derived]],
                  shared: Callable[[], Sequence[object]], patience: float) -> None:
         self._pid: int | None = pid
-        self._read = read
+        self._read, self._told = read, told
         self._owners, self._shared = owners, shared
         self._started, self._patience = time.monotonic(), patience
+
+    def told(self) -> float:
+        return float(_SHARE.unpack_from(self._told, 0)[0])
 
     def result(self) -> T | None:
         if self._read < 0:  # (stopped)
@@ -185,6 +191,7 @@ def _scheduled(pid: int, policy: int | None) -> None:
 
 
 _GONE = object()  # a key made in one of the two processes only (by an import since the fork)
+_SHARE = struct.Struct("d")  # (8 aligned bytes: written and read whole)
 
 
 class _Pickler(pickle.Pickler):
