@@ -31,6 +31,12 @@ def test_a_did_open_written_params_first_names_its_file_by_its_text_document_ite
     assert opened_uri(head(message)) == URI
 
 
+def test_neovim_s_did_open_names_its_file() -> None:
+    written = (b'{"jsonrpc":"2.0","params":{"textDocument":{"languageId":"hlo","uri":"' + URI.encode()  # (Neovim 0.12)
+               + b'","version":0,"text":"HloModule jit_fwd, is_scheduled=true' + b"x" * 9000)
+    assert opened_uri(written[:HEAD_BYTES]) == URI
+
+
 def test_an_escaped_uri_is_read_as_json_reads_it() -> None:
     uri = 'file:///dumps/a "quoted" name\\.txt'
     assert opened_uri(head(did_open({"uri": uri, "version": 1, "text": "x" * 9000}))) == uri

@@ -1,8 +1,8 @@
 """A file the editor opens, named by the first bytes of its didOpen, before the rest of the message is read.
 
 An editor sends a file it opens whole: at 40 MB the server receives the message and pygls parses its JSON for a few
-hundred milliseconds before the didOpen handler runs. The message's first bytes already name the file (an editor
-writes the URI before the text), so the session is told then (`Session.opening`): the check process reads a large
+hundred milliseconds before the didOpen handler runs. The message's first bytes already name the file (VS Code and
+Neovim write the URI before the text), so the session is told then (`Session.opening`): the check process reads a large
 module's file from disk and scans it meanwhile (`session/read_ahead.py`).
 """
 
