@@ -11,7 +11,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from helpers import SPLIT_HLO, SPLIT_MLP, copy_module, plant
+from helpers import SPLIT_MLP, copy_module, plant
 from helpers.lsp import (
     all_diagnostics,
     client_with,
@@ -19,11 +19,9 @@ from helpers.lsp import (
     edit_and_check,
     forget_diagnostics,
     log_message_containing,
-    next_diagnostics,
     open_and_check,
     open_file,
     position_of,
-    write_large_module,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -83,26 +81,3 @@ async def test_the_hlo_file_s_diagnostics_come_with_its_companions_the_same_from
     assert [(d.code, d.range.start.line) for d in published[hlo.as_uri()]] == [("undefined-stack-frame", frame_line)]
     assert [d.code for d in published[ba.as_uri()]] == ["overlapping-values", "overlapping-values"]
     close_file(client, hlo)
-
-
-@pytest.mark.parametrize("editor_differs", [False, True], ids=["as on disk", "the editor's text differs"])
-async def test_a_large_file_is_read_ahead_and_its_diagnostics_are_those_of_the_editor_s_text(
-        client: LanguageClient, tmp_path: Path, editor_differs: bool) -> None:
-    """The check process reads a large file (the didOpen is over a megabyte) as soon as the message names it; the
-    diagnostics are those of the file the editor holds, read ahead or not."""
-    since = len(client.log_messages)
-    large = write_large_module(tmp_path, SPLIT_HLO)
-    line = plant(large, 'add(%param_2.2, %add.1), metadata={op_name="jit(mlp)/add" stack_frame_id=4}',
-                 'add(%param_2.2, %add.1), metadata={op_name="jit(mlp)/add" stack_frame_id=99}')
-    text = large.read_text()
-    if editor_differs:  # (the same line, another frame)
-        text = text.replace("stack_frame_id=99}", "stack_frame_id=98}")
-    uri = large.as_uri()
-    client.diagnostics.pop(uri, None)
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="hlo", version=1, text=text)))
-    diagnostics = await next_diagnostics(client, uri, timeout=60)
-    await log_message_containing(client, f"the check process reads {large} ahead", since)
-    assert [(d.code, d.range.start.line) for d in diagnostics] == [("undefined-stack-frame", line)]
-    assert ("98" if editor_differs else "99") in diagnostics[0].message
-    close_file(client, large)

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -68,36 +67,3 @@ def test_a_server_whose_stdin_is_a_file_answers_as_pygls_does(tmp_path: Path) ->
         done = subprocess.run([sys.executable, "-m", "hlo_lsp"], stdin=stdin, capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert b'"id": 1' in done.stdout and b'"hoverProvider"' in done.stdout and b'"id": 2' in done.stdout
-
-
-def test_a_long_body_s_first_bytes_are_told_before_the_rest_has_come_and_it_is_read_whole() -> None:
-    body = json.dumps({"method": "textDocument/didOpen", "params": {"text": "x" * 3_000_000}}).encode()
-
-    async def read_one() -> tuple[bytes, list[bytes], bytes]:
-        read_end, write_end = os.pipe()
-        told: list[bytes] = []
-        rest_may_come = threading.Event()
-
-        def tell(head: bytes) -> None:
-            told.append(head)
-            rest_may_come.set()
-
-        with os.fdopen(read_end, "rb") as pipe:
-            reader = PipeReader(pipe, tell, long_from=1 << 20, head=4096)
-            loop = asyncio.get_running_loop()
-
-            def write() -> None:
-                with os.fdopen(write_end, "wb", buffering=0) as sink:
-                    sink.write(body[:5000])
-                    assert rest_may_come.wait(10)  # (told before the rest was written)
-                    sink.write(body[5000:])
-                    sink.write(b"abc")
-
-            writing = loop.run_in_executor(None, write)
-            whole = await reader.readexactly(len(body))
-            short = await reader.readexactly(3)  # (a short body: told nothing)
-            await writing
-            return whole, told, short
-
-    whole, told, short = asyncio.run(read_one())
-    assert whole == body and told == [body[:4096]] and short == b"abc"

@@ -10,7 +10,6 @@ import sys
 
 from hlo_lsp.lsp.handlers import register
 from hlo_lsp.lsp.language_server import HloLanguageServer
-from hlo_lsp.lsp.opening_soon import tell_opening
 from hlo_lsp.lsp.stdio import serve_stdio
 
 # The event loop shares the interpreter with the threads that read a module (seconds at 40 MB).
@@ -33,5 +32,5 @@ def run(tcp: tuple[str, int] | None = None) -> int:
     if tcp is not None:
         server.start_tcp(*tcp)
     else:
-        serve_stdio(server, lambda head: tell_opening(server, head))
+        serve_stdio(server)
     return server.protocol.exit_status

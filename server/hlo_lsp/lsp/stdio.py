@@ -15,7 +15,6 @@ import os
 import stat
 import sys
 import threading
-from collections.abc import Callable
 from typing import BinaryIO
 
 from pygls.io_ import StdoutWriter, run_async
@@ -27,27 +26,20 @@ HEADER_LIMIT = 1 << 20  # bytes of one header line at most (a header is a few do
 
 
 class PipeReader:
-    """pygls's `AsyncReader` over a pipe or a socket, read by the running event loop. A body of `long_from` bytes or
-    more is read in two reads, and `on_long_body` is told its first `head` bytes before the rest has come."""
+    """pygls's `AsyncReader` over a pipe or a socket, read by the running event loop."""
 
-    def __init__(self, stdin: BinaryIO, on_long_body: Callable[[bytes], None] | None = None,
-                 long_from: int = 1 << 20, head: int = 4096) -> None:
+    def __init__(self, stdin: BinaryIO) -> None:
         self._stdin = stdin
         self._stream: asyncio.StreamReader | None = None
-        self._on_long_body, self._long_from, self._head = on_long_body, long_from, head
 
     async def readline(self) -> bytes:
         return await (await self._opened()).readline()
 
     async def readexactly(self, n: int) -> bytes:
-        stream = await self._opened()
-        if self._on_long_body is None or n < max(self._long_from, self._head):
-            return await _read_exactly(stream, n)
-        head = await _read_exactly(stream, self._head)
-        if len(head) < self._head:
-            return head
-        self._on_long_body(head)
-        return head + await _read_exactly(stream, n - len(head))
+        try:
+            return await (await self._opened()).readexactly(n)
+        except asyncio.IncompleteReadError as ended:  # (as reading a closed stdin gives what was left)
+            return ended.partial
 
     async def _opened(self) -> asyncio.StreamReader:
         if self._stream is None:
@@ -56,13 +48,6 @@ class PipeReader:
                                                                self._stdin)
             self._stream = stream
         return self._stream
-
-
-async def _read_exactly(stream: asyncio.StreamReader, n: int) -> bytes:
-    try:
-        return await stream.readexactly(n)
-    except asyncio.IncompleteReadError as ended:  # (as reading a closed stdin gives what was left)
-        return ended.partial
 
 
 def read_by_the_loop(stdin: BinaryIO) -> bool:
@@ -76,9 +61,8 @@ def read_by_the_loop(stdin: BinaryIO) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
-def serve_stdio(server: JsonRPCServer, on_long_body: Callable[[bytes], None] | None = None) -> None:
-    """Serves over stdio until the client exits (pygls's `start_io`, its messages read by the event loop, the first
-    bytes of a long one told to `on_long_body`)."""
+def serve_stdio(server: JsonRPCServer) -> None:
+    """Serves over stdio until the client exits (pygls's `start_io`, its messages read by the event loop)."""
     stdin = sys.stdin.buffer
     if not read_by_the_loop(stdin):
         server.start_io()
@@ -86,8 +70,8 @@ def serve_stdio(server: JsonRPCServer, on_long_body: Callable[[bytes], None] | N
     server._stop_event = threading.Event()  # (what pygls's shutdown sets)
     server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
     try:
-        asyncio.run(run_async(stop_event=server._stop_event, reader=PipeReader(stdin, on_long_body),
-                              protocol=server.protocol, logger=log, error_handler=server.report_server_error))
+        asyncio.run(run_async(stop_event=server._stop_event, reader=PipeReader(stdin), protocol=server.protocol,
+                              logger=log, error_handler=server.report_server_error))
     except BrokenPipeError:
         log.error("the connection to the client is lost: the server stops")
     except (KeyboardInterrupt, SystemExit):

@@ -99,11 +99,6 @@ class CheckProcess:
         self._built.discard(module_stem(source))
         self._givings += 1
 
-    def read_ahead(self, source: str) -> None:
-        """Has the process read the file `source` from disk and scan it before it is given (under `lock`)."""
-        with contextlib.suppress(CheckProcessUnavailable):
-            self._started().send(("read ahead", source))
-
     def changed(self, source: str, version: int | None, edit: Range | None, text: str) -> None:
         if source in self._held and self._worker is not None:
             self._worker.send(("change", source, version, edit, text))

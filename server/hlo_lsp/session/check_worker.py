@@ -5,8 +5,7 @@ hovers and definitions from the module it built.
 The server's process keeps answering questions meanwhile: a check holds the interpreter it runs in for seconds
 at 40 MB, and here that interpreter is not the one answering hovers. Messages (tuples, first item the kind):
 
-    to the worker:   ("read ahead", source): the server is receiving the file's didOpen (`read_ahead`)
-                     ("open", source, text, version)  ("open from disk", source, version, digest): the text is the
+    to the worker:   ("open", source, text, version)  ("open from disk", source, version, digest): the text is the
                      file's on disk, whose bytes have that digest (`same_text`)  ("change", source, version, edit,
                      text)  ("close", source)  ("disk", path)  ("check", ticket, source)  ("cancel", ticket)
                      ("ask", ticket, question, source, position): question "hover" or "definition"
@@ -20,8 +19,7 @@ A reader thread takes messages off the pipe as they come and applies the files' 
 that a question sees every change sent before it; checks run in the main thread, one at a time (a check waits for the
 texts wanted), and questions in a thread of their own, first (`model.priority`): a cancel reaches a running check at
 its next report. A large HLO file's check forks a copy of the process for half of its work (`ForkedPart`), between
-two answers. A file the server names while it receives the editor's didOpen of it is read and scanned by the main
-thread meanwhile (`ReadAhead`), and taken by its open when the digest given is that of the bytes read.
+two answers.
 """
 
 from __future__ import annotations
@@ -41,7 +39,6 @@ from hlo_lsp.analysis.run import CheckCancelled
 from hlo_lsp.session.cursor import Cursor
 from hlo_lsp.session.forked_part import ForkedPart
 from hlo_lsp.session.glance_answers import Answer
-from hlo_lsp.session.read_ahead import ReadAhead
 from hlo_lsp.session.same_text import text_if_same
 from hlo_lsp.session.session import Session
 
@@ -77,7 +74,6 @@ class _Inbox:
         self._changed = threading.Condition()  # notified when a text wanted comes, a file closes, a check is cancelled
         self._questions: queue.SimpleQueue[Message] = queue.SimpleQueue()
         self._session, self._outbox = session, outbox
-        self.read_ahead = ReadAhead()  # read and scanned by the main thread, taken here by the file's open
         self._answering = answering  # held while a question is answered: a check forks between answers
         threading.Thread(target=self._read, args=(connection,), name="hlo-lsp-check-inbox", daemon=True).start()
         threading.Thread(target=self._answer, name="hlo-lsp-check-questions", daemon=True).start()
@@ -101,14 +97,13 @@ class _Inbox:
     def _take(self, message: Message) -> None:
         kind, session = message[0], self._session
         if kind == "open from disk":
-            text = self.read_ahead.take(message[1], message[3]) or text_if_same(message[1], message[3])
+            text = text_if_same(message[1], message[3])
             if text is not None:
                 session.open(message[1], text, message[2])
             else:
                 self._note(lambda: self._wanted.add(message[1]))
                 self._outbox.send(("text wanted", 0, message[1]))
         elif kind == "open":
-            self.read_ahead.take(message[1], None)
             session.open(message[1], message[2], message[3])
             self._note(lambda: self._wanted.discard(message[1]))
         elif kind == "change":
@@ -123,9 +118,6 @@ class _Inbox:
             self._note(lambda: self.cancelled.add(message[1]))
         elif kind == "ask":
             self._questions.put(message)
-        elif kind == "read ahead":
-            self.read_ahead.asked(message[1])
-            self.checks.put(message)
         else:
             self.checks.put(message)
 
@@ -164,13 +156,6 @@ def serve(incoming: Connection, connection: Connection) -> None:
     session, outbox = Session(beside=ForkedPart(answering)), _Outbox(connection)
     inbox = _Inbox(incoming, session, outbox, answering)
     while (message := inbox.checks.get()) is not None:
-        if message[0] == "read ahead":
-            try:
-                inbox.read_ahead.read(message[1])
-            except Exception:  # (the file is then read when given, as any other)
-                traceback.print_exc()
-            continue
-        inbox.read_ahead.let_go()
         outbox.send(_checked(session, inbox, outbox, message[1], message[2]))
 
 

@@ -71,17 +71,6 @@ class ModuleChecks:
                 if self.process_from is not None:
                     self._process.start_ahead()
 
-    def opening(self, source: str) -> None:
-        """The editor is sending the text of `source`, not open yet: the check process reads the file from disk ahead
-        (`read_ahead`) when it would check its module."""
-        if self.process_from is None or not os.path.isabs(source) or self._store.opened(source) is not None:
-            return
-        if dump_bytes(list(module_files(source).values())) >= self.process_from:
-            with self.lock:
-                if self.process_from is not None:
-                    log.info("the check process reads %s ahead", source)
-                    self._process.read_ahead(source)
-
     def _open_text(self, source: str) -> tuple[str, int | None] | None:
         opened = self._store.opened(source)
         return None if opened is None else (opened.document.text, opened.version)

@@ -81,17 +81,14 @@ class Session:
         self._checks.process_from = size
 
     def prepare(self, folders: Sequence[str]) -> None:
-        """Makes the parser (for the first hover) and starts the check process if `folders` hold a large module."""
+        """In threads: makes the grammar's parser (the first hover needs it), and starts the check process when one
+        of `folders` holds a module it would check (`ModuleChecks.start_ahead`, which lists their files)."""
         threading.Thread(target=prepare_parser, name="prepare-parser", daemon=True).start()
         threading.Thread(target=self._checks.start_ahead, args=(folders,), name="checks-ahead", daemon=True).start()
 
     # ---- documents ----------------------------------------------------------------------
 
-    def opening(self, source: str) -> None:
-        """The editor is sending the text of `source` (its didOpen is on its way): a large module's is read ahead."""
-        self._checks.opening(_source(source))
-
-    def open(self, source: str, text: str | Document, version: int | None) -> None:
+    def open(self, source: str, text: str, version: int | None) -> None:
         with self._checks.lock:
             self.store.open(_source(source), text, version)
 
@@ -313,8 +310,9 @@ class Session:
         return timeline
 
     def workspace_symbols(self, query: str, roots: Sequence[str] = ()) -> list[WorkspaceSymbol]:
-        """The computations, instructions (and open modules' allocations) whose name holds `query`, of every open
-        module and of the HLO files under `roots` not open, as indexed so far (`folder_symbols`, in the background)."""
+        """The computations and instructions (and the allocations of open modules) whose name holds `query`, of
+        every open module and of the HLO module files under `roots` (the workspace folders) that are not open:
+        those indexed so far (`folder_symbols`: in the background, from the first question on)."""
         modules = self.store.open_modules()
         opened = {module.hlo_document.source for module in modules if module.hlo_document is not None}
         indexes = self.folder_symbols.indexes([_source(root) for root in roots], leave_out=opened)
@@ -336,8 +334,9 @@ class Session:
 
     def tokens(self, source: str, snapshot: Document | None,
                lines: Span | None = None) -> Answer[Iterable[Token]] | None:
-        """The semantic tokens of the file (read as taken: not held at once), or of the lines `lines` gives (a screen
-        near the top: from the lines above it while the file is scanned). None for a whole file too long to send."""
+        """The semantic tokens of the file (read as they are taken: a whole file's are not held at once), or of
+        the lines `lines` gives (a screen near the top: from the lines above it while the file is scanned).
+        None for a whole file too long to send."""
         document = self._asked("semantic tokens", source, snapshot)
         if document is None:
             return None
@@ -361,7 +360,8 @@ class Session:
     # ---- how a question is asked --------------------------------------------------------
 
     def _asked(self, name: str, source: str, snapshot: Document | None) -> Document | None:
-        """The document asked about: the open one as asked, or the file read from disk; None (logged) if neither."""
+        """The document a question is about: the open one as it was asked, or the file read from disk;
+        None (logged) when there is neither."""
         document = snapshot or self.store.document(_source(source))
         if document is None:
             log.info("%s: unknown document %s", name, source)

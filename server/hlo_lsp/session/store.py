@@ -60,9 +60,8 @@ class DocumentStore:
 
     # ---- open buffers -----------------------------------------------------------------
 
-    def open(self, source: str, text: str | Document, version: int | None) -> Document:
-        document = text if isinstance(text, Document) else Document(text, detect_kind(os.path.basename(source), text),
-                                                                    source)
+    def open(self, source: str, text: str, version: int | None) -> Document:
+        document = Document(text, detect_kind(os.path.basename(source), text), source)
         self._open[source] = OpenDocument(version, document)
         return document
 
