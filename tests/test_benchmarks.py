@@ -26,6 +26,29 @@ def test_the_engine_benchmark_opens_edits_and_looks_up_a_module() -> None:
     assert figures["syntax of every line (grammar)"].endswith(" 0 problems")  # a real module, copied: no problem
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the memory benchmark reads /proc (Linux)")
+def test_the_memory_benchmark_gives_each_file_s_scan_and_the_check_of_the_largest_module(tmp_path: Path) -> None:
+    folder = ROOT / "tests/data/jax-0.10.2/control_flow"
+    out = tmp_path / "parts.json"
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks/memory_parts.py"), "--dir", str(folder),
+                           "--json", str(out)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(out.read_text())
+    assert figures["module"].endswith("module_0000.jit_f.cpu_after_optimizations")  # (not before_optimizations)
+    parts = {part["step"]: part for part in figures["parts"]}
+    assert list(parts) == ["start", "read", "buffer-assignment", "buffer-assignment-values", "hlo-module",
+                           "live-range", "memory-usage-report", "check"]
+    suffixes = {"buffer-assignment": "-buffer-assignment", "buffer-assignment-values": "-buffer-assignment-values",
+                "hlo-module": "", "live-range": "-live-range", "memory-usage-report": "-memory-usage-report"}
+    for kind, suffix in suffixes.items():
+        text = Path(f"{folder}/module_0000.jit_f.cpu_after_optimizations{suffix}.txt").read_text()
+        assert parts[kind]["lines"] == text.count("\n") + 1, kind
+        assert parts[kind]["file_mb"] * 1e6 == pytest.approx(len(text.encode()), abs=1), kind
+    assert parts["check"]["rss_mb"] == pytest.approx(parts["start"]["rss_mb"] + sum(
+        part["kept_mb"] for step, part in parts.items() if step != "start"), abs=0.01)
+    assert "the module keeps" in done.stdout and "× the HLO file" in done.stdout
+
+
 def test_the_editor_benchmark_asks_for_at_least_one_edit() -> None:
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks/run.py"), "--edits", "0"],
                           capture_output=True, text=True, timeout=60)
