@@ -9,7 +9,7 @@ prints the resident memory after each step: what each file's scan kept (MB, byte
 file), and what the check kept after them. It runs under the system allocator, as the server does (it starts itself
 again with PYTHONMALLOC=malloc), and hands freed pages back (`malloc_trim`) before each reading: a figure is what a
 step keeps, not what it used on the way. The check process keeps about as much (docs/performance.md, "Where the check
-process's memory is"). Linux only: it reads /proc/self/status.
+process's memory is"). Linux only: it reads /proc.
 """
 
 from __future__ import annotations
@@ -25,12 +25,11 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from make_large_dump import make_large_dump  # benchmarks/ is on sys.path when run as a script
+from lsp_process import MB, resident_mb  # benchmarks/ is on sys.path when run as a script
+from make_large_dump import make_large_dump
 
 from hlo_lsp.model.dump_module import ModuleDump
 from hlo_lsp.session import Session
-
-MB = 1e6
 
 
 @dataclass
@@ -43,16 +42,11 @@ class Part:
     lines: int = 0  # a scanned file's lines
 
 
-def resident_mb() -> float:
-    with open("/proc/self/status") as status:
-        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS:")) / MB
-
-
 def kept_pages() -> float:
     """The resident memory once the collector has run and freed pages are given back to the system."""
     gc.collect()
     ctypes.CDLL("libc.so.6").malloc_trim(0)
-    return resident_mb()
+    return resident_mb([os.getpid()])
 
 
 def largest_module(folder: Path) -> ModuleDump:
@@ -107,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     if not sys.platform.startswith("linux"):
-        print("memory_parts.py reads /proc/self/status and calls glibc's malloc_trim: Linux only", file=sys.stderr)
+        print("memory_parts.py reads /proc and calls glibc's malloc_trim: Linux only", file=sys.stderr)
         return 2
     if os.environ.get("PYTHONMALLOC") != "malloc":  # as the server runs (hlo_lsp.launch)
         os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONMALLOC": "malloc"})
