@@ -10,15 +10,17 @@ from __future__ import annotations
 import bisect
 import weakref
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from hlo_lsp.model.collector import paused_collector
 from hlo_lsp.model.derived import Derived
+from hlo_lsp.parsing.hlo_scanner import KnownUses, LineUses
 from hlo_lsp.parsing.line_scan import LineProblem, LineScan, Ref, State
 from hlo_lsp.parsing.scanners import Scanner
 
 _MAY_START_IN_A_STRING = frozenset(("continuation", "items"))  # (a string closes, the item goes on)
-_LineUses = list[tuple[Ref, ...]] | dict[int, tuple[Ref, ...]]  # by local line: every line's, or some lines'
+# By local line: every line's uses, or some lines'.
+_LineUses = list[tuple[Ref, ...]] | list[LineUses] | dict[int, tuple[Ref, ...]]
 
 
 class Chunk:
@@ -66,11 +68,24 @@ class Chunk:
             self._uses = self._read_uses()
         return self._uses
 
-    def uses_in_passing(self) -> list[tuple[Ref, ...]]:
+    def uses_in_passing(self) -> Sequence[LineUses]:
         """Per line, the names it uses, as `uses()`, but not kept when not read before: a check that reads every
         line's uses once would otherwise keep a hundred megabytes of them at 40 MB. The hashes of the names they
-        hold are kept (`uses_name`), and a chunk that may hold a name asked about reads its uses again then."""
-        return self._uses if self._uses is not None else self._read_uses()
+        hold are kept (`uses_name`), and a chunk that may hold a name asked about reads its uses again then.
+        An instruction line of a template read before may be given as the template's places (`KnownUses`: its
+        names are the line's text there), which builds no object per use."""
+        if self._uses is not None:
+            return self._uses
+        read_lines, before = self._scanner.lines_uses, self.before()
+        if read_lines is None or (before is not None and before._uses is not None):
+            return self._read_uses()
+        with paused_collector():
+            uses = read_lines(self.lines, self.scans)
+            self._reread_after_comments(uses, None)
+            self._reread_after_strings(uses, None)
+            if self._used_names is None:
+                self._used_names = _used_name_hashes(self.lines, uses)
+        return uses
 
     def line_uses(self, local: int) -> tuple[Ref, ...]:
         """The names line `local` uses, as `uses()[local]`: read alone when the chunk's uses are not kept."""
@@ -99,12 +114,7 @@ class Chunk:
             self._reread_after_comments(uses, changed)
             self._reread_after_strings(uses, changed)
             if self._used_names is None:
-                # With the uses, the names they hold: found here, by whoever reads the uses first (the check, in
-                # the background), not by the first question that looks a name up, which would wait for every
-                # chunk's. Their hashes, not the names: the uses are not kept, and the names' strings would be
-                # (15 MB at 40 MB, and as much again for sets of them); two names of one hash cost a reading of
-                # the chunk's lines, no more.
-                self._used_names = array("q", sorted({hash(ref.name) for refs in uses for ref in refs}))
+                self._used_names = _used_name_hashes(self.lines, uses)
         return uses
 
     def _reread_after_comments(self, uses: _LineUses, lines: list[int] | None) -> None:
@@ -185,3 +195,16 @@ class Chunk:
         if not self.uses_name(name):
             return []
         return [(local, ref) for local, refs in enumerate(self.uses()) for ref in refs if ref.name == name]
+
+
+def _used_name_hashes(lines: list[str], uses: Sequence[LineUses]) -> array[int]:
+    """The sorted hashes of the names the lines use: found by whoever reads the uses first (the check, in the
+    background), not by the first question that looks a name up, which would wait for every chunk's. Their
+    hashes, not the names: the uses are not kept, and the names' strings would be (15 MB at 40 MB, and as much
+    again for sets of them); two names of one hash cost a reading of the chunk's lines, no more."""
+    known = [(text, line_uses.places) for text, line_uses in zip(lines, uses) if isinstance(line_uses, KnownUses)]
+    hashes = {hash(text[start:end]) for text, places in known for _, start, end in places}
+    if len(known) < len(uses):
+        hashes.update([hash(ref.name) for line_uses in uses if not isinstance(line_uses, KnownUses)
+                       for ref in line_uses])
+    return array("q", sorted(hashes))

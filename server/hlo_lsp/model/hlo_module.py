@@ -8,7 +8,7 @@ the stack-frame tables are read by `model/hlo_tables.py`, text over lines by `mo
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator, Set
+from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass
 
 from hlo_lsp.model.collector import paused_collector
@@ -143,6 +143,11 @@ class HloModule(HeaderAndTables):
     def names_are_unique(self) -> bool:
         """Whether every instruction is defined once, inside a computation (as XLA prints them)."""
         return not self._irregular
+
+    @property
+    def first_definitions(self) -> Mapping[str, int]:
+        """The line of each instruction name's first definition inside a computation (what `defines` reads)."""
+        return self._first_definition
 
     def defines(self, computation: Computation, name: str, before: int | None = None) -> bool:
         """Whether `computation` defines instruction `name` (the scope of its operands), before line

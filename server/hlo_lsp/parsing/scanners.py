@@ -10,10 +10,12 @@ from hlo_lsp.parsing.ba_scanner import scan_ba_line
 from hlo_lsp.parsing.file_kinds import FileKind
 from hlo_lsp.parsing.hlo_scanner import (
     FIRST_ITEM_LOOK_AHEAD,
+    LineUses,
     comment_end_blanked,
     first_item_looks_ahead,
     first_item_rescan,
     hlo_line_uses,
+    hlo_lines_uses,
     scan_hlo_line,
     string_start_blanked,
 )
@@ -32,6 +34,9 @@ class Scanner:
     string_start_blanked: Callable[[State, str], str | None] | None = None
     # The one scan that looks ahead, that of the text's first item (None: no scan of these files does).
     first_item: FirstItem | None = None
+    # The uses of consecutive lines, as `uses` reads each, a line of a template read before given as the template's
+    # places (None: read line by line with `uses`).
+    lines_uses: Callable[[list[str], list[LineScan]], list[LineUses]] | None = None
 
 
 @dataclass(frozen=True)
@@ -46,7 +51,7 @@ class FirstItem:
 
 
 HLO = Scanner("top", scan_hlo_line, hlo_line_uses, comment_end_blanked, string_start_blanked,
-              FirstItem(first_item_rescan, first_item_looks_ahead, FIRST_ITEM_LOOK_AHEAD))
+              FirstItem(first_item_rescan, first_item_looks_ahead, FIRST_ITEM_LOOK_AHEAD), hlo_lines_uses)
 BUFFER_ASSIGNMENT = Scanner("top", scan_ba_line, ba_line_mentions)
 
 

@@ -13,8 +13,8 @@ from hlo_lsp.model.derived import DerivedKey
 from hlo_lsp.model.document import Chunk
 from hlo_lsp.model.hlo_module import Computation, HloModule
 from hlo_lsp.model.priority import let_questions_first
-from hlo_lsp.parsing.hlo_scanner import without_comments
-from hlo_lsp.parsing.line_scan import LineScan, Ref, Role
+from hlo_lsp.parsing.hlo_scanner import KnownUses, without_comments
+from hlo_lsp.parsing.line_scan import LineScan, Ref, Role, new_tuple
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Range, python_index, utf16_column
 
@@ -94,25 +94,62 @@ def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, Set[str]], start:
     instructions = defined.get(Role.INSTRUCTION_DEF, frozenset())
     scopes = _Scopes(hlo, instructions)
     uses = chunk.uses_in_passing()
+    first_definitions = hlo.first_definitions.get
+    tables = {role: defined.get(definition[0], ()) for role, definition in _DEFINES.items()}
+    scope_line, scope, scope_end = 0, 0, -1
     for local in range(len(uses)) if lines is None else lines:
         refs = uses[local]
-        kind = chunk.scans[local].kind if refs else None
-        if kind == "computation":
+        if not isinstance(refs, KnownUses):
+            if refs:
+                yield from _refs_undefined(hlo, defined, scopes, start + local, chunk.scans[local], refs)
+            continue
+        if refs.in_signature:
             continue  # a signature's names: XLA's parser reads the signature and throws it away
-        for ref in refs:
-            if ref.role is _INSTRUCTION_USE:
-                if kind == "items" and scopes.has_among_items(ref.name, start + local, ref.start, chunk.scans[local]):
+        # Most lines: an instruction alone on its line, its names read at their places; the checks of
+        # `_refs_undefined` inlined (a 40 MB module has 600,000 uses).
+        line, text = start + local, chunk.lines[local]
+        if not scope_line <= line <= scope_end:
+            scope_line, (scope, scope_end) = line, scopes.scope_at(line)
+        for role, begin, end in refs.places:
+            name = text[begin:end]
+            if role is _INSTRUCTION_USE:
+                if scope <= first_definitions(name, -1) < line or scopes.has(name, line):
                     continue
-                if kind != "items" and scopes.has(ref.name, start + local):
-                    continue
-            elif ref.role is _COMPUTATION_USE:
-                if _computation_before(hlo, ref, start + local, defined):
+            elif role is _COMPUTATION_USE:
+                if _computation_before(hlo, name, begin, line, defined):
                     continue
             else:
-                definition = _DEFINES.get(ref.role)
-                if definition is None or ref.name in defined.get(definition[0], ()):
+                table = tables.get(role)
+                if table is None or name in table:
                     continue
-            yield _undefined(hlo, start + local, ref, instructions)
+            yield _undefined(hlo, line, new_tuple(Ref, (role, name, begin, end)), instructions)
+
+
+def _refs_undefined(hlo: HloModule, defined: dict[Role, Set[str]], scopes: _Scopes, line: int, scan: LineScan,
+                    refs: tuple[Ref, ...]) -> Iterator[Problem]:
+    """The uses `refs` of `line` that resolve nowhere."""
+    kind = scan.kind
+    if kind == "computation":
+        return  # a signature's names: XLA's parser reads the signature and throws it away
+    for ref in refs:
+        if ref.role is _INSTRUCTION_USE:
+            if kind == "items" and scopes.has_among_items(ref.name, line, ref.start, scan):
+                continue
+            if kind != "items" and scopes.has(ref.name, line):
+                continue
+        elif ref.role is _COMPUTATION_USE:
+            if _computation_before(hlo, ref.name, ref.start, line, defined):
+                continue
+        elif _defined_elsewhere(ref.role, ref.name, defined):
+            continue
+        yield _undefined(hlo, line, ref, defined.get(Role.INSTRUCTION_DEF, frozenset()))
+
+
+def _defined_elsewhere(role: Role, name: str, defined: dict[Role, Set[str]]) -> bool:
+    """Whether a use of a name neither an instruction's nor a computation's (a stack frame, ...) resolves: its
+    table defines it (a role without a table names nothing to resolve)."""
+    definition = _DEFINES.get(role)
+    return definition is None or name in defined.get(definition[0], ())
 
 
 # (a member of an enum is slower to reach than a name of the module: these are read per use, and a 40 MB
@@ -141,6 +178,21 @@ class _Scopes:
         return before or self._hlo.defines(computation, name, line)
 
     def has(self, name: str, line: int) -> bool:
+        computation = self._at(line)
+        if computation is None:
+            return name in self._outside
+        return self._hlo.defines(computation, name, before=line)
+
+    def scope_at(self, line: int) -> tuple[int, int]:
+        """For instruction lines from `line` on: the first line of the computation holding them, from which a name
+        first defined on a line above them is in scope (`has`; past `line` outside any computation: none is thus),
+        and the last line this holds for."""
+        computation = self._at(line)
+        if computation is None or not computation.instruction_lines:
+            return line + 1, line
+        return computation.instruction_lines[0], self._last
+
+    def _at(self, line: int) -> Computation | None:
         if not self._first <= line <= self._last:
             computation = self._hlo.computation_at(line)
             if computation is None:
@@ -149,23 +201,21 @@ class _Scopes:
                 end = computation.end_line
                 self._first, self._last = (computation.line, end) if end is not None else (line, line)
             self._computation = computation
-        if self._computation is None:
-            return name in self._outside
-        return self._hlo.defines(self._computation, name, before=line)
+        return self._computation
 
 
-def _computation_before(hlo: HloModule, ref: Ref, line: int, defined: dict[Role, Set[str]]) -> bool:
-    """Whether the computation `ref` names on `line` is defined before it: XLA's parser takes a computation
-    once it has read it to its `}` (not inside itself)."""
-    if ref.name not in defined.get(Role.COMPUTATION_DEF, ()):
+def _computation_before(hlo: HloModule, name: str, column: int, line: int, defined: dict[Role, Set[str]]) -> bool:
+    """Whether the computation `name` used at `column` of `line` is defined before it: XLA's parser takes a
+    computation once it has read it to its `}` (not inside itself)."""
+    if name not in defined.get(Role.COMPUTATION_DEF, ()):
         return False
-    computation = hlo.computations.get(ref.name)
+    computation = hlo.computations.get(name)
     if computation is None or computation.line > line:
         return False
     if computation.end_line is None:  # an unclosed one: its own error
         return True
     if computation.end_line == line:  # after its `}`, on a line of several items (`} ENTRY e { ... to_apply=c`)?
-        return ref.start > _closing_column(hlo, line)
+        return column > _closing_column(hlo, line)
     return computation.end_line < line
 
 

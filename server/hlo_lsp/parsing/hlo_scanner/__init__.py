@@ -29,13 +29,22 @@ from hlo_lsp.parsing.hlo_scanner.lexing import (
 from hlo_lsp.parsing.hlo_scanner.machine import leaves_a_string_open, scan_hlo_line
 from hlo_lsp.parsing.hlo_scanner.states import ATTRIBUTES, COMP, TOP, in_block_comment, in_string
 from hlo_lsp.parsing.hlo_scanner.structure import TABLE_NAMES
-from hlo_lsp.parsing.hlo_scanner.uses import hlo_line_uses, item_text, printed_parent_frame
+from hlo_lsp.parsing.hlo_scanner.uses import (
+    KnownUses,
+    LineUses,
+    hlo_line_uses,
+    hlo_lines_uses,
+    item_text,
+    printed_parent_frame,
+)
 
 __all__ = [
     "ATTRIBUTES",
     "COMP",
     "FIRST_ITEM_LOOK_AHEAD",
     "INLINE_KEYS",
+    "KnownUses",
+    "LineUses",
     "RAW_KEY",
     "TABLE_NAMES",
     "TOP",
@@ -48,6 +57,7 @@ __all__ = [
     "first_item_rescan",
     "goes_on_from_above",
     "hlo_line_uses",
+    "hlo_lines_uses",
     "in_block_comment",
     "in_string",
     "item_text",

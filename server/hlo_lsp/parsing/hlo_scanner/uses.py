@@ -59,6 +59,53 @@ _KINDS_WITH_USES = frozenset(("instruction", "computation", "table_row", "contin
 _VALUE_ROLES = {CALLED: Role.COMPUTATION_USE, CALLED_LIST: Role.COMPUTATION_USE, PREDECESSORS: Role.INSTRUCTION_USE}
 
 
+class KnownUses:
+    """The uses of an instruction line or a computation header of a template read before: (role, start, end) of
+    each name, whose text is the line's at those places (an ASCII line: its columns are its indices). One object
+    per template, shared by its lines (`hlo_lines_uses`): reading a million lines' uses builds no object per use.
+    What a line uses hangs on where its operands or its signature open, which its scan tells: `opcode_start` and
+    `opcode_length` (a header's `(` and -1)."""
+
+    __slots__ = ("opcode_start", "opcode_length", "places")
+
+    def __init__(self, opcode_start: int, opcode_length: int, places: tuple[tuple[Role, int, int], ...]) -> None:
+        self.opcode_start, self.opcode_length, self.places = opcode_start, opcode_length, places
+
+    @property
+    def in_signature(self) -> bool:
+        """Whether these are a computation header's: its signature's parameters."""
+        return self.opcode_length < 0
+
+    def refs(self, text: str) -> tuple[Ref, ...]:
+        """The line's uses as Refs."""
+        return tuple([new_tuple(Ref, (role, text[start:end], start, end)) for role, start, end in self.places])
+
+
+LineUses = tuple[Ref, ...] | KnownUses
+
+
+def hlo_lines_uses(lines: list[str], scans: list[LineScan]) -> list[LineUses]:
+    """Per line, the names it uses, as `hlo_line_uses` reads them; an instruction line of a template read before
+    is given as the template's `KnownUses` instead of its Refs."""
+    found: list[LineUses] = []
+    add, known_uses, known_signatures, read = found.append, _KNOWN_USES, _KNOWN_SIGNATURES, hlo_line_uses
+    for text, scan in zip(lines, scans):
+        kind = scan.kind
+        if kind == "instruction" and text.isascii():  # (inlined from hlo_line_uses: a million lines)
+            data = scan.data
+            known = known_uses.get(digits_as_zero(text[:-1] if text.endswith("\r") else text))
+            if known is not None and data[3] and known.opcode_start == data[2] and known.opcode_length == len(data[3]):
+                add(known)
+                continue
+        elif kind == "computation" and text.isascii():
+            known = known_signatures.get(digits_as_zero(text[:-1] if text.endswith("\r") else text))
+            if known is not None and known.opcode_start == scan.data[2]:
+                add(known)
+                continue
+        add(read(text, scan) if kind in _KINDS_WITH_USES else ())
+    return found
+
+
 def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
     """The names a scanned line uses: operands, called computations, frame ids.
 
@@ -74,8 +121,8 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
             text = text[:-1]
         template = digits_as_zero(text) if text.isascii() else None
         known = _KNOWN_USES.get(template) if template is not None else None
-        if known is not None and known[0] == data[2] and known[1] == len(data[3]):  # (see _learn_uses)
-            return tuple([new_tuple(Ref, (role, text[start:end], start, end)) for role, start, end in known[2]])
+        if known is not None and known.opcode_start == data[2] and known.opcode_length == len(data[3]):
+            return known.refs(text)  # (see _learn_uses)
         written = text
         refs = RefCollector(text)  # its columns: those of the text as written, comments and all
         if "/" in text and ("/*" in text or "//" in text):  # (op_name strings hold a `/` on most lines)
@@ -122,23 +169,45 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
                 _collect_attribute_refs(text, close + 1, refs)
         return tuple(refs.refs)
     if kind == "computation":
-        if scan.data[2] >= 0:
-            _signature_uses(text, scan.data[2], refs)
-        return tuple(refs.refs)
+        return _computation_header_uses(text, scan.data[2], refs)
     _table_row_uses(text, scan.data[2], refs)  # a table row: the kinds with uses are all told above
     return tuple(refs.refs)
 
 
-# The uses of an instruction line, by its template (digit_templates.py): (opcode start, opcode length, (role,
-# start, end) of each name). What a line uses hangs on where its opcode's `(` is, which the line's scan tells:
-# kept with it, and a line scanned otherwise reads its uses itself.
-_KNOWN_USES: dict[bytes, tuple[int, int, tuple[tuple[Role, int, int], ...]]] = template_cache()
+# The uses of an instruction line, by its template (digit_templates.py). What a line uses hangs on where its
+# opcode's `(` is, which the line's scan tells: kept with it, and a line scanned otherwise reads its uses itself.
+_KNOWN_USES: dict[bytes, KnownUses] = template_cache()
+
+
+# A computation header's, by its template: where its signature opens tells them as an opcode does an instruction's.
+_KNOWN_SIGNATURES: dict[bytes, KnownUses] = template_cache()
 
 
 def _learn_uses(template: bytes, text: str, data: tuple, refs: list[Ref]) -> None:
-    places = tuple((ref.role, ref.start, ref.end) for ref in refs)
-    if all(text[start:end] == ref.name for ref, (_, start, end) in zip(refs, places, strict=True)):
-        remember(_KNOWN_USES, template, (data[2], len(data[3]), places))
+    _learn(_KNOWN_USES, template, text, KnownUses(data[2], len(data[3]), _places(refs)), refs)
+
+
+def _learn(known: dict[bytes, KnownUses], template: bytes, text: str, uses: KnownUses, refs: list[Ref]) -> None:
+    if all(text[start:end] == ref.name for ref, (_, start, end) in zip(refs, uses.places, strict=True)):
+        remember(known, template, uses)
+
+
+def _places(refs: list[Ref]) -> tuple[tuple[Role, int, int], ...]:
+    return tuple((ref.role, ref.start, ref.end) for ref in refs)
+
+
+def _computation_header_uses(text: str, open_paren: int, refs: RefCollector) -> tuple[Ref, ...]:
+    """A computation header's uses, its signature's parameters (a header of a template read before: from it)."""
+    if open_paren < 0:
+        return ()
+    template = digits_as_zero(text) if text.isascii() else None
+    known = _KNOWN_SIGNATURES.get(template) if template is not None else None
+    if known is not None and known.opcode_start == open_paren:
+        return known.refs(text)
+    _signature_uses(text, open_paren, refs)
+    if template is not None:
+        _learn(_KNOWN_SIGNATURES, template, text, KnownUses(open_paren, -1, _places(refs.refs)), refs.refs)
+    return tuple(refs.refs)
 
 
 def item_text(text: str, scan: LineScan, start: int) -> str:
