@@ -240,3 +240,36 @@ def test_a_text_of_two_instructions_the_first_continued_below_its_equals(tmp_pat
     path.write_text("x =// ROOT z\n f32[] abs(f32[] y) z = f32[] abs(x)\n")
     assert [(p.range.start.line, p.range.start.character, p.severity, p.code, p.message)
             for p in problems_of(path)] == [(1, 20, ERROR, "syntax", "unexpected `z`; expected `,`, end of line")]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_line_of_a_template_known_to_parse_is_checked_as_the_grammar_checks_it(data: st.DataObject) -> None:
+    """A real dump read once (its templates known to parse), then digits changed on its lines: an element type
+    that is none (`f31`), a name, a dimension. The lines keep their templates and are not parsed again; their
+    problems are those of every line asked of the grammar's check."""
+    text = data.draw(st.sampled_from([Path(f"{SPLIT_MLP}.txt"), HANDWRITTEN]), label="dump").read_text()
+    syntax_problems(Document(text, FileKind.HLO_MODULE, SOURCE))
+    lines = text.split("\n")
+    for _ in range(data.draw(st.integers(1, 4), label="changes")):
+        number = data.draw(st.sampled_from([n for n, line in enumerate(lines) if any(c.isdigit() for c in line)]),
+                           label="line")
+        digit = data.draw(st.sampled_from([at for at, c in enumerate(lines[number]) if c.isdigit()]), label="digit")
+        lines[number] = lines[number][:digit] + data.draw(st.sampled_from("0123456789")) + lines[number][digit + 1 :]
+    changed = "\n".join(lines)
+    found = syntax_problems(Document(changed, FileKind.HLO_MODULE, SOURCE))
+    with mock.patch.object(syntax_module, "known_to_parse", lambda _: False):
+        assert found == syntax_problems(Document(changed, FileKind.HLO_MODULE, SOURCE))
+
+
+def test_an_element_type_that_is_none_on_a_line_of_a_known_template_is_an_error() -> None:
+    text = Path(f"{SPLIT_MLP}.txt").read_text()
+    syntax_problems(Document(text, FileKind.HLO_MODULE, SOURCE))
+    number, line = next((n, line) for n, line in enumerate(text.split("\n")) if " = f32[" in line and "dot(" in line)
+    changed = text.replace(line, line.replace(" = f32[", " = f31[", 1))
+    problems = syntax_problems(Document(changed, FileKind.HLO_MODULE, SOURCE))
+    column = line.index(" = f32[") + 3
+    assert [(p.range.start.line, p.range.start.character, p.severity, p.code) for p in problems] == \
+        [(number, column, ERROR, "syntax")]
+    assert "`f31` is not an element type" in problems[0].message

@@ -20,7 +20,12 @@ from hlo_lsp.parsing.hlo_scanner import (
 from hlo_lsp.parsing.hlo_syntax import parse_table_row
 from hlo_lsp.parsing.line_scan import LineScan, as_one_line
 from hlo_lsp.parsing.syntax import ParseError
-from hlo_lsp.parsing.validation import computation_header_error, instruction_error, module_header_error
+from hlo_lsp.parsing.validation import (
+    computation_header_error,
+    instruction_error,
+    known_to_parse,
+    module_header_error,
+)
 from hlo_lsp.problems import Problem, Severity
 from hlo_lsp.text import Position, Range, utf16_column
 
@@ -205,6 +210,11 @@ def _chunk_problems(document: Document, start: int, chunk: Chunk, flagged: set[i
     last = len(scans) - 1
     for local, scan in enumerate(scans) if only is None else ((local, scans[local]) for local in only):
         kind = scan.kind
+        if kind == "instruction" and local < last and scans[local + 1].kind not in _GOES_ON:
+            text = lines[local]  # most lines: an instruction alone on its line, of a template known to parse
+            if "/*" not in text and "*/" not in text and len(text) <= MAX_PARSED_CHARS and \
+                    known_to_parse(text.rstrip("\r")):
+                continue
         parse = parsers.get(kind)
         if (parse is None and kind != "items") or start + local in flagged:
             continue
@@ -275,6 +285,7 @@ def _table_row(text: str) -> ParseError | None:
     return result if isinstance(result, ParseError) else None
 
 
+_GOES_ON = frozenset(("continuation", "items"))  # a line's kinds that may hold the item of the line above going on
 _HLO_PARSERS: dict[str, Callable[[str], ParseError | None]] = {
     "instruction": instruction_error,
     "computation": computation_header_error,

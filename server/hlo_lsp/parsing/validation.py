@@ -40,6 +40,13 @@ def instruction_error(text: str) -> ParseError | None:
     return _template_error(text, "instruction", hlo_syntax.parse_instruction)
 
 
+def known_to_parse(instruction: str) -> bool:
+    """Whether the instruction's template is one that parses, and its element types are XLA's: `instruction_error`
+    finds nothing, and this finds it without a grammar (False: ask `instruction_error`)."""
+    types = _VALID_NUMBERED.get(("instruction", digits_as_zero(instruction)))
+    return types is not None and (not types or unknown_element_type(instruction, types) is None)
+
+
 def computation_header_error(text: str) -> ParseError | None:
     """Where the computation header `text` stops following the grammar, or None if it parses."""
     return _template_error(text, "computation_header", hlo_syntax.parse_computation_header)
