@@ -66,15 +66,11 @@ class KnownUses:
     What a line uses hangs on where its operands or its signature open, which its scan tells: `opcode_start` and
     `opcode_length` (a header's `(` and -1)."""
 
-    __slots__ = ("opcode_start", "opcode_length", "places")
+    __slots__ = ("opcode_start", "opcode_length", "places", "in_signature")
 
     def __init__(self, opcode_start: int, opcode_length: int, places: tuple[tuple[Role, int, int], ...]) -> None:
         self.opcode_start, self.opcode_length, self.places = opcode_start, opcode_length, places
-
-    @property
-    def in_signature(self) -> bool:
-        """Whether these are a computation header's: its signature's parameters."""
-        return self.opcode_length < 0
+        self.in_signature = opcode_length < 0  # a computation header's: its signature's parameters
 
     def refs(self, text: str) -> tuple[Ref, ...]:
         """The line's uses as Refs."""
