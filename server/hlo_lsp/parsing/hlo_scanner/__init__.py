@@ -6,7 +6,8 @@ The modules, from the entry down:
   computation headers and ends), and the lines an item goes on over;
 - first_item: a text's first item, a lone name, read by the token after it (a look-ahead);
 - owners: whether an item goes on below its line, and which of its parts the line below holds;
-- uses: the names a scanned line uses, read only where they are asked for;
+- uses: the names a scanned line uses, read only where they are asked for; template_uses: those of a line of a
+  template read before, kept by template;
 - lexing, forms: comments, strings and brackets as XLA's lexer reads them, and the line forms told apart;
 - rescan: how the parts below the machine reach its entry point again, without importing it back.
 """
@@ -29,14 +30,8 @@ from hlo_lsp.parsing.hlo_scanner.lexing import (
 from hlo_lsp.parsing.hlo_scanner.machine import leaves_a_string_open, scan_hlo_line
 from hlo_lsp.parsing.hlo_scanner.states import ATTRIBUTES, COMP, TOP, in_block_comment, in_string
 from hlo_lsp.parsing.hlo_scanner.structure import TABLE_NAMES
-from hlo_lsp.parsing.hlo_scanner.uses import (
-    KnownUses,
-    LineUses,
-    hlo_line_uses,
-    hlo_lines_uses,
-    item_text,
-    printed_parent_frame,
-)
+from hlo_lsp.parsing.hlo_scanner.template_uses import KnownUses, LineUses
+from hlo_lsp.parsing.hlo_scanner.uses import hlo_line_uses, hlo_lines_uses, item_text, printed_parent_frame
 
 __all__ = [
     "ATTRIBUTES",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hlo_lsp.parsing.digit_templates import digits_as_zero, remember, template_cache
+from hlo_lsp.parsing.digit_templates import digits_as_zero
 from hlo_lsp.parsing.hlo_scanner import forms
 from hlo_lsp.parsing.hlo_scanner.forms import CALLED_KEYS, COMPUTATION_LIST_KEYS, KEYWORDS, LITERAL_OPCODES
 from hlo_lsp.parsing.hlo_scanner.lexing import (
@@ -26,7 +26,14 @@ from hlo_lsp.parsing.hlo_scanner.states import (
     OPERAND_OWNERS,
     PREDECESSORS,
 )
-from hlo_lsp.parsing.line_scan import LineScan, Ref, RefCollector, Role, make_ref, new_tuple, open_string_end
+from hlo_lsp.parsing.hlo_scanner.template_uses import (
+    KNOWN_SIGNATURES,
+    KNOWN_USES,
+    LineUses,
+    computation_header_uses,
+    learn_uses,
+)
+from hlo_lsp.parsing.line_scan import LineScan, Ref, RefCollector, Role, make_ref, open_string_end
 from hlo_lsp.parsing.names import NAME
 
 # The forms this module reads, bound as its own names (see forms.py).
@@ -35,7 +42,6 @@ _OPCODE = forms.OPCODE
 _SIGIL_NAME = re.compile(rf"%({NAME})")
 _TRAILING_NAME = re.compile(rf"%?({NAME})[ \t]*$")
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/")
-_SIGNATURE_PARAM = re.compile(rf"[(,][ \t]*(?:/\*[^*]*\*/)?[ \t]*%?({NAME})[ \t]*:")
 
 _REF_KEYS = (*CALLED_KEYS, "control-predecessors", "stack_frame_id")
 # `=` first, then which key precedes it: the regex engine skips to each `=` at C speed instead of trying
@@ -59,32 +65,11 @@ _KINDS_WITH_USES = frozenset(("instruction", "computation", "table_row", "contin
 _VALUE_ROLES = {CALLED: Role.COMPUTATION_USE, CALLED_LIST: Role.COMPUTATION_USE, PREDECESSORS: Role.INSTRUCTION_USE}
 
 
-class KnownUses:
-    """The uses of an instruction line or a computation header of a template read before: (role, start, end) of
-    each name, whose text is the line's at those places (an ASCII line: its columns are its indices). One object
-    per template, shared by its lines (`hlo_lines_uses`): reading a million lines' uses builds no object per use.
-    What a line uses hangs on where its operands or its signature open, which its scan tells: `opcode_start` and
-    `opcode_length` (a header's `(` and -1)."""
-
-    __slots__ = ("opcode_start", "opcode_length", "places", "in_signature")
-
-    def __init__(self, opcode_start: int, opcode_length: int, places: tuple[tuple[Role, int, int], ...]) -> None:
-        self.opcode_start, self.opcode_length, self.places = opcode_start, opcode_length, places
-        self.in_signature = opcode_length < 0  # a computation header's: its signature's parameters
-
-    def refs(self, text: str) -> tuple[Ref, ...]:
-        """The line's uses as Refs."""
-        return tuple([new_tuple(Ref, (role, text[start:end], start, end)) for role, start, end in self.places])
-
-
-LineUses = tuple[Ref, ...] | KnownUses
-
-
 def hlo_lines_uses(lines: list[str], scans: list[LineScan]) -> list[LineUses]:
     """Per line, the names it uses, as `hlo_line_uses` reads them; an instruction line of a template read before
     is given as the template's `KnownUses` instead of its Refs."""
     found: list[LineUses] = []
-    add, known_uses, known_signatures, read = found.append, _KNOWN_USES, _KNOWN_SIGNATURES, hlo_line_uses
+    add, known_uses, known_signatures, read = found.append, KNOWN_USES, KNOWN_SIGNATURES, hlo_line_uses
     for text, scan in zip(lines, scans):
         kind = scan.kind
         if kind == "instruction" and text.isascii():  # (inlined from hlo_line_uses: a million lines)
@@ -116,9 +101,9 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
         if text.endswith("\r"):
             text = text[:-1]
         template = digits_as_zero(text) if text.isascii() else None
-        known = _KNOWN_USES.get(template) if template is not None else None
+        known = KNOWN_USES.get(template) if template is not None else None
         if known is not None and known.opcode_start == data[2] and known.opcode_length == len(data[3]):
-            return known.refs(text)  # (see _learn_uses)
+            return known.refs(text)  # (see template_uses.learn_uses)
         written = text
         refs = RefCollector(text)  # its columns: those of the text as written, comments and all
         if "/" in text and ("/*" in text or "//" in text):  # (op_name strings hold a `/` on most lines)
@@ -135,7 +120,7 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
         if close_paren > 0:
             _collect_attribute_refs(text, close_paren + 1, refs)
         if template is not None:
-            _learn_uses(template, written, data, refs.refs)
+            learn_uses(template, written, data, refs.refs)
         return tuple(refs.refs)
     if kind not in _KINDS_WITH_USES:
         return ()
@@ -165,44 +150,8 @@ def hlo_line_uses(text: str, scan: LineScan) -> tuple[Ref, ...]:
                 _collect_attribute_refs(text, close + 1, refs)
         return tuple(refs.refs)
     if kind == "computation":
-        return _computation_header_uses(text, scan.data[2], refs)
+        return computation_header_uses(text, scan.data[2], refs)
     _table_row_uses(text, scan.data[2], refs)  # a table row: the kinds with uses are all told above
-    return tuple(refs.refs)
-
-
-# The uses of an instruction line, by its template (digit_templates.py). What a line uses hangs on where its
-# opcode's `(` is, which the line's scan tells: kept with it, and a line scanned otherwise reads its uses itself.
-_KNOWN_USES: dict[bytes, KnownUses] = template_cache()
-
-
-# A computation header's, by its template: where its signature opens tells them as an opcode does an instruction's.
-_KNOWN_SIGNATURES: dict[bytes, KnownUses] = template_cache()
-
-
-def _learn_uses(template: bytes, text: str, data: tuple, refs: list[Ref]) -> None:
-    _learn(_KNOWN_USES, template, text, KnownUses(data[2], len(data[3]), _places(refs)), refs)
-
-
-def _learn(known: dict[bytes, KnownUses], template: bytes, text: str, uses: KnownUses, refs: list[Ref]) -> None:
-    if all(text[start:end] == ref.name for ref, (_, start, end) in zip(refs, uses.places, strict=True)):
-        remember(known, template, uses)
-
-
-def _places(refs: list[Ref]) -> tuple[tuple[Role, int, int], ...]:
-    return tuple((ref.role, ref.start, ref.end) for ref in refs)
-
-
-def _computation_header_uses(text: str, open_paren: int, refs: RefCollector) -> tuple[Ref, ...]:
-    """A computation header's uses, its signature's parameters (a header of a template read before: from it)."""
-    if open_paren < 0:
-        return ()
-    template = digits_as_zero(text) if text.isascii() else None
-    known = _KNOWN_SIGNATURES.get(template) if template is not None else None
-    if known is not None and known.opcode_start == open_paren:
-        return known.refs(text)
-    _signature_uses(text, open_paren, refs)
-    if template is not None:
-        _learn(_KNOWN_SIGNATURES, template, text, KnownUses(open_paren, -1, _places(refs.refs)), refs.refs)
     return tuple(refs.refs)
 
 
@@ -210,14 +159,6 @@ def item_text(text: str, scan: LineScan, start: int) -> str:
     """The text of the item of an "items" line that starts at `start`, the others blanked (columns kept)."""
     ends = [item_start for item_start, _ in scan.data if item_start > start]
     return " " * start + text[start : ends[0] if ends else len(text)]
-
-
-def _signature_uses(text: str, open_paren: int, refs: RefCollector) -> None:
-    """Signature parameters name the computation's parameter instructions."""
-    close = matching_paren(text, open_paren)
-    end = close + 1 if close > 0 else len(text)
-    for param in _SIGNATURE_PARAM.finditer(text, open_paren, end):
-        refs.add(Role.INSTRUCTION_USE, param.group(1), param.start(1))
 
 
 def _table_row_uses(text: str, body_start: int, refs: RefCollector) -> None:
