@@ -46,6 +46,8 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
     if text.endswith("\r"):
         text = text[:-1]
     if state == COMP:
+        if text == "}":  # a computation's end: a tenth of a module's lines
+            return plain_scan("computation_end", TOP)
         template = digits_as_zero(text) if text.isascii() else None
         known = _KNOWN_INSTRUCTIONS.get(template) if template is not None else None
         if known is not None:  # most lines of a large module: a template read before (inlined, as below)
@@ -80,7 +82,7 @@ def scan_hlo_line(state: State, text: str) -> LineScan:
         return _ITEM_STATES[state[0]](state, text)
     if "/*" in text:
         return _scan_with_comments(state, text)
-    return _scan_item(state, text)
+    return _scan_item(state, text) if state != TOP else _top_line(text)
 
 
 rescan.line = scan_hlo_line  # for the parts below that scan a line again (rescan.py)
@@ -104,6 +106,30 @@ def _learn_template(template: bytes, scan: LineScan) -> None:
 
 
 _OPCODE_CALL = re.compile(r"[a-z][a-z0-9_\-]*\(")  # in what the fast match took for a shape: an opcode
+
+# A computation header whose `{` ends its line, by its template: (name start, name end, is ENTRY, signature's `(`).
+_KNOWN_HEADERS: dict[bytes, tuple[int, int, bool, int]] = template_cache()
+_COMPUTATION_DEF = Role.COMPUTATION_DEF
+
+
+def _top_line(text: str) -> LineScan:
+    """A line outside any computation (its comments, if any, blanked): most of them a computation's header, read
+    from its template where a header of it was read before, as an instruction line is."""
+    if not text:
+        return plain_scan("blank", TOP)
+    template = digits_as_zero(text) if text.isascii() else None
+    known = _KNOWN_HEADERS.get(template) if template is not None else None
+    if known is not None:
+        name_start, name_end, is_entry, open_paren = known
+        name = text[name_start:name_end]
+        definition = (new_tuple(Ref, (_COMPUTATION_DEF, name, name_start, name_end)),)
+        return new_tuple(LineScan, ("computation", COMP, definition, (name, is_entry, open_paren), None))
+    scan = _scan_item(TOP, text)
+    if template is not None and scan.kind == "computation" and scan.end_state == COMP and scan.problem is None \
+            and len(scan.refs) == 1 and scan.refs[0].name == scan.data[0]:
+        ref = scan.refs[0]
+        remember(_KNOWN_HEADERS, template, (ref.start, ref.end, scan.data[1], scan.data[2]))
+    return scan
 
 
 def _scan_item(state: State, text: str) -> LineScan:
