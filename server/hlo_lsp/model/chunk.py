@@ -81,10 +81,7 @@ class Chunk:
             return self._read_uses()
         with paused_collector():
             uses = read_lines(self.lines, self.scans)
-            self._reread_after_comments(uses, None)
-            self._reread_after_strings(uses, None)
-            if self._used_names is None:
-                self._used_names = _used_name_hashes(self.lines, uses)
+            self._settle(uses, None)
         return uses
 
     def line_uses(self, local: int) -> tuple[Ref, ...]:
@@ -111,11 +108,16 @@ class Chunk:
             else:
                 changed = None
                 uses = [read(text, scan) for text, scan in zip(self.lines, self.scans)]
-            self._reread_after_comments(uses, changed)
-            self._reread_after_strings(uses, changed)
-            if self._used_names is None:
-                self._used_names = _used_name_hashes(self.lines, uses)
+            self._settle(uses, changed)
         return uses
+
+    def _settle(self, uses: list[tuple[Ref, ...]] | list[LineUses], lines: list[int] | None) -> None:
+        """The uses of the `lines` read (all by default) read again where a comment or a string from above changes
+        them, and the hashes of the names the chunk uses found, when they are not yet."""
+        self._reread_after_comments(uses, lines)
+        self._reread_after_strings(uses, lines)
+        if self._used_names is None:
+            self._used_names = _used_name_hashes(self.lines, uses)
 
     def _reread_after_comments(self, uses: _LineUses, lines: list[int] | None) -> None:
         """The uses of the `lines` (all by default) that end a block comment left open above, read again

@@ -95,13 +95,14 @@ def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, Set[str]], start:
     scopes = _Scopes(hlo, instructions)
     uses = chunk.uses_in_passing()
     first_definitions = hlo.first_definitions.get
-    tables = {role: defined.get(definition[0], ()) for role, definition in _DEFINES.items()}
+    # The names each other role's table defines (a role without a table names nothing to resolve).
+    tables = {role: defined.get(definition[0], frozenset()) for role, definition in _DEFINES.items()}
     scope_line, scope, scope_end = 0, 0, -1
     for local in range(len(uses)) if lines is None else lines:
         refs = uses[local]
         if not isinstance(refs, KnownUses):
             if refs:
-                yield from _refs_undefined(hlo, defined, scopes, start + local, chunk.scans[local], refs)
+                yield from _refs_undefined(hlo, defined, tables, scopes, start + local, chunk.scans[local], refs)
             continue
         if refs.in_signature:
             continue  # a signature's names: XLA's parser reads the signature and throws it away
@@ -125,9 +126,9 @@ def _chunk_undefined_names(hlo: HloModule, defined: dict[Role, Set[str]], start:
             yield _undefined(hlo, line, new_tuple(Ref, (role, name, begin, end)), instructions)
 
 
-def _refs_undefined(hlo: HloModule, defined: dict[Role, Set[str]], scopes: _Scopes, line: int, scan: LineScan,
-                    refs: tuple[Ref, ...]) -> Iterator[Problem]:
-    """The uses `refs` of `line` that resolve nowhere."""
+def _refs_undefined(hlo: HloModule, defined: dict[Role, Set[str]], tables: dict[Role, Set[str]], scopes: _Scopes,
+                    line: int, scan: LineScan, refs: tuple[Ref, ...]) -> Iterator[Problem]:
+    """The uses `refs` of `line` that resolve nowhere (`tables`: as `_chunk_undefined_names` has them)."""
     kind = scan.kind
     if kind == "computation":
         return  # a signature's names: XLA's parser reads the signature and throws it away
@@ -140,16 +141,11 @@ def _refs_undefined(hlo: HloModule, defined: dict[Role, Set[str]], scopes: _Scop
         elif ref.role is _COMPUTATION_USE:
             if _computation_before(hlo, ref.name, ref.start, line, defined):
                 continue
-        elif _defined_elsewhere(ref.role, ref.name, defined):
-            continue
+        else:
+            table = tables.get(ref.role)
+            if table is None or ref.name in table:
+                continue
         yield _undefined(hlo, line, ref, defined.get(Role.INSTRUCTION_DEF, frozenset()))
-
-
-def _defined_elsewhere(role: Role, name: str, defined: dict[Role, Set[str]]) -> bool:
-    """Whether a use of a name neither an instruction's nor a computation's (a stack frame, ...) resolves: its
-    table defines it (a role without a table names nothing to resolve)."""
-    definition = _DEFINES.get(role)
-    return definition is None or name in defined.get(definition[0], ())
 
 
 # (a member of an enum is slower to reach than a name of the module: these are read per use, and a 40 MB
